@@ -1,0 +1,28 @@
+# Two entry points for a fresh machine: `make demo` (install, start the embedded database, answer a question
+# with the embedded local model) and `make test` (install, run the test suite). Both are idempotent.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+QUESTION ?= How many objects does the light-curve classifier classify as SNIa?
+
+.PHONY: setup demo test lint
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	bash scripts/install_system_packages.sh
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+demo: setup
+	$(PY) -m db up
+	$(PY) -m ask "$(QUESTION)"
+
+test: setup
+	$(PY) -m pytest
+
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .

@@ -1,0 +1,186 @@
+"""Tests for db.catalog: the catalog must describe exactly the production DDL in schema.sql."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from db.catalog import load_catalog, render_ddl, render_schema_text, render_table_catalog
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+SQLGLOT_TO_INFORMATION_SCHEMA = {
+    exp.DataType.Type.VARCHAR: "character varying",
+    exp.DataType.Type.DOUBLE: "double precision",
+    exp.DataType.Type.FLOAT: "real",
+    exp.DataType.Type.INT: "integer",
+    exp.DataType.Type.BIGINT: "bigint",
+    exp.DataType.Type.SMALLINT: "smallint",
+    exp.DataType.Type.BOOLEAN: "boolean",
+    exp.DataType.Type.DATE: "date",
+    exp.DataType.Type.TEXT: "text",
+    exp.DataType.Type.ARRAY: "ARRAY",
+}
+
+
+def _schema_sql_path() -> Path:
+    default = Path(__file__).resolve().parents[3] / "shared" / "alerce"
+    return Path(os.environ.get("ALERCE_DOCS_DIR", default)) / "schema.sql"
+
+
+def _columns_from_schema_sql() -> set[tuple[str, str, str]]:
+    """Parse schema.sql with sqlglot into (table, column, information_schema data_type) triples."""
+    statements = sqlglot.parse(_schema_sql_path().read_text(encoding="utf-8"), dialect="postgres")
+    creates = [s for s in statements if isinstance(s, exp.Create) and s.kind == "TABLE"]
+    columns: dict[str, list[tuple[str, str]]] = {}
+    partitions: dict[str, str] = {}
+    for create in creates:
+        if isinstance(create.this, exp.Schema):
+            columns[create.this.this.name] = [
+                (cd.name, SQLGLOT_TO_INFORMATION_SCHEMA[cd.args["kind"].this])
+                for cd in create.this.expressions
+                if isinstance(cd, exp.ColumnDef)
+            ]
+        else:
+            partitions[create.this.name] = create.find(exp.PartitionedOfProperty).this.name
+    for child, parent in partitions.items():
+        columns[child] = columns[parent]
+    return {(table, name, data_type) for table, cols in columns.items() for name, data_type in cols}
+
+
+def _columns_from_catalog() -> set[tuple[str, str, str]]:
+    return {(t.name, c.name, c.data_type) for t in load_catalog().tables for c in t.columns}
+
+
+def test_catalog_matches_schema_sql():
+    expected = _columns_from_schema_sql()
+    assert len(expected) == 304
+    assert _columns_from_catalog() == expected
+
+
+def test_catalog_counts_and_keys():
+    catalog = load_catalog()
+    assert len(catalog.tables) == 25
+    assert sum(len(table.columns) for table in catalog.tables) == 304
+    assert catalog.table("MagStat").primary_key == ["oid", "fid"]
+    assert catalog.table("alerce.object").name == "object"
+    assert catalog.table("objects") is None
+    assert catalog.table("lc_classifier").partition_of == "probability"
+    assert catalog.indexed_columns("lc_classifier") == ["oid", "probability", "ranking"]
+    assert catalog.indexed_columns("object") == ["ndet", "g_r_max", "g_r_mean_corr", "meanra", "meandec", "firstmjd"]
+
+
+def test_every_table_and_column_is_described():
+    for table in load_catalog().tables:
+        assert table.description.strip(), table.name
+        assert "TODO" not in table.description, table.name
+        for column in table.columns:
+            assert column.description.strip(), f"{table.name}.{column.name}"
+            assert "TODO" not in column.description, f"{table.name}.{column.name}"
+
+
+def test_render_ddl_parses_to_25_tables():
+    statements = sqlglot.parse(render_ddl(load_catalog()), dialect="postgres")
+    creates = [s for s in statements if isinstance(s, exp.Create) and s.kind == "TABLE"]
+    assert len(creates) == 25
+    assert all(create.find(exp.Table).db == "alerce" for create in creates)
+
+
+def test_closest_names():
+    catalog = load_catalog()
+    assert "magstat" in catalog.closest_names("magstats")
+    assert "detection.magpsf_corr" in catalog.closest_names("magpsf_cor")
+    assert "detection.magpsf_corr" in catalog.closest_names("detection.magpsfcorr")
+    assert catalog.closest_names("zzzzzz") == []
+
+
+def test_render_table_catalog_has_one_line_per_table():
+    lines = render_table_catalog(load_catalog()).splitlines()
+    assert [line.split(":")[0] for line in lines] == load_catalog().table_names
+
+
+def test_render_schema_text_restricts_tables_and_columns():
+    catalog = load_catalog()
+    text = render_schema_text(catalog, ["Magstat", "no_such_table"], {"magstat": ["ndet"]})
+    lines = text.splitlines()
+    assert lines[0].startswith("table magstat (key (oid, fid); oid -> object): ")
+    assert [line.split()[0] for line in lines[1:]] == ["oid", "fid", "ndet"]
+    assert "  ndet integer [idx]: " in text
+    assert "table object" not in text
+
+
+def test_render_schema_text_partitions_are_one_line_beside_parent():
+    catalog = load_catalog()
+    text = render_schema_text(catalog, ["probability", "lc_classifier"])
+    assert text.splitlines()[-1].startswith("table lc_classifier: ")
+    alone = render_schema_text(catalog, ["stamp_classifier"])
+    assert "  ranking smallint [idx]: " in alone
+    full = render_schema_text(catalog)
+    assert len(full.splitlines()) == 25 + 304 - 36
+
+
+def _run_as_postgres(args: list[str]) -> None:
+    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    subprocess.run(prefix + args, check=True, capture_output=True, timeout=60)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def empty_schema_dsn() -> Iterator[str]:
+    """Start a throwaway PostgreSQL 15 cluster, create the alerce schema from render_ddl, yield its DSN."""
+    root = Path(tempfile.mkdtemp(prefix="catalog-pg-"))
+    if os.geteuid() == 0:
+        shutil.chown(root, user="postgres")
+    data, port = root / "data", _free_port()
+    _run_as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "-N"])
+    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+    _run_as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"])
+    try:
+        admin = f"host=127.0.0.1 port={port} user=postgres dbname=postgres"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE catalog_test")
+        dsn = f"host=127.0.0.1 port={port} user=postgres dbname=catalog_test"
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(render_ddl(load_catalog()))
+        yield dsn
+    finally:
+        _run_as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"])
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_information_schema_equals_schema_sql(empty_schema_dsn):
+    with psycopg.connect(empty_schema_dsn) as conn:
+        rows = conn.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'alerce'"
+        ).fetchall()
+        tables = conn.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'alerce' AND table_type = 'BASE TABLE'"
+        ).fetchone()[0]
+    actual = set(rows)
+    expected = _columns_from_schema_sql()
+    assert actual - expected == set()
+    assert expected - actual == set()
+    assert len(rows) == 304
+    assert tables == 25
+
+
+def test_indexes_exist(empty_schema_dsn):
+    with psycopg.connect(empty_schema_dsn) as conn:
+        names = {row[0] for row in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'alerce'")}
+    expected = {index.name for table in load_catalog().tables for index in table.indexes}
+    assert len(expected) == 28
+    assert expected <= names
