@@ -1,0 +1,299 @@
+"""Run guarded, read-only, time-limited queries and return pandas DataFrames.
+
+Every query passes the SQL guard, then runs in a READ ONLY transaction with a server-side `statement_timeout` and
+a client-side watchdog that cancels it shortly after its timeout. Rows come from a server-side cursor in batches, so
+a huge result costs only `max_rows` rows of memory. The transaction is always rolled back.
+"""
+
+import contextlib
+import dataclasses
+import hashlib
+import logging
+import math
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any, Self
+
+import pandas as pd
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.types.numeric import FloatLoader
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError, error_kind_for
+from db.guard import check_sql
+
+__all__ = ["Executor", "ExecutorSettings", "Result"]
+
+logger = logging.getLogger(__name__)
+
+_FETCH_BATCH_ROWS = 2_000
+_WATCHDOG_GRACE_S = 0.5
+_CURSOR_NAME = "alerce_t2s_query"
+_SET_TIMEOUT_SQL = "SELECT set_config('statement_timeout', %s, true)"
+_BUILD_INFO_SQL = """
+SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = 'meta' AND tablename = 'build_info')
+       AND has_table_privilege('meta.build_info', 'SELECT')
+"""
+_TABLE_ROWS_SQL = """
+SELECT coalesce(string_agg(relname || '=' || n_live_tup, ',' ORDER BY relname), '')
+FROM pg_catalog.pg_stat_user_tables WHERE schemaname = 'alerce'
+"""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ExecutorSettings:
+    """How to reach the database and how much a query may cost.
+
+    Attributes:
+        dsn: libpq connection string or URI of a read-only role.
+        timeout_s: default time limit of one query, in seconds.
+        max_rows: default number of rows kept; longer results are truncated.
+        pool_size: most connections open at once (concurrent queries).
+        connect_timeout_s: time allowed to open a connection before DatabaseUnavailable is raised.
+    """
+
+    dsn: str
+    timeout_s: float = 30.0
+    max_rows: int = 100_000
+    pool_size: int = 2
+    connect_timeout_s: float = 10.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """Rows of one query.
+
+    Attributes:
+        frame: the rows, with column labels exactly as PostgreSQL returned them (duplicates kept). Columns with a
+            NULL keep object dtype with None; numeric values are floats; bigints stay exact ints.
+        elapsed_s: wall time of the query including fetching, in seconds.
+        truncated: True when the query had more than `max_rows` rows and only the first ones were kept.
+    """
+
+    frame: pd.DataFrame
+    elapsed_s: float
+    truncated: bool
+
+
+class Executor:
+    """Thread-safe runner of guarded read-only queries over a lazily opened connection pool.
+
+    Use as a context manager, or call close(): ``with Executor(settings) as ex: ex.execute(sql).frame``.
+    """
+
+    def __init__(self, settings: ExecutorSettings) -> None:
+        self.settings = settings
+        self._pool: ConnectionPool | None = None
+        self._lock = threading.Lock()
+
+    def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
+        """Run one SELECT statement.
+
+        Args:
+            sql: SQL text holding one SELECT or WITH statement.
+            timeout_s: time limit in seconds (default: settings.timeout_s).
+            max_rows: rows to keep (default: settings.max_rows).
+
+        Returns:
+            The rows, the elapsed time and whether rows were cut off.
+
+        Raises:
+            GuardError: the guard refused the statement.
+            ExecutionError: the server reported an error or the query timed out (kind TIMEOUT).
+            DatabaseUnavailable: no connection could be opened.
+        """
+        statement = check_sql(sql)
+        timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
+        max_rows = self.settings.max_rows if max_rows is None else max_rows
+        started = time.perf_counter()
+        with self._connection() as conn:
+            names, rows = _run_query(conn, statement, timeout_s=timeout_s, max_rows=max_rows)
+        elapsed_s = time.perf_counter() - started
+        frame = _to_frame(names, rows[:max_rows])
+        return Result(frame=frame, elapsed_s=elapsed_s, truncated=len(rows) > max_rows)
+
+    def fingerprint(self) -> str:
+        """Identify the database contents cheaply, for result caches.
+
+        Hashes the server version, the database name and, when the table meta.build_info exists (written by the
+        data builder), its rows; otherwise the live row count of each table in schema alerce from
+        pg_stat_user_tables. Stable while the data does not change.
+
+        Returns:
+            16 hexadecimal characters.
+        """
+        with self._connection() as conn:
+            try:
+                parts = list(conn.execute("SELECT current_setting('server_version'), current_database()").fetchone())
+                if conn.execute(_BUILD_INFO_SQL).fetchone()[0]:
+                    query = "SELECT coalesce(json_agg(b ORDER BY b::text)::text, '') FROM meta.build_info b"
+                else:
+                    query = _TABLE_ROWS_SQL
+                parts.append(conn.execute(query).fetchone()[0])
+            except psycopg.Error as err:
+                raise _execution_error(err, timeout_s=None, is_cancelled=False) from err
+            finally:
+                _rollback(conn)
+        return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()[:16]
+
+    def close(self) -> None:
+        """Close every pooled connection; the next query opens a new pool."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        """Share the executor: DSPy deep-copies programs, and a pool must not be copied."""
+        return self
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection]:
+        """Borrow a pooled connection, raising DatabaseUnavailable when none can be had in time."""
+        pool = self._open_pool()
+        try:
+            conn = pool.getconn(timeout=self.settings.connect_timeout_s)
+        except PoolTimeout as err:
+            raise DatabaseUnavailable(_unavailable_message(self.settings, "no connection within the timeout")) from err
+        try:
+            yield conn
+        finally:
+            pool.putconn(conn)
+
+    def _open_pool(self) -> ConnectionPool:
+        """Create the pool on first use, after one direct connection attempt that fails fast with its reason."""
+        with self._lock:
+            if self._pool is None:
+                _probe(self.settings)
+                self._pool = ConnectionPool(
+                    self.settings.dsn,
+                    kwargs={"connect_timeout": _libpq_timeout(self.settings.connect_timeout_s)},
+                    min_size=1,
+                    max_size=max(1, self.settings.pool_size),
+                    configure=_configure,
+                    check=ConnectionPool.check_connection,
+                    name="alerce-executor",
+                    num_workers=1,
+                    open=False,
+                )
+                self._pool.open(wait=False)
+            return self._pool
+
+
+def _run_query(
+    conn: psycopg.Connection, statement: str, *, timeout_s: float, max_rows: int
+) -> tuple[list[str], list[tuple]]:
+    """Run the statement in a read-only transaction and fetch at most max_rows + 1 rows."""
+    deadline = time.monotonic() + timeout_s + _WATCHDOG_GRACE_S
+    watchdog = threading.Timer(timeout_s + _WATCHDOG_GRACE_S, conn.cancel_safe)
+    watchdog.daemon = True
+    rows: list[tuple] = []
+    try:
+        conn.execute(_SET_TIMEOUT_SQL, [f"{max(1, round(timeout_s * 1000))}ms"])
+        watchdog.start()
+        with conn.cursor(name=_CURSOR_NAME) as cursor:
+            cursor.execute(statement)
+            names = [column.name for column in cursor.description or []]
+            while len(rows) <= max_rows:
+                batch = cursor.fetchmany(min(_FETCH_BATCH_ROWS, max_rows + 1 - len(rows)))
+                rows.extend(batch)
+                if not batch:
+                    break
+                if time.monotonic() > deadline:
+                    raise ExecutionError(ErrorKind.TIMEOUT, None, _timeout_message("fetching rows", timeout_s))
+    except psycopg.Error as err:
+        raise _execution_error(err, timeout_s=timeout_s, is_cancelled=watchdog.finished.is_set()) from err
+    finally:
+        watchdog.cancel()
+        if watchdog.is_alive():
+            watchdog.join()
+        _rollback(conn)
+    return names, rows
+
+
+def _to_frame(names: Sequence[str], rows: Sequence[tuple]) -> pd.DataFrame:
+    """Build a DataFrame column by column so labels may repeat and NULLs stay None."""
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
+    series = {position: _to_series(values) for position, values in enumerate(columns)}
+    frame = pd.DataFrame(series, index=pd.RangeIndex(len(rows)))
+    frame.columns = list(names)
+    return frame
+
+
+def _to_series(values: Sequence[Any]) -> pd.Series:
+    """Keep object dtype when a value is None (exact ints, None not NaN); infer the dtype otherwise."""
+    series = pd.Series(values, dtype=object)
+    if any(value is None for value in values):
+        return series
+    return series.infer_objects()
+
+
+def _configure(conn: psycopg.Connection) -> None:
+    """Make every transaction of a new pooled connection read-only and load numeric as float."""
+    conn.read_only = True
+    conn.adapters.register_loader("numeric", FloatLoader)
+
+
+def _rollback(conn: psycopg.Connection) -> None:
+    """End the transaction; a broken connection is left to the pool, which discards it."""
+    if conn.closed:
+        return
+    try:
+        conn.rollback()
+    except psycopg.Error as err:
+        logger.warning("rollback failed, the connection will be discarded: %s", err)
+
+
+def _execution_error(err: psycopg.Error, *, timeout_s: float | None, is_cancelled: bool) -> ExecutionError:
+    """Translate a psycopg error into an ExecutionError with kind, SQLSTATE and server message."""
+    kind = ErrorKind.TIMEOUT if is_cancelled else error_kind_for(err.sqlstate)
+    message = err.diag.message_primary or (str(err).strip().splitlines() or [type(err).__name__])[0]
+    if err.diag.message_hint:
+        message = f"{message}. Hint: {err.diag.message_hint}"
+    if kind is ErrorKind.TIMEOUT and timeout_s is not None:
+        message = _timeout_message(message, timeout_s)
+    return ExecutionError(kind, err.sqlstate, message)
+
+
+def _timeout_message(what: str, timeout_s: float) -> str:
+    return f"{what}: the query ran longer than its {timeout_s:g} s timeout; make it cheaper or narrow it down"
+
+
+def _probe(settings: ExecutorSettings) -> None:
+    """Open and close one connection, raising DatabaseUnavailable with libpq's reason."""
+    try:
+        psycopg.connect(settings.dsn, connect_timeout=_libpq_timeout(settings.connect_timeout_s)).close()
+    except psycopg.Error as err:
+        raise DatabaseUnavailable(_unavailable_message(settings, _reason(err))) from err
+
+
+def _reason(err: psycopg.Error) -> str:
+    """Keep the last clause of libpq's first line ('Connection refused', 'password authentication failed ...')."""
+    first_line = (str(err).strip().splitlines() or [type(err).__name__])[0]
+    return first_line.rsplit("failed: ", 1)[-1].strip()
+
+
+def _unavailable_message(settings: ExecutorSettings, reason: str) -> str:
+    """Name host:port/database (never the password) and say what to do."""
+    try:
+        params = conninfo_to_dict(settings.dsn)
+    except psycopg.ProgrammingError:
+        params = {}
+    where = f"{params.get('host') or 'localhost'}:{params.get('port') or 5432}/{params.get('dbname') or '?'}"
+    return (
+        f"Cannot connect to PostgreSQL at {where}: {reason}. "
+        "Start the embedded database with `python -m db up`, or check --dsn / ALERCE_DSN."
+    )
+
+
+def _libpq_timeout(seconds: float) -> int:
+    """libpq takes whole seconds and treats values below 2 as 2."""
+    return max(2, math.ceil(seconds))

@@ -1,0 +1,227 @@
+"""Tests for db.executor against the tiny embedded database (fixtures from tests/conftest.py)."""
+
+import copy
+import decimal
+import time
+import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import psycopg
+import pytest
+import yaml
+
+import db.executor
+from db.errors import DatabaseUnavailable, DbError, ErrorKind, ExecutionError, GuardError
+from db.executor import Executor, ExecutorSettings, Result
+
+CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "guard_cases.yaml").read_text(encoding="utf-8"))
+REJECTED = [pytest.param(case, id=case["id"]) for case in CASES["rejected"]]
+HEAVY_SQL = "SELECT count(*) FROM generate_series(1, 100000) a CROSS JOIN generate_series(1, 100000) b"
+SNAPSHOT_SQL = """
+SELECT n.nspname, c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%'
+ORDER BY 1, 2
+"""
+
+
+def snapshot(admin_dsn: str) -> dict[str, object]:
+    """Row count and an order-independent checksum of every alerce table, plus relations, roles, large objects."""
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        tables = [
+            row[0]
+            for row in conn.execute(
+                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = 'alerce' AND c.relkind = 'r' ORDER BY 1"
+            )
+        ]
+        state: dict[str, object] = {
+            name: conn.execute(
+                f"SELECT count(*), coalesce(sum(hashtext(t::text)::bigint), 0) FROM alerce.{name} t"
+            ).fetchone()
+            for name in tables
+        }
+        state["relations"] = conn.execute(SNAPSHOT_SQL).fetchall()
+        state["roles"] = conn.execute("SELECT rolname, rolsuper FROM pg_roles ORDER BY 1").fetchall()
+        state["large_objects"] = conn.execute("SELECT count(*) FROM pg_largeobject_metadata").fetchone()
+    return state
+
+
+def test_execute_returns_result_with_frame(executor):
+    result = executor.execute("SELECT oid, ndet FROM object ORDER BY oid LIMIT 3")
+    assert isinstance(result, Result)
+    assert list(result.frame.columns) == ["oid", "ndet"]
+    assert len(result.frame) <= 3
+    assert result.elapsed_s > 0
+    assert result.truncated is False
+
+
+def test_execute_keeps_duplicate_column_labels(executor):
+    frame = executor.execute(
+        "SELECT o.oid, m.oid, 1 AS n, 2 AS n FROM object o JOIN magstat m USING (oid) LIMIT 2"
+    ).frame
+    assert list(frame.columns) == ["oid", "oid", "n", "n"]
+
+
+def test_execute_keeps_empty_result_columns(executor):
+    frame = executor.execute("SELECT oid, ndet FROM object WHERE false").frame
+    assert list(frame.columns) == ["oid", "ndet"]
+    assert len(frame) == 0
+
+
+def test_execute_keeps_bigint_candids_exact(executor):
+    sql = "SELECT candid, candid::text AS candid_text FROM detection ORDER BY candid DESC LIMIT 50"
+    frame = executor.execute(sql).frame
+    assert len(frame) > 0
+    assert [int(value) for value in frame["candid"]] == [int(text) for text in frame["candid_text"]]
+
+
+def test_execute_keeps_large_bigints_exact(executor):
+    sql = "SELECT 1234567890123456789 - g AS candid, (1234567890123456789 - g)::text AS t FROM generate_series(1, 9) g"
+    frame = executor.execute(sql).frame
+    assert frame["candid"].tolist() == [int(text) for text in frame["t"]]
+    assert frame["candid"].tolist()[0] == 1234567890123456788
+
+
+def test_execute_keeps_bigint_exact_next_to_null(executor):
+    frame = executor.execute("SELECT c FROM (VALUES (9007199254740993::bigint), (NULL)) AS v(c)").frame
+    assert frame["c"].tolist() == [9007199254740993, None]
+
+
+def test_execute_converts_numeric_to_float(executor):
+    frame = executor.execute("SELECT 1.25::numeric AS n, round(2.0::numeric / 3, 2) AS r").frame
+    assert frame["n"].tolist() == [1.25]
+    assert not isinstance(frame["r"].iloc[0], decimal.Decimal)
+
+
+def test_execute_times_out_with_kind_timeout(executor):
+    started = time.monotonic()
+    with pytest.raises(ExecutionError) as caught:
+        executor.execute(HEAVY_SQL, timeout_s=0.5)
+    assert time.monotonic() - started < 3
+    assert caught.value.kind is ErrorKind.TIMEOUT
+    assert caught.value.sqlstate == "57014"
+    assert "0.5 s timeout" in caught.value.message
+
+
+def test_execute_watchdog_cancels_when_server_timeout_is_ignored(tiny_dsn, monkeypatch):
+    monkeypatch.setattr(db.executor, "_SET_TIMEOUT_SQL", "SELECT %s::text")
+    started = time.monotonic()
+    with Executor(ExecutorSettings(dsn=tiny_dsn)) as executor, pytest.raises(ExecutionError) as caught:
+        executor.execute(HEAVY_SQL, timeout_s=0.5)
+    assert time.monotonic() - started < 4
+    assert caught.value.kind is ErrorKind.TIMEOUT
+
+
+def test_execute_connection_is_usable_after_timeout(executor):
+    with pytest.raises(ExecutionError):
+        executor.execute(HEAVY_SQL, timeout_s=0.3)
+    assert executor.execute("SELECT 1 AS one").frame["one"].tolist() == [1]
+
+
+def test_execute_missing_table_is_missing_structure(executor):
+    with pytest.raises(ExecutionError) as caught:
+        executor.execute("SELECT * FROM objekt")
+    assert caught.value.kind is ErrorKind.MISSING_STRUCTURE
+    assert caught.value.sqlstate == "42P01"
+    assert caught.value.message == 'relation "objekt" does not exist'
+
+
+def test_execute_missing_column_is_missing_structure(executor):
+    with pytest.raises(ExecutionError) as caught:
+        executor.execute("SELECT magnitude FROM object")
+    assert caught.value.kind is ErrorKind.MISSING_STRUCTURE
+    assert caught.value.sqlstate == "42703"
+    assert caught.value.message.startswith('column "magnitude" does not exist')
+
+
+def test_execute_type_error_is_general_with_hint(executor):
+    with pytest.raises(ExecutionError) as caught:
+        executor.execute("SELECT oid FROM object WHERE ndet = 'many'")
+    assert caught.value.kind is ErrorKind.GENERAL
+    assert caught.value.sqlstate == "22P02"
+
+
+def test_execute_refuses_prose_with_parser_message(executor):
+    with pytest.raises(GuardError) as caught:
+        executor.execute("Here is the SQL you wanted")
+    assert caught.value.kind is ErrorKind.GENERAL
+    assert caught.value.message.startswith("Could not parse the SQL (line 1, column ")
+
+
+def test_execute_caps_rows_without_exhausting_memory(executor):
+    tracemalloc.start()
+    try:
+        result = executor.execute("SELECT g FROM generate_series(1, 5000000) g", max_rows=1000)
+        _, peak_bytes = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(result.frame) == 1000
+    assert result.truncated is True
+    assert result.frame["g"].tolist()[:3] == [1, 2, 3]
+    assert peak_bytes < 200 * 1024 * 1024
+
+
+def test_execute_exact_max_rows_is_not_truncated(executor):
+    result = executor.execute("SELECT g FROM generate_series(1, 10) g", max_rows=10)
+    assert len(result.frame) == 10
+    assert result.truncated is False
+
+
+def test_execute_is_thread_safe(executor):
+    with ThreadPoolExecutor(max_workers=4) as threads:
+        results = list(threads.map(lambda n: executor.execute(f"SELECT {n} AS n").frame["n"].iloc[0], range(8)))
+    assert results == list(range(8))
+
+
+def test_unreachable_dsn_raises_database_unavailable_quickly():
+    settings = ExecutorSettings(dsn="host=127.0.0.1 port=1 dbname=alerce user=reader password=secret")
+    started = time.monotonic()
+    with Executor(settings) as executor, pytest.raises(DatabaseUnavailable) as caught:
+        executor.execute("SELECT 1")
+    assert time.monotonic() - started < 10
+    assert str(caught.value) == (
+        "Cannot connect to PostgreSQL at 127.0.0.1:1/alerce: Connection refused. "
+        "Start the embedded database with `python -m db up`, or check --dsn / ALERCE_DSN."
+    )
+
+
+def test_fingerprint_is_stable(executor):
+    first = executor.fingerprint()
+    assert first == executor.fingerprint()
+    assert len(first) == 16
+    int(first, 16)
+
+
+def test_deepcopy_returns_same_executor(executor):
+    assert copy.deepcopy(executor) is executor
+    assert copy.deepcopy({"executor": executor})["executor"] is executor
+
+
+def test_executor_reopens_after_close(tiny_dsn):
+    executor = Executor(ExecutorSettings(dsn=tiny_dsn))
+    with executor:
+        executor.execute("SELECT 1")
+    assert executor.execute("SELECT 2 AS two").frame["two"].tolist() == [2]
+    executor.close()
+
+
+@pytest.mark.parametrize("case", REJECTED)
+def test_execute_refuses_hostile_statement(executor, case):
+    with pytest.raises(GuardError):
+        executor.execute(case["sql"])
+
+
+def test_hostile_statements_leave_database_unchanged(tiny_dsn, admin_dsn_tiny, monkeypatch):
+    before = snapshot(admin_dsn_tiny)
+    with Executor(ExecutorSettings(dsn=tiny_dsn, timeout_s=0.5)) as executor:
+        for case in CASES["rejected"]:
+            with pytest.raises(GuardError):
+                executor.execute(case["sql"])
+        monkeypatch.setattr(db.executor, "check_sql", lambda sql: sql.strip().rstrip(";"))
+        for case in CASES["rejected"]:
+            try:
+                executor.execute(case["sql"])
+            except DbError:
+                pass  # refused by the server, the read-only transaction or the role: all that matters is below
+    assert snapshot(admin_dsn_tiny) == before
