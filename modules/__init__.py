@@ -1,0 +1,49 @@
+"""The DSPy pipeline: one module per stage, the composed `AlerceText2SQL`, and the `DirectText2SQL` baseline.
+
+Named predictors (public API: artifact keys and optimiser targets; the same with or without `reasoning`):
+
+    AlerceText2SQL:  schema_linking.tables, schema_linking.columns, classification.predict,
+                     decomposition.predict, generation.direct, generation.planned, self_correction.predict
+    DirectText2SQL:  generation
+
+Both programs' `forward(question, external_knowledge="", domain_knowledge="")` return a `dspy.Prediction` with:
+    sql            final SQL ("" when no statement was produced)
+    tables         tables shown to generation (the whole catalog without linking or after its fallback)
+    columns        {table: [columns]} from column linking, or None (all columns shown)
+    dropped_names  names the linker gave that the catalog does not know
+    difficulty     "simple" | "medium" | "advanced", or None (classification off or failed)
+    plan           decomposition steps ([] when not run or failed)
+    attempts       one {"sql", "error_kind", "message"} per execution (error_kind None on success)
+    result         the executor's result of the final SQL, or None
+    error          the final `db.errors.ExecutionError`, or None
+    failures       one {"stage", "kind", "message"} per stage failure (kinds: `FailureKind`)
+    usage          {stage: {"input_tokens", "output_tokens", "calls"}} for LM calls that were not cache hits
+    timings_s      {stage: seconds}
+"""
+
+from modules.alerce_text2sql import AlerceText2SQL
+from modules.direct_text2sql import DirectText2SQL
+from modules.errors import PipelineError, UnknownStageError
+from modules.extract_sql import extract_sql
+from modules.failures import FailureKind, StageFailure
+from modules.knowledge import format_knowledge, is_absent
+from modules.settings import PipelineSettings
+from modules.sql_executor import QueryResult, SQLExecutor
+from modules.stages import OPTIONAL_STAGES, STAGES
+
+__all__ = [
+    "OPTIONAL_STAGES",
+    "STAGES",
+    "AlerceText2SQL",
+    "DirectText2SQL",
+    "FailureKind",
+    "PipelineError",
+    "PipelineSettings",
+    "QueryResult",
+    "SQLExecutor",
+    "StageFailure",
+    "UnknownStageError",
+    "extract_sql",
+    "format_knowledge",
+    "is_absent",
+]

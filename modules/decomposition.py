@@ -1,0 +1,34 @@
+"""Decomposition: a step-by-step plan for medium and advanced questions."""
+
+import dspy
+
+from modules.failures import FailureKind, StageFailure
+from modules.predictor import make_predictor
+from modules.stage_call import call_predictor
+from signatures import PlanQuery
+
+__all__ = ["Decomposition"]
+
+STAGE = "decomposition"
+
+
+class Decomposition(dspy.Module):
+    """Write the plan; an empty plan (after a failure) sends generation down the direct path."""
+
+    def __init__(self, *, reasoning: bool = False) -> None:
+        super().__init__()
+        self.predict = make_predictor(PlanQuery, reasoning)
+
+    def forward(self, question: str, knowledge: str, schema_text: str) -> dspy.Prediction:
+        """Plan the query.
+
+        Returns:
+            A prediction with `plan` (list of non-empty step strings) and `failures`.
+        """
+        answer, failure = call_predictor(
+            STAGE, self.predict, question=question, knowledge=knowledge, schema_text=schema_text
+        )
+        plan = [str(step).strip() for step in (answer.plan if answer else []) if str(step).strip()]
+        if answer and not plan:
+            failure = StageFailure(STAGE, FailureKind.EMPTY, "The plan has no steps.")
+        return dspy.Prediction(plan=plan, failures=[failure] if failure else [])

@@ -1,0 +1,74 @@
+"""The paper's direct-inference baseline: one LM call with the full schema, one execution."""
+
+import dspy
+
+from db.catalog import load_catalog, render_schema_text
+from modules.execution import execute_with_corrections
+from modules.extract_sql import extract_sql
+from modules.failures import FailureKind, StageFailure
+from modules.knowledge import format_knowledge
+from modules.predictor import make_predictor
+from modules.run_record import RunRecord
+from modules.sql_executor import SQLExecutor
+from modules.stage_call import call_predictor
+from signatures import GenerateSQL
+
+__all__ = ["DirectText2SQL"]
+
+
+class DirectText2SQL(dspy.Module):
+    """Generate SQL in one call from the question, knowledge and the whole schema; no linking, no repair."""
+
+    def __init__(
+        self, executor: SQLExecutor | None = None, *, timeout_s: float | None = None, reasoning: bool = False
+    ) -> None:
+        """Build the single predictor `generation`.
+
+        Args:
+            executor: Runs the SQL once; None skips execution.
+            timeout_s: Statement timeout for that execution (None: the executor's default).
+            reasoning: Ask for a `reasoning` output before the SQL.
+        """
+        super().__init__()
+        self.executor = executor
+        self.timeout_s = timeout_s
+        self.reasoning = reasoning
+        self.generation = make_predictor(GenerateSQL, reasoning)
+
+    def forward(self, question: str, external_knowledge: object = "", domain_knowledge: object = "") -> dspy.Prediction:
+        """Answer one question; the prediction has the same fields as `AlerceText2SQL`'s."""
+        record = RunRecord()
+        catalog = load_catalog()
+        with record.stage("generation"):
+            answer, failure = call_predictor(
+                "generation",
+                self.generation,
+                question=question,
+                knowledge=format_knowledge(external_knowledge, domain_knowledge),
+                schema_text=render_schema_text(catalog),
+            )
+        sql = extract_sql(answer.sql) if answer else ""
+        if answer and not sql:
+            failure = StageFailure("generation", FailureKind.EMPTY, "The answer holds no SELECT or WITH statement.")
+        record.add_failures([failure] if failure else [])
+        outcome = execute_with_corrections(
+            self.executor, sql, _no_correction, max_corrections=0, timeout_s=self.timeout_s
+        )
+        return dspy.Prediction(
+            sql=outcome.sql,
+            tables=list(catalog.table_names),
+            columns=None,
+            dropped_names=[],
+            difficulty=None,
+            plan=[],
+            attempts=outcome.attempts,
+            result=outcome.result,
+            error=outcome.error,
+            failures=[failure.as_dict() for failure in record.failures],
+            usage=record.usage,
+            timings_s=record.timings_s,
+        )
+
+
+def _no_correction(sql: str, error: Exception) -> str:
+    return ""

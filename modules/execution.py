@@ -1,0 +1,64 @@
+"""Execute generated SQL, and repair it after execution errors within a budget."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from db.errors import ExecutionError
+from modules.sql_executor import QueryResult, SQLExecutor
+
+__all__ = ["Outcome", "execute_with_corrections"]
+
+
+@dataclass
+class Outcome:
+    """The final SQL, every executed attempt, and the result or the last error."""
+
+    sql: str
+    attempts: list[dict[str, str | None]] = field(default_factory=list)
+    result: QueryResult | None = None
+    error: ExecutionError | None = None
+
+
+def execute_with_corrections(
+    executor: SQLExecutor | None,
+    sql: str,
+    correct: Callable[[str, ExecutionError], str],
+    *,
+    max_corrections: int,
+    timeout_s: float | None = None,
+) -> Outcome:
+    """Run `sql`; after each execution error call `correct(sql, error)` and retry, at most `max_corrections` times.
+
+    Nothing runs without an executor or without SQL. A correction that yields no SQL ends the loop with the
+    last error.
+
+    Args:
+        executor: Runs the statements; None skips execution.
+        sql: The generated statement (may be empty).
+        correct: Returns a repaired statement for a failed one (may be empty).
+        max_corrections: Correction budget (0: a single attempt).
+        timeout_s: Statement timeout passed to the executor.
+
+    Returns:
+        The outcome; `attempts` holds {"sql", "error_kind", "message"} per execution.
+    """
+    outcome = Outcome(sql=sql)
+    if executor is None or not sql:
+        return outcome
+    for round_index in range(max_corrections + 1):
+        try:
+            outcome.result = executor.execute(outcome.sql, timeout_s=timeout_s)
+        except ExecutionError as err:
+            outcome.error = err
+            outcome.attempts.append({"sql": outcome.sql, "error_kind": err.kind.value, "message": err.message})
+        else:
+            outcome.error = None
+            outcome.attempts.append({"sql": outcome.sql, "error_kind": None, "message": None})
+            return outcome
+        if round_index == max_corrections:
+            break
+        repaired = correct(outcome.sql, outcome.error)
+        if not repaired:
+            break
+        outcome.sql = repaired
+    return outcome

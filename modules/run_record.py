@@ -1,0 +1,46 @@
+"""Per-question bookkeeping: token usage, time and failures per stage (never stored on a module)."""
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import dspy
+
+from modules.failures import StageFailure
+
+__all__ = ["RunRecord"]
+
+
+@dataclass
+class RunRecord:
+    """What one `forward` call spent and what went wrong, keyed by stage name."""
+
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)
+    timings_s: dict[str, float] = field(default_factory=dict)
+    failures: list[StageFailure] = field(default_factory=list)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Measure the LM tokens and wall time spent inside the block under stage `name`."""
+        started = time.perf_counter()
+        with dspy.track_usage() as tracker:
+            try:
+                yield
+            finally:
+                self.timings_s[name] = self.timings_s.get(name, 0.0) + time.perf_counter() - started
+                self._add_usage(name, tracker.usage_data)
+
+    def add_failures(self, failures: list[StageFailure]) -> None:
+        """Record failures reported by a stage."""
+        self.failures.extend(failures)
+
+    def _add_usage(self, name: str, usage_data: dict[str, list[dict]]) -> None:
+        entries = [entry for lm_entries in usage_data.values() for entry in lm_entries]
+        if not entries:
+            return
+        totals = self.usage.setdefault(name, {"input_tokens": 0, "output_tokens": 0, "calls": 0})
+        for entry in entries:
+            totals["input_tokens"] += int(entry.get("prompt_tokens") or 0)
+            totals["output_tokens"] += int(entry.get("completion_tokens") or 0)
+            totals["calls"] += 1

@@ -1,0 +1,64 @@
+"""Self-correction: one repair of a failed query, given the typed error and a hint."""
+
+import dspy
+
+from db.catalog import load_catalog
+from db.errors import ExecutionError
+from modules.correction_context import correction_context
+from modules.extract_sql import extract_sql
+from modules.failures import FailureKind, StageFailure
+from modules.predictor import make_predictor
+from modules.stage_call import call_predictor
+from signatures import CorrectSQL
+
+__all__ = ["SelfCorrection"]
+
+STAGE = "self_correction"
+
+
+class SelfCorrection(dspy.Module):
+    """Rewrite a failed query; an empty `sql` with a failure when the LM gives no statement."""
+
+    def __init__(self, *, reasoning: bool = False) -> None:
+        super().__init__()
+        self.predict = make_predictor(CorrectSQL, reasoning)
+
+    def forward(
+        self,
+        question: str,
+        knowledge: str,
+        failed_sql: str,
+        error: ExecutionError,
+        *,
+        tables: list[str],
+        columns: dict[str, list[str]] | None = None,
+    ) -> dspy.Prediction:
+        """Correct `failed_sql`.
+
+        Args:
+            question: The astronomer's question.
+            knowledge: Knowledge text (may be empty).
+            failed_sql: The statement that failed.
+            error: Its execution error.
+            tables: Linked tables (the schema shown to the model starts from them).
+            columns: Linked columns, or None for all.
+
+        Returns:
+            A prediction with `sql` (possibly empty) and `failures`.
+        """
+        schema_text, hints = correction_context(load_catalog(), error, tables, columns)
+        answer, failure = call_predictor(
+            STAGE,
+            self.predict,
+            question=question,
+            knowledge=knowledge,
+            schema_text=schema_text,
+            failed_sql=failed_sql,
+            error_kind=error.kind.value,
+            error_message=error.message,
+            hints=hints,
+        )
+        sql = extract_sql(answer.sql) if answer else ""
+        if answer and not sql:
+            failure = StageFailure(STAGE, FailureKind.EMPTY, "The answer holds no SELECT or WITH statement.")
+        return dspy.Prediction(sql=sql, failures=[failure] if failure else [])

@@ -1,0 +1,23 @@
+"""Typed DSPy signatures, one per prompt: the docstring is the instruction sent to the model.
+
+Editing a docstring, or a field's name, type or order, changes the prompt: recompile the artifacts and update
+the golden prompts (`UPDATE_GOLDEN=1 pytest tests/signatures`).
+"""
+
+from signatures.classify_difficulty import ClassifyDifficulty
+from signatures.correct_sql import CorrectSQL
+from signatures.generate_planned_sql import GeneratePlannedSQL
+from signatures.generate_sql import GenerateSQL
+from signatures.plan_query import PlanQuery
+from signatures.select_columns import SelectColumns
+from signatures.select_tables import SelectTables
+
+__all__ = [
+    "ClassifyDifficulty",
+    "CorrectSQL",
+    "GeneratePlannedSQL",
+    "GenerateSQL",
+    "PlanQuery",
+    "SelectColumns",
+    "SelectTables",
+]

@@ -1,0 +1,17 @@
+"""SQL generation: direct, from the question and the schema."""
+
+import dspy
+
+from signatures.conventions import SQL_RULES
+
+__all__ = ["GenerateSQL"]
+
+
+class GenerateSQL(dspy.Signature):
+    __doc__ = f"""Write one PostgreSQL SELECT query that answers the question on the ALeRCE database.
+{SQL_RULES}"""
+
+    question: str = dspy.InputField(desc="the astronomer's question")
+    knowledge: str = dspy.InputField(desc="hints that come with the question, may be empty")
+    schema_text: str = dspy.InputField(desc="the tables and columns linked to the question")
+    sql: str = dspy.OutputField(desc="one PostgreSQL query, no explanation")

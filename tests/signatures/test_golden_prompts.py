@@ -1,0 +1,94 @@
+"""Each stage's rendered prompt is pinned in tests/fixtures/prompts/<predictor>.txt.
+
+Regenerate after a deliberate prompt change with `UPDATE_GOLDEN=1 pytest tests/signatures` (and recompile).
+"""
+
+import os
+from pathlib import Path
+
+import dspy
+import pytest
+
+from db.errors import ErrorKind, ExecutionError
+from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
+from tests.fake_lms import fake_lm, render_answer
+
+GOLDEN_DIR = Path(__file__).parents[1] / "fixtures" / "prompts"
+QUESTION = "Which SNIa were first detected in September 2023?"
+EXTERNAL = "-- mjd date for September 01 = 60188.0"
+
+
+class FailOnceExecutor:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def execute(self, sql, *, timeout_s=None, max_rows=None):
+        self.calls += 1
+        if self.calls == 1:
+            raise ExecutionError(ErrorKind.MISSING_STRUCTURE, "42703", 'column "firstmjdd" does not exist')
+        return object()
+
+
+def answer(call):
+    return render_answer(
+        {
+            "tables": {"tables": ["object", "probability"]},
+            "columns": {"columns": {"object": ["firstmjd"], "probability": ["class_name", "ranking"]}},
+            "difficulty": {"difficulty": "medium"},
+            "plan": {"plan": ["Pick SNIa with ranking 1.", "Filter object on firstmjd."]},
+            "planned": {"sql": "SELECT oid FROM object WHERE firstmjdd > 60188"},
+            "direct": {"sql": "SELECT oid FROM object"},
+            "correct": {"sql": "SELECT oid FROM object WHERE firstmjd > 60188"},
+        }[call.stage]
+    )
+
+
+def prompts(program) -> list[str]:
+    lm = fake_lm(answer)
+    with dspy.context(lm=lm):
+        program(question=QUESTION, external_knowledge=EXTERNAL, domain_knowledge="0")
+    return [_render(entry["messages"]) for entry in lm.history]
+
+
+def _render(messages) -> str:
+    return "\n\n".join(f"--- {m['role']} ---\n{m['content']}" for m in messages) + "\n"
+
+
+def rendered() -> dict[str, str]:
+    full = prompts(AlerceText2SQL(FailOnceExecutor()))
+    names = [
+        "schema_linking.tables",
+        "schema_linking.columns",
+        "classification.predict",
+        "decomposition.predict",
+        "generation.planned",
+        "self_correction.predict",
+    ]
+    pinned = dict(zip(names, full, strict=True))
+    simple = AlerceText2SQL(settings=PipelineSettings(stages=("schema_linking",)))
+    pinned["generation.direct"] = prompts(simple)[-1]
+    pinned["direct_baseline.generation"] = prompts(DirectText2SQL())[0]
+    return pinned
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "schema_linking.tables",
+        "schema_linking.columns",
+        "classification.predict",
+        "decomposition.predict",
+        "generation.direct",
+        "generation.planned",
+        "self_correction.predict",
+        "direct_baseline.generation",
+    ],
+)
+def test_rendered_prompt_matches_golden(name):
+    text = rendered()[name]
+    path = GOLDEN_DIR / f"{name}.txt"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"No golden prompt {path}; run with UPDATE_GOLDEN=1 to create it."
+    assert text == path.read_text(encoding="utf-8")
