@@ -1,0 +1,30 @@
+"""Language models for the pipeline: model strings, API-key checks and the in-process llama.cpp engine.
+
+Example:
+    >>> from lms import model_slug
+    >>> model_slug("local/gemma3-270m")
+    'local-gemma3-270m'
+"""
+
+from lms.errors import LMConfigError, LocalModelUnavailable, MissingApiKey, UnknownModel
+from lms.llama_engine import LlamaCppEngine, LlamaSettings
+from lms.local_models import LOCAL_MODELS, LOCAL_PREFIX, LocalModel, build_engine, local_model
+from lms.resolve import DEFAULT_LOCAL_MODEL, add_model_argument, model_slug, resolve_lm
+
+__all__ = [
+    "DEFAULT_LOCAL_MODEL",
+    "LOCAL_MODELS",
+    "LOCAL_PREFIX",
+    "LMConfigError",
+    "LlamaCppEngine",
+    "LlamaSettings",
+    "LocalModel",
+    "LocalModelUnavailable",
+    "MissingApiKey",
+    "UnknownModel",
+    "add_model_argument",
+    "build_engine",
+    "local_model",
+    "model_slug",
+    "resolve_lm",
+]
