@@ -1,0 +1,150 @@
+"""Start, inspect and stop the embedded PostgreSQL server holding the synthetic ALeRCE databases."""
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from db.errors import DbError
+from db.server import DEFAULT_PORT, SCALES, ServerSettings, down, running_dsn, status, up
+
+EXAMPLES = """\
+examples:
+  python -m db up                      start the server, build the default database, print its reader DSN
+  python -m db up --scale tiny --seed 0 --port 54330
+  python -m db url --scale tiny        print the reader DSN of a built database
+  python -m db status
+  python -m db down
+
+Data lives in $ALERCE_T2S_DATA_DIR, else the user cache folder alerce-t2s/pg (/var/lib/alerce-t2s/pg as root).
+Other commands take the server's DSN from --dsn or $ALERCE_DSN, else start this server themselves."""
+
+EXIT_CODES = """
+exit codes: 0 done, 1 expected failure (one `error: ...` line on stderr), 2 bad command line, 130 interrupted.
+"""
+
+DATA_DIR_HELP = (
+    "data folder of the server (default: $ALERCE_T2S_DATA_DIR, else the user cache folder alerce-t2s/pg; "
+    "/var/lib/alerce-t2s/pg as root)"
+)
+
+UP_EXAMPLES = """\
+examples:
+  python -m db up
+  python -m db up --scale tiny --seed 0 --data-dir /tmp/alerce-pg --port 54330
+
+Prints the reader DSN (read-only role alerce_reader) on stdout; progress goes to stderr.
+A second `up` reuses the running server and the built database.
+"""
+
+STATUS_EXAMPLES = """\
+examples:
+  python -m db status
+  python -m db status --data-dir /tmp/alerce-pg
+"""
+
+DOWN_EXAMPLES = """\
+examples:
+  python -m db down
+  python -m db down --data-dir /tmp/alerce-pg
+"""
+
+URL_EXAMPLES = """\
+examples:
+  python -m db url
+  psql "$(python -m db url --scale tiny)"
+
+Exits 1 if the server is not running or the scale's database is not built (run `python -m db up` first).
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the `python -m db` argument parser with its four subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="python -m db",
+        description=__doc__,
+        epilog=EXAMPLES + EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    specs = (
+        ("up", "Start the server and build the scale's database if missing; print the reader DSN.", UP_EXAMPLES),
+        ("status", "Report whether the server runs, its port, data folder and built databases.", STATUS_EXAMPLES),
+        ("down", "Stop the server.", DOWN_EXAMPLES),
+        ("url", "Print the reader DSN of a built database of the running server.", URL_EXAMPLES),
+    )
+    for name, summary, epilog in specs:
+        sub = commands.add_parser(
+            name,
+            help=summary,
+            description=summary,
+            epilog=epilog + EXIT_CODES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        sub.add_argument("--data-dir", type=Path, default=None, help=DATA_DIR_HELP)
+        if name in ("up", "url"):
+            sub.add_argument("--scale", choices=SCALES, default="default", help="data scale (default: %(default)s)")
+        if name == "up":
+            sub.add_argument(
+                "--seed", type=int, default=None, help="generator seed (default: keep the built one, else 0)"
+            )
+            sub.add_argument(
+                "--port",
+                type=int,
+                default=None,
+                help=f"TCP port on 127.0.0.1 (default: $ALERCE_T2S_PORT, else {DEFAULT_PORT})",
+            )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run `python -m db`.
+
+    Args:
+        argv: Command-line arguments without the program name (default: sys.argv[1:]).
+
+    Returns:
+        The exit code: 0 done, 1 expected failure, 2 bad command line, 130 interrupted.
+    """
+    args = build_parser().parse_args(argv)
+    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        if args.command == "up":
+            given = {"data_dir": args.data_dir, "port": args.port}
+            overrides = {key: value for key, value in given.items() if value is not None}
+            info = up(ServerSettings(**overrides, scale=args.scale, seed=args.seed))
+            print(info.reader_dsn)
+        elif args.command == "url":
+            print(running_dsn(scale=args.scale, data_dir=args.data_dir))
+        elif args.command == "down":
+            stopped = down(args.data_dir)
+            logging.getLogger(__name__).info("server stopped" if stopped else "server was not running")
+        else:
+            print_status(args.data_dir)
+    except DbError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def print_status(data_dir: Path | None) -> None:
+    """Print the server status as `key: value` lines on stdout."""
+    state = status(data_dir)
+    print(f"running: {'yes' if state.running else 'no'}")
+    print(f"data dir: {state.data_dir}")
+    if state.running:
+        print(f"port: {state.port}")
+        print(f"pid: {state.pid}")
+    for build in state.databases:
+        rows = sum(build.row_counts.values())
+        print(
+            f"database: {build.database} (scale {build.scale}, seed {build.seed}, q3c {build.q3c}, {rows} rows, "
+            f"built {build.built_at:%Y-%m-%d %H:%M:%S %Z})"
+        )

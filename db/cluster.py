@@ -1,0 +1,268 @@
+"""Run one PostgreSQL cluster out of a data folder: find the binaries, initdb, start, stop.
+
+A data folder holds, all owned by the server user:
+
+* ``cluster/``: the PostgreSQL data directory (PGDATA);
+* ``run/``: the Unix socket directory;
+* ``server.log``: the server log;
+* ``state.json``: the admin role and its random password (mode 0600).
+
+initdb and postgres refuse to run as root, so as root the binaries run as the ``postgres`` system user (or
+``alerce-pg``, created when missing) through ``runuser``.
+"""
+
+import contextlib
+import fcntl
+import functools
+import json
+import logging
+import os
+import pwd
+import re
+import secrets
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from db.errors import ServerError
+from db.pg_binaries import find_bin_dir, server_user
+
+logger = logging.getLogger(__name__)
+
+ADMIN_ROLE = "alerce_admin"
+READER_ROLE = "alerce_reader"
+LOCK_NAME = ".lock"
+OWN_NAMES = (LOCK_NAME, "initdb.pw", "run", "server.log")  # may remain from an interrupted init
+
+PG_HBA = f"""\
+# Written by alerce-t2s: the read-only role needs no password on 127.0.0.1, everything else needs SCRAM.
+# TYPE  DATABASE  USER           ADDRESS         METHOD
+host    all       {READER_ROLE}  127.0.0.1/32    trust
+host    all       all            127.0.0.1/32    scram-sha-256
+local   all       all                            scram-sha-256
+"""
+
+# fsync and friends are off: the data is synthetic and rebuilt on demand, and loading it is much faster.
+SERVER_CONF = """
+# alerce-t2s settings
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '{socket_dir}'
+password_encryption = 'scram-sha-256'
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+wal_level = minimal
+max_wal_senders = 0
+"""
+
+
+class Cluster:
+    """One PostgreSQL cluster living in a data folder.
+
+    Args:
+        data_dir: The data folder (created by ``init`` if missing or empty).
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = Path(data_dir).absolute()
+        self.pgdata = self.data_dir / "cluster"
+        self.socket_dir = self.data_dir / "run"
+        self.log_file = self.data_dir / "server.log"
+        self.state_file = self.data_dir / "state.json"
+
+    @functools.cached_property
+    def _user(self) -> str | None:
+        return server_user()
+
+    def is_initialized(self) -> bool:
+        """Tell whether initdb has completed in this data folder."""
+        return (self.pgdata / "PG_VERSION").exists() and self.state_file.exists()
+
+    def admin_password(self) -> str:
+        """Return the admin password stored at initdb time."""
+        try:
+            return json.loads(self.state_file.read_text(encoding="utf-8"))["admin_password"]
+        except (OSError, ValueError, KeyError) as err:
+            raise ServerError(f"Cannot read the admin password from {self.state_file}: {err}.") from err
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold an exclusive lock on the data folder (serialises concurrent ``up`` calls)."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        with (self.data_dir / LOCK_NAME).open("w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
+
+    def init(self) -> None:
+        """Create the cluster: initdb with a random admin password, pg_hba.conf and server settings.
+
+        Raises:
+            ServerError: If the folder is not usable or initdb fails.
+        """
+        self._prepare_data_dir()
+        password = secrets.token_urlsafe(24)
+        pwfile = self.data_dir / "initdb.pw"
+        self._write_private(pwfile, password + "\n")
+        logger.info("initialising a PostgreSQL cluster in %s", self.pgdata)
+        try:
+            self._run(
+                "initdb",
+                [
+                    *("-D", str(self.pgdata), "-U", ADMIN_ROLE, f"--pwfile={pwfile}", "--auth=scram-sha-256"),
+                    *("-E", "UTF8", "--locale=C", "--no-sync"),
+                ],
+            )
+        except ServerError:
+            shutil.rmtree(self.pgdata, ignore_errors=True)
+            raise
+        finally:
+            pwfile.unlink(missing_ok=True)
+        self._write_private(self.pgdata / "pg_hba.conf", PG_HBA)
+        with (self.pgdata / "postgresql.conf").open("a", encoding="utf-8") as conf:
+            conf.write(SERVER_CONF.format(socket_dir=str(self.socket_dir).replace("'", "''")))
+        state = {"admin_user": ADMIN_ROLE, "admin_password": password}
+        tmp = self.state_file.with_suffix(".tmp")
+        self._write_private(tmp, json.dumps(state, indent=2) + "\n", chown=False)
+        tmp.replace(self.state_file)
+
+    def running_pid(self) -> int | None:
+        """Return the postmaster pid if the server is running (a stale postmaster.pid counts as not running)."""
+        lines = self._pid_file_lines()
+        if not lines or not lines[0].strip().isdigit():
+            return None
+        pid = int(lines[0])
+        return pid if _is_alive_postgres(pid) else None
+
+    def running_port(self) -> int | None:
+        """Return the port of the running server, or None."""
+        lines = self._pid_file_lines()
+        if self.running_pid() is None or len(lines) < 4 or not lines[3].strip().isdigit():
+            return None
+        return int(lines[3])
+
+    def start(self, port: int) -> None:
+        """Start the server on 127.0.0.1:port, recovering from a stale pid file left by a killed server.
+
+        Raises:
+            ServerError: If the server does not come up; the message quotes the end of its log.
+        """
+        if self.running_pid() is not None:
+            return
+        self._remove_stale_files()
+        logger.info("starting PostgreSQL on 127.0.0.1:%d (data in %s)", port, self.data_dir)
+        for attempt in range(5):
+            try:
+                self._run(
+                    "pg_ctl",
+                    [
+                        *("-D", str(self.pgdata), "-l", str(self.log_file), "-w", "-t", "60"),
+                        *("-o", f"-p {int(port)}", "start"),
+                    ],
+                )
+                return
+            except ServerError as err:
+                # Backends of a SIGKILLed postmaster may hold the old shared memory for a moment.
+                tail = self._log_tail(10)
+                if "shared memory block" not in tail or attempt == 4:
+                    hint = (
+                        f" port {port} is in use, choose another with --port or $ALERCE_T2S_PORT"
+                        if "already in use" in tail
+                        else ""
+                    )
+                    raise ServerError(
+                        f"PostgreSQL did not start:{hint or ' ' + str(err)}. Server log {self.log_file}: "
+                        f"{self._log_tail(3)}"
+                    ) from err
+                time.sleep(1.0)
+
+    def stop(self) -> bool:
+        """Stop the server (fast shutdown).
+
+        Returns:
+            True if a running server was stopped, False if none was running.
+        """
+        if self.running_pid() is None:
+            return False
+        logger.info("stopping PostgreSQL (data in %s)", self.data_dir)
+        self._run("pg_ctl", ["-D", str(self.pgdata), "-m", "fast", "-w", "-t", "60", "stop"])
+        return True
+
+    def _run(self, program: str, args: list[str]) -> str:
+        command = [str(find_bin_dir() / program), *args]
+        if self._user is not None:
+            command = ["runuser", "-u", self._user, "--", *command]
+        logger.debug("running %s", " ".join(command))
+        proc = subprocess.run(command, cwd=self.data_dir, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            detail = (proc.stderr or proc.stdout).strip().splitlines()
+            raise ServerError(f"{program} failed (exit {proc.returncode}): {' '.join(detail[-3:])}")
+        return proc.stdout
+
+    def _prepare_data_dir(self) -> None:
+        if self.data_dir.exists() and any(p.name not in OWN_NAMES for p in self.data_dir.iterdir()):
+            raise ServerError(
+                f"Data folder {self.data_dir} is not empty and holds no initialised cluster; "
+                "delete it or choose another --data-dir."
+            )
+        self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.data_dir.chmod(0o700)
+        self._chown(self.data_dir)
+        self.socket_dir.mkdir(mode=0o700, exist_ok=True)
+        self._chown(self.socket_dir)
+        if self._user is not None:
+            check = subprocess.run(["runuser", "-u", self._user, "--", "test", "-w", str(self.data_dir)], check=False)
+            if check.returncode != 0:
+                raise ServerError(
+                    f"The server user '{self._user}' cannot reach {self.data_dir}; "
+                    "choose a --data-dir whose parent folders are traversable by other users (e.g. under /var/lib)."
+                )
+
+    def _write_private(self, path: Path, text: str, *, chown: bool = True) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        if chown:
+            self._chown(path)
+
+    def _chown(self, path: Path) -> None:
+        if self._user is not None:
+            entry = pwd.getpwnam(self._user)
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+
+    def _pid_file_lines(self) -> list[str]:
+        try:
+            return (self.pgdata / "postmaster.pid").read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+
+    def _remove_stale_files(self) -> None:
+        stale = [self.pgdata / "postmaster.pid", *self.socket_dir.glob(".s.PGSQL.*")]
+        for path in stale:
+            if path.exists():
+                logger.warning("removing %s left by a server that is no longer running", path)
+                path.unlink(missing_ok=True)
+
+    def _log_tail(self, lines: int) -> str:
+        try:
+            text = self.log_file.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        except OSError:
+            return "(no log)"
+        return " | ".join(text[-lines:])
+
+
+def _is_alive_postgres(pid: int) -> bool:
+    """Tell whether pid is a live (not zombie) process, and a postgres one when /proc says so."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except OSError:
+        return True
+    match = re.match(r"\d+ \((.*)\) (\S)", stat)
+    return match is None or (match.group(2) not in "ZX" and "postgres" in match.group(1))

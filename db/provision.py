@@ -1,0 +1,184 @@
+"""Create and fill one ALeRCE database per scale: schema, q3c, synthetic data, the read-only role and a marker.
+
+The marker is the one-row table ``meta.build_info``: schema ``alerce`` holds only the ALeRCE tables, so the
+bookkeeping lives in schema ``meta``. A database whose marker is missing (interrupted build) or whose checksum
+differs (the DDL, the generator or the q3c fallback changed) is dropped and built again.
+"""
+
+import datetime
+import hashlib
+import importlib.util
+import json
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from db.cluster import READER_ROLE
+from db.q3c import FALLBACK_SQL_PATH, install_q3c
+
+logger = logging.getLogger(__name__)
+
+SCALES = ("tiny", "default", "large")
+DATABASE_NAMES = {"tiny": "alerce_tiny", "default": "alerce", "large": "alerce_large"}
+BUILD_LOCK_KEY = 0x0A1E_7C52  # pg_advisory_lock key serialising builds across processes
+Q3C_INDEXES = (("object", "meanra", "meandec"), ("allwise", "ra", "dec"))
+
+META_DDL = """
+CREATE SCHEMA meta;
+CREATE TABLE meta.build_info (
+    scale text NOT NULL, seed integer NOT NULL, built_at timestamptz NOT NULL, checksum text NOT NULL,
+    q3c text NOT NULL, row_counts jsonb NOT NULL
+);
+COMMENT ON TABLE meta.build_info IS 'alerce-t2s: how this database was built (one row)';
+"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildInfo:
+    """How one database was built (the row of ``meta.build_info``)."""
+
+    database: str
+    scale: str
+    seed: int
+    built_at: datetime.datetime
+    checksum: str
+    q3c: str
+    row_counts: dict[str, int]
+
+
+def database_name(scale: str) -> str:
+    """Return the database name for a scale (``alerce`` for default, ``alerce_<scale>`` otherwise)."""
+    return DATABASE_NAMES[scale]
+
+
+def build_checksum(ddl: str) -> str:
+    """Fingerprint what a database is built from: the DDL, the q3c fallback and the generator's sources."""
+    digest = hashlib.sha256(ddl.encode())
+    digest.update(FALLBACK_SQL_PATH.read_bytes())
+    spec = importlib.util.find_spec("db.synthetic")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        for path in sorted(Path(location).rglob("*.py")):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def provision_database(admin_dsn: str, *, scale: str, seed: int | None) -> BuildInfo:
+    """Make sure the scale's database exists and is built, building it if needed.
+
+    Args:
+        admin_dsn: Superuser DSN for the ``postgres`` maintenance database.
+        scale: One of SCALES.
+        seed: Generator seed; None accepts any existing build and builds with seed 0.
+
+    Returns:
+        The build info of the (possibly new) database.
+    """
+    from db.catalog import load_catalog, render_ddl
+
+    ddl = render_ddl(load_catalog())
+    checksum = build_checksum(ddl)
+    name = database_name(scale)
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (BUILD_LOCK_KEY,))
+        _ensure_reader_role(conn)
+        existing = read_build_info(admin_dsn, name)
+        if existing and existing.checksum == checksum and seed in (None, existing.seed):
+            logger.debug("database %s is built (scale %s, seed %d)", name, existing.scale, existing.seed)
+            return existing
+        if existing:
+            logger.info("rebuilding database %s: its build is out of date or has another seed", name)
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE template0").format(sql.Identifier(name)))
+        started = time.monotonic()
+        info = _build(_with_dbname(admin_dsn, name), ddl, scale=scale, seed=seed or 0, checksum=checksum)
+    rows = sum(info.row_counts.values())
+    logger.info("built database %s in %.1f s (%d rows)", name, time.monotonic() - started, rows)
+    return info
+
+
+def read_build_info(admin_dsn: str, name: str) -> BuildInfo | None:
+    """Return the build info of database ``name``, or None if it does not exist or was not fully built."""
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT count(*) FROM pg_database WHERE datname = %s", (name,)).fetchone()
+    if not row or not row[0]:
+        return None
+    with psycopg.connect(_with_dbname(admin_dsn, name), autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('meta.build_info')").fetchone()[0] is None:
+            return None
+        row = conn.execute("SELECT scale, seed, built_at, checksum, q3c, row_counts FROM meta.build_info").fetchone()
+    if row is None:
+        return None
+    scale, seed, built_at, checksum, q3c, counts = row
+    return BuildInfo(
+        database=name, scale=scale, seed=seed, built_at=built_at, checksum=checksum, q3c=q3c, row_counts=counts
+    )
+
+
+def _build(dsn: str, ddl: str, *, scale: str, seed: int, checksum: str) -> BuildInfo:
+    name = psycopg.conninfo.conninfo_to_dict(dsn)["dbname"]
+    logger.info("building database %s (scale %s, seed %d)", name, scale, seed)
+    with psycopg.connect(dsn) as conn:
+        q3c = install_q3c(conn)
+        conn.execute(ddl)
+        counts = _fill(conn, scale=scale, seed=seed)
+        if q3c == "extension":
+            _create_q3c_indexes(conn)
+        _grant_reader(conn, name)
+        conn.execute(META_DDL)
+        built_at = datetime.datetime.now(datetime.UTC)
+        conn.execute(
+            "INSERT INTO meta.build_info VALUES (%s, %s, %s, %s, %s, %s)",
+            (scale, seed, built_at, checksum, q3c, json.dumps(counts)),
+        )
+        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA meta TO {}").format(sql.Identifier(READER_ROLE)))
+        conn.execute(sql.SQL("GRANT SELECT ON meta.build_info TO {}").format(sql.Identifier(READER_ROLE)))
+        conn.commit()
+        conn.autocommit = True
+        conn.execute("VACUUM (ANALYZE)")
+    return BuildInfo(
+        database=name, scale=scale, seed=seed, built_at=built_at, checksum=checksum, q3c=q3c, row_counts=counts
+    )
+
+
+def _fill(conn: psycopg.Connection, *, scale: str, seed: int) -> dict[str, int]:
+    from db.synthetic import build
+
+    return {table: int(count) for table, count in build(conn, scale=scale, seed=seed).items()}
+
+
+def _create_q3c_indexes(conn: psycopg.Connection) -> None:
+    for table, ra, dec in Q3C_INDEXES:
+        if conn.execute("SELECT to_regclass(%s)", (f"alerce.{table}",)).fetchone()[0] is not None:
+            conn.execute(
+                sql.SQL("CREATE INDEX ON alerce.{} (public.q3c_ang2ipix({}, {}))").format(
+                    sql.Identifier(table), sql.Identifier(ra), sql.Identifier(dec)
+                )
+            )
+
+
+def _ensure_reader_role(conn: psycopg.Connection) -> None:
+    role = sql.Identifier(READER_ROLE)
+    if conn.execute("SELECT count(*) FROM pg_roles WHERE rolname = %s", (READER_ROLE,)).fetchone()[0] == 0:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(role))
+    conn.execute(sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(role))
+
+
+def _grant_reader(conn: psycopg.Connection, name: str) -> None:
+    database, role = sql.Identifier(name), sql.Identifier(READER_ROLE)
+    for statement in (
+        "REVOKE ALL ON DATABASE {database} FROM PUBLIC",
+        "GRANT CONNECT ON DATABASE {database} TO {role}",
+        "REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+        "GRANT USAGE ON SCHEMA alerce, public TO {role}",
+        "GRANT SELECT ON ALL TABLES IN SCHEMA alerce TO {role}",
+        "ALTER DATABASE {database} SET search_path TO alerce, public",
+    ):
+        conn.execute(sql.SQL(statement).format(database=database, role=role))
+
+
+def _with_dbname(dsn: str, name: str) -> str:
+    return psycopg.conninfo.make_conninfo(dsn, dbname=name)

