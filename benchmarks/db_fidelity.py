@@ -1,0 +1,216 @@
+"""Fidelity of the synthetic database for the dev gold queries.
+
+Runs every gold query, then plausible mutations of it (drop `ranking = 1`, swap lc/stamp classifier, shift an
+MJD literal by one day, drop one WHERE conjunct), and reports whether each gold is non-empty, fast and
+discriminative (at least one mutation returns a different identifier set).
+
+Usage: python -m benchmarks.db_fidelity --dataset dev.csv [--dsn DSN] [--timeout 10]
+"""
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+
+import pandas as pd
+import psycopg
+import sqlglot
+from sqlglot import exp
+
+log = logging.getLogger("benchmarks.db_fidelity")
+
+ID_PRIORITY = ("candid", "oid", "oid_catalog", "objectidps1", "classifier_name", "count")
+_CLASSIFIER_SWAP = {"lc_classifier": "stamp_classifier", "stamp_classifier": "lc_classifier"}
+
+
+def identifier_index(columns: list[str]) -> int | None:
+    """Index of the compared identifier column (evaluator priority), or None."""
+    lower = [c.lower() for c in columns]
+    for name in ID_PRIORITY:
+        if name in lower:
+            return lower.index(name)
+    for i, c in enumerate(lower):
+        if "oid" in c or "id" in c:
+            return i
+    return None
+
+
+def _is_ranking_one(node: exp.Expression) -> bool:
+    if not isinstance(node, exp.EQ):
+        return False
+    col, lit = node.this, node.expression
+    return (
+        isinstance(col, exp.Column)
+        and col.name.lower() == "ranking"
+        and isinstance(lit, exp.Literal)
+        and lit.this in ("1", "1.0")
+    )
+
+
+def _conjuncts(where: exp.Where) -> list[exp.Expression]:
+    return list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+
+
+def mutations(sql: str) -> list[tuple[str, str]]:
+    """(description, mutated SQL) pairs for a gold query."""
+    tree = sqlglot.parse_one(sql, read="postgres")
+    out: list[tuple[str, str]] = []
+
+    def variant(desc: str, edit) -> None:
+        t = tree.copy()
+        if edit(t):
+            out.append((desc, t.sql(dialect="postgres")))
+
+    def drop_ranking(t) -> bool:
+        hits = [n for n in t.find_all(exp.EQ) if _is_ranking_one(n)]
+        for n in hits:
+            n.replace(exp.true())
+        return bool(hits)
+
+    def swap_classifier(t) -> bool:
+        hits = [n for n in t.find_all(exp.Literal) if n.is_string and n.this in _CLASSIFIER_SWAP]
+        for n in hits:
+            n.replace(exp.Literal.string(_CLASSIFIER_SWAP[n.this]))
+        return bool(hits)
+
+    variant("drop ranking = 1", drop_ranking)
+    variant("swap classifier", swap_classifier)
+    mjds = [n for n in tree.find_all(exp.Literal) if not n.is_string and _as_float(n.this) > 50000]
+    for i, lit in enumerate(mjds):
+        for delta in (-1, 1):
+            variant(f"mjd {lit.this} {delta:+d}", lambda t, i=i, d=delta: _shift(t, i, d))
+    wheres = list(tree.find_all(exp.Where))
+    for w_i, where in enumerate(wheres):
+        for c_i, conj in enumerate(_conjuncts(where)):
+            variant(
+                f"drop where[{w_i}] {conj.sql(dialect='postgres')[:60]}",
+                lambda t, w=w_i, c=c_i: _drop_conjunct(t, w, c),
+            )
+    return out
+
+
+def _as_float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0
+
+
+def _shift(t, index: int, delta: int) -> bool:
+    lits = [n for n in t.find_all(exp.Literal) if not n.is_string and _as_float(n.this) > 50000]
+    lits[index].replace(exp.Literal.number(_as_float(lits[index].this) + delta))
+    return True
+
+
+def _drop_conjunct(t, w_i: int, c_i: int) -> bool:
+    conj = _conjuncts(list(t.find_all(exp.Where))[w_i])[c_i]
+    conj.replace(exp.true())
+    return True
+
+
+def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None) -> dict:
+    """Execute `sql` and return its identifier set (streamed; stops early once it differs from `gold`)."""
+    t0 = time.monotonic()
+    res: dict = {"error": None, "rows": 0, "ids": set(), "identifier": None, "differs": False}
+    try:
+        with conn.transaction():
+            conn.execute(f"SET LOCAL statement_timeout = {int(timeout_s * 1000)}")
+            with conn.cursor(name="fidelity") as cur:
+                cur.execute(sql)
+                cols = [d.name for d in cur.description]
+                idx = identifier_index(cols)
+                res["identifier"] = cols[idx] if idx is not None else None
+                while rows := cur.fetchmany(5000):
+                    res["rows"] += len(rows)
+                    if idx is None:
+                        continue
+                    res["ids"].update(str(r[idx]) for r in rows)
+                    if gold is not None and not res["ids"] <= gold:
+                        res["differs"] = True
+                        break
+    except psycopg.Error as err:
+        res["error"] = (type(err).__name__ + ": " + str(err).splitlines()[0])[:200]
+    if gold is not None and res["error"] is None and res["identifier"] is not None:
+        res["differs"] = res["differs"] or res["ids"] != gold
+    res["seconds"] = round(time.monotonic() - t0, 3)
+    return res
+
+
+def evaluate(conn, req_id: int, sql: str, timeout_s: float) -> dict:
+    """Gold result plus mutation results for one query."""
+    gold = run_ids(conn, sql, timeout_s)
+    item = {
+        "req_id": req_id,
+        "runs": gold["error"] is None,
+        "error": gold["error"],
+        "rows": gold["rows"],
+        "seconds": gold["seconds"],
+        "identifier": gold["identifier"],
+        "discriminative": False,
+        "mutations": [],
+    }
+    if gold["error"] is not None or gold["identifier"] is None:
+        return item
+    for desc, mutated in mutations(sql):
+        m = run_ids(conn, mutated, timeout_s, gold["ids"])
+        item["mutations"].append(
+            {"mutation": desc, "differed": m["differs"], "error": m["error"], "seconds": m["seconds"]}
+        )
+        if m["differs"]:
+            item["discriminative"] = True
+            break
+    return item
+
+
+def _resolve_dsn(dsn: str | None) -> str:
+    if dsn:
+        return dsn
+    try:
+        from db.server import resolve_dsn
+    except ImportError as err:
+        raise SystemExit("No --dsn given and db.server.resolve_dsn is unavailable; pass --dsn.") from err
+    return resolve_dsn(None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: prints one JSON object on stdout."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.db_fidelity", description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", default=os.environ.get("ALERCE_T2S_DATA"), help="dev CSV with gold_query")
+    parser.add_argument("--dsn", default=None, help="PostgreSQL DSN of the synthetic database")
+    parser.add_argument("--timeout", type=float, default=10.0, help="per-statement timeout in seconds")
+    parser.add_argument("--all-mutations", action="store_true", help="run every mutation (default: stop at first)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
+    if not args.dataset:
+        parser.error("--dataset is required (or set ALERCE_T2S_DATA)")
+    path = os.path.join(args.dataset, "dev.csv") if os.path.isdir(args.dataset) else args.dataset
+    frame = pd.read_csv(path)
+    items = []
+    with psycopg.connect(_resolve_dsn(args.dsn)) as conn:
+        conn.execute("SET search_path TO alerce, public")
+        conn.commit()
+        for _, row in frame.sort_values("req_id").iterrows():
+            item = evaluate(conn, int(row["req_id"]), str(row["gold_query"]).strip().rstrip(";"), args.timeout)
+            log.info(
+                "TRAIN %s rows=%s %.2fs disc=%s %s",
+                item["req_id"],
+                item["rows"],
+                item["seconds"],
+                item["discriminative"],
+                item["error"] or "",
+            )
+            items.append(item)
+    totals = {
+        "queries": len(items),
+        "non_empty": sum(1 for i in items if i["runs"] and i["rows"] > 0),
+        "discriminative": sum(1 for i in items if i["discriminative"]),
+        "within_10s": sum(1 for i in items if i["runs"] and i["seconds"] <= 10.0),
+    }
+    print(json.dumps({"totals": totals, "queries": items}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""Named sizes of the synthetic database."""
+
+from dataclasses import dataclass
+
+__all__ = ["SCALES", "Scale", "get_scale"]
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Size knobs of one synthetic build.
+
+    Attributes:
+        name: scale name.
+        n_objects: random (non-planted) objects.
+        chunk_objects: objects generated and copied per chunk (bounds memory).
+        allwise_unlinked_per_object: AllWISE sources without a ZTF match, per object.
+        old_feature_fraction: share of lc-classified objects that also carry the older feature version.
+        max_forced_rows: cap on forced-photometry epochs per object.
+    """
+
+    name: str
+    n_objects: int
+    chunk_objects: int = 25_000
+    allwise_unlinked_per_object: float = 0.3
+    old_feature_fraction: float = 0.3
+    max_forced_rows: int = 80
+
+
+SCALES = {
+    "tiny": Scale("tiny", n_objects=400, chunk_objects=400, max_forced_rows=20),
+    "default": Scale("default", n_objects=20_000),
+    "large": Scale("large", n_objects=320_000, chunk_objects=20_000, max_forced_rows=120),
+}
+
+
+def get_scale(name: str) -> Scale:
+    """Return the Scale called `name`.
+
+    Raises:
+        ValueError: for an unknown name (the message lists the valid ones).
+    """
+    try:
+        return SCALES[name]
+    except KeyError:
+        raise ValueError(f"Unknown scale {name!r}; use one of {', '.join(SCALES)}.") from None
