@@ -1,0 +1,112 @@
+"""An append-only JSON-lines checkpoint of scored items, so an interrupted evaluation resumes where it stopped."""
+
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+
+from evaluation.errors import CheckpointMismatch
+
+__all__ = ["CHECKPOINT_FILE", "Checkpoint"]
+
+logger = logging.getLogger(__name__)
+
+CHECKPOINT_FILE = "checkpoint.jsonl"
+_FORMAT_VERSION = 1
+
+
+class Checkpoint:
+    """Items finished so far, one JSON object per line after a header line naming the settings they depend on.
+
+    Each append is flushed and fsynced, so a killed run loses at most the line being written (a torn last line
+    is ignored on load).
+    """
+
+    def __init__(self, path: str | Path, identity: dict[str, object]) -> None:
+        """Bind the checkpoint to a file; nothing is read or written yet.
+
+        Args:
+            path: The ``checkpoint.jsonl`` file (its folder is created on the first append).
+            identity: JSON-ready settings that make results comparable (database fingerprint, dataset hash,
+                timeouts, ...); a file written under other values is refused.
+        """
+        self.path = Path(path)
+        self.identity = json.loads(json.dumps(identity))
+        self._lock = threading.Lock()
+
+    def load(self) -> list[dict]:
+        """Return the records saved so far (later lines win for a repeated item), or [] when there is no file.
+
+        Raises:
+            CheckpointMismatch: The file was written under other settings.
+        """
+        if not self.path.is_file():
+            return []
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        records = [record for record in map(_parse_line, lines) if record is not None]
+        if not records:
+            return []
+        header, *items = records
+        self._check_header(header)
+        latest = {(record["req_id"], record["run"]): record for record in items}
+        return list(latest.values())
+
+    def append(self, record: dict) -> None:
+        """Add one finished item durably (thread-safe)."""
+        line = json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ending = _last_byte(self.path)
+            with self.path.open("a", encoding="utf-8") as file:
+                if ending is None:
+                    file.write(json.dumps({"checkpoint": _FORMAT_VERSION, "identity": self.identity}) + "\n")
+                elif ending != b"\n":
+                    file.write("\n")  # end a line torn by a killed run, so this record stays readable
+                file.write(line)
+                file.flush()
+                os.fsync(file.fileno())
+
+    def _check_header(self, header: dict) -> None:
+        saved = header.get("identity") if header.get("checkpoint") == _FORMAT_VERSION else None
+        if not isinstance(saved, dict):
+            raise CheckpointMismatch(
+                f"'{self.path}' is not a checkpoint of this evaluator; choose another --report folder.",
+                str(self.path),
+                (),
+            )
+        names = sorted(set(saved) | set(self.identity))
+        differences = tuple(name for name in names if saved.get(name) != self.identity.get(name))
+        if differences:
+            changes = "; ".join(f"{n}: {saved.get(n)!r} then, {self.identity.get(n)!r} now" for n in differences)
+            raise CheckpointMismatch(
+                f"The checkpoint in '{self.path.parent}' was made with other settings ({changes}); "
+                "rerun with the same settings to resume, or choose another --report folder.",
+                str(self.path),
+                differences,
+            )
+
+
+def _last_byte(path: Path) -> bytes | None:
+    """Return the file's last byte, or None when the file is absent or empty."""
+    try:
+        with path.open("rb") as file:
+            file.seek(0, os.SEEK_END)
+            if file.tell() == 0:
+                return None
+            file.seek(-1, os.SEEK_END)
+            return file.read(1)
+    except FileNotFoundError:
+        return None
+
+
+def _parse_line(line: str) -> dict | None:
+    """Parse one line; a blank or torn line (from a killed run) gives None."""
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        logger.warning("ignoring a torn checkpoint line: %.60s", line)
+        return None
+    return record if isinstance(record, dict) else None

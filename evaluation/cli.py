@@ -1,0 +1,206 @@
+"""Score predicted SQL against the benchmark's gold queries (row and column Perfect Match, value match).
+
+Predictions come from a CSV or JSON file with req_id, sql and optionally run; any system can produce them.
+Gold results are cached on disk per database, predictions run in parallel, and every finished item is saved to
+<report>/checkpoint.jsonl, so rerunning with the same --report folder resumes an interrupted evaluation.
+"""
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from data.errors import DataError
+from data.loader import ENV_VAR, SPLITS, load_dataset, resolve_dataset_path, split_file
+from db.errors import DbError
+from db.executor import Executor, ExecutorSettings
+from db.server import DSN_ENV, add_dsn_argument, resolve_dsn
+from evaluation.checkpoint import CHECKPOINT_FILE, Checkpoint
+from evaluation.errors import EvaluationError
+from evaluation.predictions import Prediction, complete_predictions, read_predictions
+from evaluation.report import CONVENTIONS, METRIC_VERSION, PLOT_FILE, render_table, write_report
+from evaluation.runner import score_predictions
+from optimizers.gold_cache import GoldCache, default_cache_dir
+
+__all__ = ["EMBEDDED_TIMEOUT_S", "EXTERNAL_TIMEOUT_S", "GOLD_TIMEOUT_FACTOR", "build_parser", "main"]
+
+logger = logging.getLogger(__name__)
+
+EXTERNAL_TIMEOUT_S = 120.0
+"""Default time limit of a predicted query on a database given by --dsn or ALERCE_DSN (the live ALeRCE role's)."""
+EMBEDDED_TIMEOUT_S = 10.0
+"""Default time limit on the embedded database, whose synthetic tables are much smaller."""
+GOLD_TIMEOUT_FACTOR = 3.0
+"""Gold queries get this multiple of the database's default limit (and never less than --timeout)."""
+
+EXAMPLES = f"""examples:
+  python -m evaluate --predictions preds.csv --plot
+  python -m evaluate --predictions preds.json --dsn postgresql://reader@host/alerce --workers 4 --json > report.json
+
+files written (in --report, default reports/<timestamp>):
+  report.json        settings (timeouts, database fingerprint, dataset sha256), counts and every rate
+  per_question.csv   one row per question and run: rows, error kind and message, row/column PM, value match
+  checkpoint.jsonl   finished items; rerun with the same --report to resume
+  {PLOT_FILE:<18} with --plot: row and formatted column PM per difficulty
+
+environment: {ENV_VAR} (dataset when --dataset is not given), {DSN_ENV} (database when --dsn is not given)
+exit codes: 0 done, 1 bad input or database unreachable (one line on stderr), 2 bad command line, 130 interrupted
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser of ``python -m evaluate``; the ``source`` group takes one prediction source."""
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluate",
+        description=__doc__,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--predictions", metavar="FILE", help="CSV or JSON file with req_id, sql and optionally run")
+    parser.add_argument("--dataset", help=f"benchmark CSV or folder (default: ${ENV_VAR}, else the fetch cache)")
+    parser.add_argument("--split", choices=SPLITS, default="dev", help="dataset split (default: %(default)s)")
+    add_dsn_argument(parser)
+    parser.add_argument("--workers", type=_positive_int, default=2, help="items scored at once (default: %(default)s)")
+    parser.add_argument(
+        "--timeout",
+        type=_positive_float,
+        metavar="S",
+        help=f"time limit of a predicted query in seconds (default: {EXTERNAL_TIMEOUT_S:g} with --dsn or "
+        f"${DSN_ENV}, {EMBEDDED_TIMEOUT_S:g} on the embedded database)",
+    )
+    parser.add_argument(
+        "--gold-timeout",
+        type=_positive_float,
+        metavar="S",
+        help=f"time limit of a gold query in seconds (default: {GOLD_TIMEOUT_FACTOR:g} times the database's "
+        "default, at least --timeout)",
+    )
+    _add_output_options(parser)
+    return parser
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    """Add the options choosing what is written and printed."""
+    parser.add_argument("--report", metavar="DIR", help="report folder (default: reports/<timestamp>)")
+    parser.add_argument("--gold-cache", metavar="DIR", help=f"gold result cache (default: {default_cache_dir()})")
+    parser.add_argument(
+        "--plot", action=argparse.BooleanOptionalAction, default=False, help="draw the PNG bar chart (default: off)"
+    )
+    parser.add_argument(
+        "--convention",
+        choices=tuple(CONVENTIONS),
+        default="paper",
+        help="gold errors count as failures (paper) or are excluded from every rate (default: %(default)s)",
+    )
+    parser.add_argument("--json", action="store_true", help="print report.json on stdout instead of the table")
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def _timeouts(args: argparse.Namespace) -> tuple[float, float, bool]:
+    """Return the predicted and gold query time limits, and whether the database is external."""
+    is_external = bool(args.dsn or os.environ.get(DSN_ENV))
+    default_s = EXTERNAL_TIMEOUT_S if is_external else EMBEDDED_TIMEOUT_S
+    timeout_s = args.timeout or default_s
+    gold_timeout_s = args.gold_timeout or max(timeout_s, GOLD_TIMEOUT_FACTOR * default_s)
+    return timeout_s, gold_timeout_s, is_external
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _predictions_source(args: argparse.Namespace) -> tuple[list[Prediction], dict]:
+    """Read the predictions named on the command line; return them and their description for the report."""
+    path = Path(args.predictions).expanduser()
+    predictions = read_predictions(path)
+    return predictions, {"kind": "predictions", "path": str(path.resolve()), "sha256": _sha256(path)}
+
+
+def _load(args: argparse.Namespace) -> tuple[list[Prediction], list, Path, dict]:
+    """Read the predictions and the dataset; return predictions (one per item), examples, dataset file, source."""
+    predictions, source = _predictions_source(args)
+    dataset_file = split_file(resolve_dataset_path(args.dataset), args.split)
+    examples = load_dataset(dataset_file, args.split)
+    predictions = complete_predictions(predictions, examples, source.get("path", "predictions"))
+    return predictions, examples, dataset_file, source
+
+
+def _run(args: argparse.Namespace, report_dir: Path) -> dict:
+    """Load everything, score, and write the report; return it."""
+    predictions, examples, dataset_file, source = _load(args)
+    timeout_s, gold_timeout_s, is_external = _timeouts(args)
+    settings = ExecutorSettings(dsn=resolve_dsn(args.dsn), timeout_s=timeout_s, pool_size=max(2, args.workers))
+    with Executor(settings) as executor:
+        gold_cache = GoldCache(executor, cache_dir=args.gold_cache and Path(args.gold_cache), timeout_s=gold_timeout_s)
+        identity = {
+            "metric_version": METRIC_VERSION,
+            "database_fingerprint": gold_cache.folder.name,
+            "dataset_sha256": _sha256(dataset_file),
+            "split": args.split,
+            "timeout_s": timeout_s,
+            "gold_timeout_s": gold_timeout_s,
+        }
+        checkpoint = Checkpoint(report_dir / CHECKPOINT_FILE, identity)
+        records = score_predictions(
+            predictions,
+            examples,
+            executor,
+            gold_cache,
+            timeout_s=timeout_s,
+            workers=args.workers,
+            checkpoint=checkpoint,
+        )
+    run_settings = {
+        **identity,
+        "database": "external" if is_external else "embedded",
+        "dataset_path": str(dataset_file.resolve()),
+        "source": source,
+        "workers": args.workers,
+        "max_rows": settings.max_rows,
+    }
+    return write_report(records, report_dir, settings=run_settings, convention=args.convention, plot=args.plot)
+
+
+def _configure_logging(args: argparse.Namespace) -> None:
+    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    for noisy in ("LiteLLM", "httpx", "psycopg.pool", "matplotlib"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``python -m evaluate``; return the exit code."""
+    args = build_parser().parse_args(argv)
+    _configure_logging(args)
+    report_dir = Path(args.report) if args.report else Path("reports") / datetime.now().strftime("%Y%m%d-%H%M%S")
+    try:
+        report = _run(args, report_dir)
+    except (EvaluationError, DataError, DbError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"interrupted: finished items are saved; resume with --report {report_dir}", file=sys.stderr)
+        return 130
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else render_table(report))
+    return 0

@@ -1,0 +1,224 @@
+"""Score predictions against gold results in parallel, saving each finished item to a checkpoint."""
+
+import concurrent.futures
+import dataclasses
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Protocol
+
+import dspy
+import pandas as pd
+from tqdm import tqdm
+
+from db.errors import ErrorKind, ExecutionError
+from evaluation.checkpoint import Checkpoint
+from evaluation.predictions import Prediction
+from optimizers.aggregate import ScoredItem
+from optimizers.gold_cache import GoldCache
+from optimizers.metric import score_frames
+
+__all__ = ["MISSING_MESSAGE", "ItemRecord", "QueryExecutor", "score_item", "score_predictions"]
+
+logger = logging.getLogger(__name__)
+
+MISSING_MESSAGE = "missing: no prediction for this question and run"
+
+
+class _Result(Protocol):
+    frame: pd.DataFrame
+    elapsed_s: float
+
+
+class QueryExecutor(Protocol):
+    """What the runner needs from ``db.executor.Executor``."""
+
+    def execute(self, sql: str, *, timeout_s: float | None = None) -> _Result: ...
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ItemRecord:
+    """Everything known about one scored (question, run) item; one line of the checkpoint and of per_question.csv.
+
+    Attributes:
+        req_id: The question id.
+        run: The run id.
+        difficulty: The gold difficulty label.
+        gold_rows: Rows of the gold result, or None if the gold query failed.
+        pred_rows: Rows of the predicted result, or None if it failed or is missing.
+        error_kind: Kind of the prediction's execution error (``timeout``, ``missing_structure``, ``general``).
+        row_pm: Row PM.
+        col_pm: Raw column PM.
+        col_pm_formatted: Formatted column PM (the paper's column number).
+        value_match: Our value match.
+        error_message: The prediction's error message, or None.
+        gold_error_kind: Kind of the gold query's execution error, or None.
+        gold_error_message: The gold query's error message, or None.
+        row_comparison: How row PM compared the results (``ok``, ``empty_gold``, ``alias_crash``, ...).
+        value_comparison: How the value match ended (``ok``, ``row_count``, ``values``, ...).
+        is_missing: The predictions had no SQL for this item.
+        elapsed_s: Wall time of the predicted query in seconds (0 when it did not run).
+        sql: The predicted SQL, or None when missing.
+    """
+
+    req_id: int
+    run: int | str
+    difficulty: str
+    gold_rows: int | None
+    pred_rows: int | None
+    error_kind: str | None
+    row_pm: bool
+    col_pm: bool
+    col_pm_formatted: bool
+    value_match: bool
+    error_message: str | None = None
+    gold_error_kind: str | None = None
+    gold_error_message: str | None = None
+    row_comparison: str = ""
+    value_comparison: str = ""
+    is_missing: bool = False
+    elapsed_s: float = 0.0
+    sql: str | None = None
+
+    def to_dict(self) -> dict:
+        """Return the record as a JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ItemRecord":
+        """Rebuild a record from ``to_dict`` output, ignoring unknown keys."""
+        names = {field.name for field in dataclasses.fields(cls)}
+        return cls(**{key: value for key, value in data.items() if key in names})
+
+    def scored_item(self) -> ScoredItem:
+        """Return the item as ``optimizers.aggregate`` counts it."""
+        return ScoredItem(
+            req_id=self.req_id,
+            run=self.run,
+            difficulty=self.difficulty,
+            gold_error=self.gold_error_kind is not None,
+            pred_error=self.error_kind,
+            row_pm=self.row_pm,
+            col_pm=self.col_pm,
+            col_pm_formatted=self.col_pm_formatted,
+            value_match=self.value_match,
+        )
+
+
+def _execute(executor: QueryExecutor, sql: str | None, timeout_s: float) -> tuple[pd.DataFrame | None, object]:
+    """Run the predicted SQL; return its frame (None on error) and the error or elapsed seconds."""
+    if sql is None:
+        return None, ExecutionError(ErrorKind.GENERAL, None, MISSING_MESSAGE)
+    try:
+        result = executor.execute(sql, timeout_s=timeout_s)
+    except ExecutionError as err:
+        return None, err
+    return result.frame, result.elapsed_s
+
+
+def score_item(
+    prediction: Prediction, example: dspy.Example, executor: QueryExecutor, gold_cache: GoldCache, *, timeout_s: float
+) -> ItemRecord:
+    """Execute one prediction and its (cached) gold, and score the pair.
+
+    Raises:
+        DatabaseUnavailable: The database cannot be reached (the item is not scored).
+    """
+    gold = gold_cache.result(example.gold_sql)
+    pred_df, outcome = _execute(executor, prediction.sql, timeout_s)
+    error = outcome if isinstance(outcome, ExecutionError) else None
+    scores = score_frames(gold.frame, example.gold_sql, pred_df, prediction.sql or "")
+    return ItemRecord(
+        req_id=prediction.req_id,
+        run=prediction.run,
+        difficulty=example.difficulty,
+        gold_rows=None if gold.frame is None else len(gold.frame),
+        pred_rows=None if pred_df is None else len(pred_df),
+        error_kind=error.kind.value if error else None,
+        row_pm=scores.row.pm,
+        col_pm=scores.column_raw.pm,
+        col_pm_formatted=scores.column_formatted.pm,
+        value_match=scores.value.pm,
+        error_message=error.message if error else None,
+        gold_error_kind=gold.error.kind.value if gold.error else None,
+        gold_error_message=gold.error.message if gold.error else None,
+        row_comparison=scores.row.comparison.value,
+        value_comparison=scores.value.comparison.value,
+        is_missing=prediction.sql is None,
+        elapsed_s=0.0 if error else float(outcome),
+        sql=prediction.sql,
+    )
+
+
+def _resumed(predictions: Sequence[Prediction], checkpoint: Checkpoint | None) -> dict[tuple, ItemRecord]:
+    """Return checkpointed records whose prediction SQL is unchanged, keyed by (req_id, run)."""
+    if checkpoint is None:
+        return {}
+    saved = {(record["req_id"], record["run"]): record for record in checkpoint.load()}
+    done = {}
+    for prediction in predictions:
+        record = saved.get(prediction.key)
+        if record is not None and record.get("sql") == prediction.sql:
+            done[prediction.key] = ItemRecord.from_dict(record)
+    if done:
+        logger.info("resuming: %d of %d items already scored in %s", len(done), len(predictions), checkpoint.path)
+    return done
+
+
+def score_predictions(
+    predictions: Sequence[Prediction],
+    examples: Sequence[dspy.Example],
+    executor: QueryExecutor,
+    gold_cache: GoldCache,
+    *,
+    timeout_s: float,
+    workers: int = 2,
+    checkpoint: Checkpoint | None = None,
+) -> list[ItemRecord]:
+    """Score every prediction, in parallel, skipping items already in the checkpoint with the same SQL.
+
+    Args:
+        predictions: One prediction per item, e.g. from ``complete_predictions`` (``sql=None`` = missing).
+        examples: The dataset split; each prediction's req_id must be among them.
+        executor: Runs the predicted SQL (thread-safe, with a pool of at least ``workers`` connections).
+        gold_cache: Gives the gold results.
+        timeout_s: Time limit of one predicted query, in seconds.
+        workers: Items scored at once.
+        checkpoint: Where finished items are appended and read back on resume; None keeps nothing.
+
+    Returns:
+        One record per prediction, in the order given.
+
+    Raises:
+        KeyboardInterrupt: Interrupted; items finished so far are in the checkpoint.
+        DatabaseUnavailable: The database cannot be reached.
+    """
+    by_id = {example.req_id: example for example in examples}
+    done = _resumed(predictions, checkpoint)
+    todo = [p for p in predictions if p.key not in done]
+
+    def score_and_save(prediction: Prediction) -> ItemRecord:
+        # Saved by the worker, so an item still running at Ctrl-C is kept when it finishes.
+        record = score_item(prediction, by_id[prediction.req_id], executor, gold_cache, timeout_s=timeout_s)
+        if checkpoint is not None:
+            checkpoint.append(record.to_dict())
+        return record
+
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="evaluate")
+    futures: list[concurrent.futures.Future] = []
+    try:
+        futures += [pool.submit(score_and_save, prediction) for prediction in todo]
+        with tqdm(
+            total=len(predictions), initial=len(done), desc="evaluate", unit="item", file=sys.stderr, disable=None
+        ) as bar:
+            for future in concurrent.futures.as_completed(futures):
+                record = future.result()
+                done[record.req_id, record.run] = record
+                bar.update()
+    except KeyboardInterrupt:
+        running = sum(future.running() for future in futures)
+        logger.warning("interrupted: waiting for %d running item(s) to be saved (Ctrl-C again to drop them)", running)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return [done[p.key] for p in predictions]

@@ -1,0 +1,23 @@
+"""Fixtures of the evaluation tests: the dev split, and an executor on the tiny database shared by a module."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import dspy
+import pytest
+
+from data.loader import load_dataset
+from db.executor import Executor, ExecutorSettings
+
+
+@pytest.fixture(scope="session")
+def dev_examples(dev_csv_path: Path) -> list[dspy.Example]:
+    """The dev split as DSPy examples."""
+    return load_dataset(dev_csv_path, "dev")
+
+
+@pytest.fixture(scope="module")
+def module_executor(tiny_dsn: str) -> Iterator[Executor]:
+    """An Executor on the tiny database with a pool of 2, shared by a test module."""
+    with Executor(ExecutorSettings(dsn=tiny_dsn, timeout_s=10, pool_size=2)) as executor:
+        yield executor

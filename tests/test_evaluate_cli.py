@@ -1,0 +1,170 @@
+"""In-process tests of `python -m evaluate`: help, exit codes, one-line errors, reports and resume."""
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+import evaluation.cli
+from data.loader import load_dataset
+from evaluate import main
+from tests.conftest import REPO_DIR, free_port
+
+HEAVY_SQL = "SELECT count(*) FROM alerce.detection a CROSS JOIN alerce.detection b CROSS JOIN alerce.detection c"
+
+
+@pytest.fixture(scope="module")
+def examples(dev_csv_path):
+    return load_dataset(dev_csv_path, "dev")
+
+
+@pytest.fixture
+def gold_csv(examples, tmp_path):
+    """The dev golds written as a predictions file (in a temp folder, never in the repository)."""
+    path = tmp_path / "golds.csv"
+    pd.DataFrame({"req_id": [e.req_id for e in examples], "sql": [e.gold_sql for e in examples]}).to_csv(
+        path, index=False
+    )
+    return path
+
+
+def _args(tmp_path, predictions, dev_csv_path, dsn, *extra):
+    return [
+        "--predictions",
+        str(predictions),
+        "--dataset",
+        str(dev_csv_path),
+        "--dsn",
+        dsn,
+        "--report",
+        str(tmp_path / "report"),
+        "--gold-cache",
+        str(tmp_path / "gold"),
+        "-q",
+        *extra,
+    ]
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_help(flag, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([flag])
+    out = capsys.readouterr().out
+    assert info.value.code == 0
+    assert out.startswith("usage: python -m evaluate")
+    assert "Score predicted SQL against the benchmark's gold queries" in out and "exit codes:" in out
+
+
+def test_module_entry_point_runs():
+    done = subprocess.run([sys.executable, "-m", "evaluate", "--help"], cwd=REPO_DIR, capture_output=True, text=True)
+    assert done.returncode == 0 and "--predictions FILE" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "argv", [[], ["--predictions", "p.csv", "--split", "train"], ["--predictions", "p.csv", "--workers", "0"]]
+)
+def test_bad_command_line_exits_2(argv, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def _fails(argv, capsys) -> str:
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
+    return lines[0]
+
+
+def test_missing_predictions_file_is_one_line(tmp_path, dev_csv_path, capsys):
+    line = _fails(_args(tmp_path, tmp_path / "none.csv", dev_csv_path, "postgresql://x@127.0.0.1:1/x"), capsys)
+    assert line == f"error: Predictions file not found: '{tmp_path / 'none.csv'}'."
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("req_id,query\n1,SELECT 1\n", "no 'sql' field"),
+        ('req_id,sql\n1,"SELECT 1\n', "Cannot read"),
+        ("req_id,sql\n999999,SELECT 1\n", "not in the dataset: 999999; check --dataset and --split."),
+    ],
+    ids=["no-sql-column", "malformed-csv", "unknown-req-id"],
+)
+def test_bad_predictions_are_one_line(content, message, tmp_path, dev_csv_path, capsys):
+    path = tmp_path / "p.csv"
+    path.write_text(content)
+    assert message in _fails(_args(tmp_path, path, dev_csv_path, "postgresql://x@127.0.0.1:1/x"), capsys)
+
+
+def test_missing_dataset_is_one_line(tmp_path, gold_csv, capsys):
+    line = _fails(_args(tmp_path, gold_csv, tmp_path / "no-data", "postgresql://x@127.0.0.1:1/x"), capsys)
+    assert line.startswith(f"error: Dataset not found: '{tmp_path / 'no-data'}'")
+
+
+def test_unreachable_database_is_one_line(tmp_path, gold_csv, dev_csv_path, capsys):
+    dsn = f"postgresql://reader@127.0.0.1:{free_port()}/alerce"
+    line = _fails(_args(tmp_path, gold_csv, dev_csv_path, dsn), capsys)
+    assert line.startswith("error: Cannot connect to PostgreSQL at 127.0.0.1:")
+
+
+def test_golds_score_one_and_write_the_report(tmp_path, gold_csv, dev_csv_path, tiny_dsn, capsys):
+    assert main(_args(tmp_path, gold_csv, dev_csv_path, tiny_dsn, "--json", "--plot")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["settings"]["timeout_s"] == 120.0 and report["settings"]["database"] == "external"
+    assert report["settings"]["dataset_path"] == str(dev_csv_path.resolve())
+    assert len(report["settings"]["dataset_sha256"]) == 64 and report["metric_version"] == "pm-v1"
+    assert report["counts"]["items"] == 58 and report["counts"]["pred_errors"] == 0
+    assert report["summary"]["overall"]["col_pm"]["mean"] == 1.0
+    assert report["summary"]["overall"]["row_pm"]["mean"] >= 0.95
+    folder = tmp_path / "report"
+    assert {p.name for p in folder.iterdir()} == {
+        "report.json",
+        "per_question.csv",
+        "checkpoint.jsonl",
+        "pm_by_difficulty.png",
+    }
+    first_csv = (folder / "per_question.csv").read_text()
+    checkpoint_lines = len((folder / "checkpoint.jsonl").read_text().splitlines())
+    assert main(_args(tmp_path, gold_csv, dev_csv_path, tiny_dsn)) == 0  # resumed: nothing to run again
+    assert capsys.readouterr().out.splitlines()[0].split()[:2] == ["difficulty", "n"]
+    assert len((folder / "checkpoint.jsonl").read_text().splitlines()) == checkpoint_lines
+    assert (folder / "per_question.csv").read_text() == first_csv
+
+
+def test_wrong_predictions_are_counted_by_kind(tmp_path, examples, dev_csv_path, tiny_dsn, capsys):
+    rows = [
+        {"req_id": examples[0].req_id, "sql": f"SELECT g.*, g.hallucinated_col FROM ({examples[0].gold_sql}) g"},
+        {"req_id": examples[1].req_id, "sql": HEAVY_SQL},
+    ]
+    path = tmp_path / "wrong.json"
+    path.write_text(json.dumps({"predictions": rows}))
+    argv = _args(tmp_path, path, dev_csv_path, tiny_dsn, "--timeout", "0.05", "--gold-timeout", "30", "--json")
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["counts"]["pred_errors_by_kind"] == {"general": 56, "missing_structure": 1, "timeout": 1}
+    assert report["counts"]["missing"] == 56 and report["summary"]["overall"]["row_pm"]["mean"] == 0.0
+    frame = pd.read_csv(tmp_path / "report" / "per_question.csv").set_index("req_id")
+    assert frame.loc[examples[1].req_id, "error_kind"] == "timeout"
+
+
+def test_changed_settings_refuse_to_resume(tmp_path, gold_csv, dev_csv_path, tiny_dsn, capsys):
+    assert main(_args(tmp_path, gold_csv, dev_csv_path, tiny_dsn, "--timeout", "5")) == 0
+    capsys.readouterr()
+    line = _fails(_args(tmp_path, gold_csv, dev_csv_path, tiny_dsn, "--timeout", "6"), capsys)
+    assert "was made with other settings (timeout_s: 5.0 then, 6.0 now)" in line
+
+
+def test_interrupt_exits_130(tmp_path, gold_csv, dev_csv_path, tiny_dsn, capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluation.cli, "score_predictions", interrupted)
+    assert main(_args(tmp_path, gold_csv, dev_csv_path, tiny_dsn)) == 130
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == f"interrupted: finished items are saved; resume with --report {tmp_path / 'report'}"
