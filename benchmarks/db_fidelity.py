@@ -14,10 +14,11 @@ import os
 import sys
 import time
 
-import pandas as pd
 import psycopg
 import sqlglot
 from sqlglot import exp
+
+from benchmarks.common import gold_queries
 
 log = logging.getLogger("benchmarks.db_fidelity")
 
@@ -185,14 +186,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
     if not args.dataset:
         parser.error("--dataset is required (or set ALERCE_T2S_DATA)")
-    path = os.path.join(args.dataset, "dev.csv") if os.path.isdir(args.dataset) else args.dataset
-    frame = pd.read_csv(path)
+    _, golds = gold_queries(args.dataset)
     items = []
     with psycopg.connect(_resolve_dsn(args.dsn)) as conn:
         conn.execute("SET search_path TO alerce, public")
         conn.commit()
-        for _, row in frame.sort_values("req_id").iterrows():
-            item = evaluate(conn, int(row["req_id"]), str(row["gold_query"]).strip().rstrip(";"), args.timeout)
+        for req_id, gold_sql in golds:
+            item = evaluate(conn, req_id, gold_sql, args.timeout)
             log.info(
                 "TRAIN %s rows=%s %.2fs disc=%s %s",
                 item["req_id"],
