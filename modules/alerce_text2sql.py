@@ -37,6 +37,8 @@ class AlerceText2SQL(dspy.Module):
         self.decomposition = Decomposition(reasoning=reasoning)
         self.generation = Generation(reasoning=reasoning)
         self.self_correction = SelfCorrection(reasoning=reasoning)
+        # Optional per-question generation demos (optimizers.mqs.DemoRetriever): anything with demos(question).
+        self.demo_retriever = None
 
     def forward(self, question: str, external_knowledge: object = "", domain_knowledge: object = "") -> dspy.Prediction:
         """Run the switched-on stages for one question; bad LM output is recorded in `failures`, never raised.
@@ -50,8 +52,11 @@ class AlerceText2SQL(dspy.Module):
         link = self._link(question, knowledge, record)
         difficulty = self._classify(question, link.schema_text, record)
         plan = self._plan(question, knowledge, link.schema_text, difficulty, record)
+        demos = self.demo_retriever.demos(question) if self.demo_retriever is not None else None
         with record.stage("generation"):
-            generated = self.generation(question=question, knowledge=knowledge, schema_text=link.schema_text, plan=plan)
+            generated = self.generation(
+                question=question, knowledge=knowledge, schema_text=link.schema_text, plan=plan, demos=demos
+            )
         record.add_failures(generated.failures)
         outcome = self._execute(question, knowledge, generated.sql, link, record)
         return dspy.Prediction(

@@ -22,7 +22,12 @@ class Generation(dspy.Module):
         self.planned = make_predictor(GeneratePlannedSQL, reasoning)
 
     def forward(
-        self, question: str, knowledge: str, schema_text: str, plan: list[str] | None = None
+        self,
+        question: str,
+        knowledge: str,
+        schema_text: str,
+        plan: list[str] | None = None,
+        demos: list[dspy.Example] | None = None,
     ) -> dspy.Prediction:
         """Generate one SQL statement.
 
@@ -31,11 +36,14 @@ class Generation(dspy.Module):
             knowledge: Knowledge text (may be empty).
             schema_text: Schema shown to the model.
             plan: Steps from decomposition; None or empty uses the direct predictor.
+            demos: Demos for this call only, replacing the predictor's own (per-question retrieval); None keeps them.
 
         Returns:
             A prediction with `sql` (possibly empty) and `failures`.
         """
         inputs = {"question": question, "knowledge": knowledge, "schema_text": schema_text}
+        if demos is not None:
+            inputs["demos"] = demos
         if plan:
             answer, failure = call_predictor(STAGE, self.planned, plan=plan, **inputs)
         else:

@@ -1,0 +1,279 @@
+"""Freeze a compiled program as an artifact (``program.json`` + ``manifest.json``) and load it back safely.
+
+An artifact folder holds DSPy's JSON state of every named predictor (plus the MQS demo index when there is one)
+and a manifest saying how it was made. Loading refuses an artifact whose program version, program class or
+signature hash differs from the code, and loads predictor by predictor, so it fits any stage ablation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import dspy
+import orjson
+from dspy.utils.saving import get_dependency_versions
+
+from lms import model_slug
+from modules import AlerceText2SQL, PipelineSettings
+from optimizers.atomic_files import check_writable, write_files
+from optimizers.errors import RECOMPILE_HINT, ArtifactMismatch, ArtifactNotFound
+from optimizers.mqs import DemoRetriever
+
+if TYPE_CHECKING:
+    from modules import SQLExecutor
+
+__all__ = [
+    "MANIFEST_FILE",
+    "PROGRAM_FILE",
+    "PROGRAM_VERSION",
+    "REPO_DIR",
+    "check_writable",
+    "default_artifact_dir",
+    "load_artifact",
+    "load_program",
+    "program_class",
+    "save_artifact",
+    "signature_hash",
+]
+
+logger = logging.getLogger(__name__)
+
+PROGRAM_VERSION = 1
+"""Bump when the program's structure changes in a way the signature hash cannot see (routing, predictor roles)."""
+PROGRAM_FILE = "program.json"
+MANIFEST_FILE = "manifest.json"
+RETRIEVER_KEY = "demo_retriever"
+"""Top-level key of program.json holding the MQS demo index (absent for other strategies)."""
+REPO_DIR = Path(__file__).resolve().parent.parent
+
+
+def default_artifact_dir(model: str | None) -> Path:
+    """Return ``<repo>/artifacts/<model slug>``, where ``python -m compile`` freezes a model's program."""
+    return REPO_DIR / "artifacts" / model_slug(model)
+
+
+def program_class(program: dspy.Module) -> str:
+    """Name the program's class as ``module:QualName``."""
+    cls = type(program)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _type_name(annotation: object) -> str:
+    return annotation.__qualname__ if isinstance(annotation, type) else str(annotation)
+
+
+def signature_hash(program: dspy.Module) -> str:
+    """Hash every named predictor's signature: instructions, then each field's name, role, type and desc, in order.
+
+    Call it on a program as built in code (before optimisation or loading), since optimisers may rewrite
+    instructions.
+
+    Returns:
+        A sha256 hex digest.
+    """
+    described = []
+    for name, predictor in program.named_predictors():
+        signature = predictor.signature
+        fields = [
+            [
+                field_name,
+                (field.json_schema_extra or {}).get("__dspy_field_type"),
+                _type_name(field.annotation),
+                (field.json_schema_extra or {}).get("desc"),
+            ]
+            for field_name, field in signature.fields.items()
+        ]
+        described.append([name, signature.instructions, fields])
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()
+
+
+def _program_state(program: dspy.Module) -> dict[str, Any]:
+    """Dump the program's state with every predictor LM cleared (restored afterwards; DSPY_GUIDE.md §8.5)."""
+    predictors = [predictor for _, predictor in program.named_predictors()]
+    saved_lms = [predictor.lm for predictor in predictors]
+    try:
+        for predictor in predictors:
+            predictor.lm = None
+        state = program.dump_state()
+    finally:
+        for predictor, lm in zip(predictors, saved_lms, strict=True):
+            predictor.lm = lm
+    retriever = getattr(program, "demo_retriever", None)
+    if retriever is not None:
+        state[RETRIEVER_KEY] = retriever.to_state()
+    state["metadata"] = {"dependency_versions": get_dependency_versions()}
+    return state
+
+
+def save_artifact(program: dspy.Module, out_dir: str | Path, manifest: dict[str, Any]) -> Path:
+    """Write ``program.json`` and ``manifest.json`` atomically; a failure leaves a previous artifact intact.
+
+    ``program_version``, ``program_class`` and (unless given, e.g. computed before optimisation)
+    ``signature_hash`` are added to the manifest.
+
+    Args:
+        program: The compiled program; its predictor LMs are not saved (record the model in the manifest).
+        out_dir: The artifact folder (created if missing).
+        manifest: JSON-ready facts about the compile.
+
+    Returns:
+        The artifact folder.
+
+    Raises:
+        CompileError: The folder cannot be created or written.
+    """
+    out_dir = Path(out_dir)
+    full_manifest = {
+        "program_version": PROGRAM_VERSION,
+        "program_class": program_class(program),
+        "signature_hash": manifest.get("signature_hash") or signature_hash(program),
+        **{key: value for key, value in manifest.items() if key != "signature_hash"},
+    }
+    options = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE | orjson.OPT_SERIALIZE_NUMPY
+    program_bytes = orjson.dumps(_program_state(program), option=options)
+    manifest_bytes = orjson.dumps(full_manifest, option=options | orjson.OPT_NON_STR_KEYS)
+    write_files(out_dir, {PROGRAM_FILE: program_bytes, MANIFEST_FILE: manifest_bytes})
+    logger.info("artifact written to %s", out_dir)
+    return out_dir
+
+
+def _artifact_files(path: str | Path) -> tuple[Path, Path]:
+    path = Path(path).expanduser()
+    program_file = path / PROGRAM_FILE if path.is_dir() else path
+    if not program_file.is_file():
+        raise ArtifactNotFound(
+            f"No compiled program at '{program_file}'; compile one with python -m compile --model MODEL.",
+            str(program_file),
+        )
+    manifest_file = program_file.with_name(MANIFEST_FILE)
+    if not manifest_file.is_file():
+        raise ArtifactNotFound(
+            f"'{program_file}' has no {MANIFEST_FILE} beside it; recompile with python -m compile --model MODEL.",
+            str(manifest_file),
+        )
+    return program_file, manifest_file
+
+
+def _read_json(file: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ArtifactNotFound(f"Cannot read '{file}': {err}. Recompile with python -m compile.", str(file)) from err
+    if not isinstance(data, dict):
+        raise ArtifactNotFound(f"'{file}' does not hold a JSON object. Recompile with python -m compile.", str(file))
+    return data
+
+
+def _differences(program: dspy.Module, manifest: dict[str, Any]) -> list[str]:
+    expected = {
+        "program_version": PROGRAM_VERSION,
+        "program_class": program_class(program),
+        "signature_hash": signature_hash(program),
+    }
+    return [
+        f"{key} {manifest.get(key)!r} (saved) vs. {value!r} (code)"
+        for key, value in expected.items()
+        if manifest.get(key) != value
+    ]
+
+
+def load_artifact(program: dspy.Module, path: str | Path) -> dict[str, Any]:
+    """Load an artifact into a freshly built program, predictor by predictor.
+
+    Predictors the artifact lacks keep their code-defined state; saved predictors the program lacks are skipped
+    (both logged). An MQS demo index is attached as ``program.demo_retriever``.
+
+    Args:
+        program: The program as built in code, with the artifact's stage settings or an ablation of them.
+        path: The artifact folder or its ``program.json``.
+
+    Returns:
+        The manifest.
+
+    Raises:
+        ArtifactNotFound: No program.json or manifest.json, or unreadable JSON.
+        ArtifactMismatch: The program version, class or signature hash differs from the code.
+    """
+    program_file, manifest_file = _artifact_files(path)
+    manifest = _read_json(manifest_file)
+    differences = _differences(program, manifest)
+    if differences:
+        hint = RECOMPILE_HINT.format(model=manifest.get("model") or "MODEL")
+        raise ArtifactMismatch(
+            f"The artifact '{program_file}' does not match the code: {'; '.join(differences)}. "
+            f"It was compiled for another version of the program; {hint}.",
+            str(program_file),
+            differences,
+        )
+    state = _read_json(program_file)
+    names = dict(program.named_predictors())
+    for name, predictor in names.items():
+        if name in state:
+            predictor.load_state(state[name])
+        else:
+            logger.warning("artifact %s has no state for %s; it keeps its code-defined prompt", program_file, name)
+    skipped = sorted(set(state) - set(names) - {"metadata", RETRIEVER_KEY})
+    if skipped:
+        logger.info("artifact predictors not in this program, skipped: %s", ", ".join(skipped))
+    if RETRIEVER_KEY in state:
+        program.demo_retriever = DemoRetriever.from_state(state[RETRIEVER_KEY])
+    return manifest
+
+
+def _pipeline_settings(manifest: dict[str, Any] | None, stages: tuple[str, ...] | None) -> PipelineSettings:
+    saved = dict((manifest or {}).get("pipeline") or {})
+    if "stages" in saved:
+        saved["stages"] = tuple(saved["stages"])
+    if stages is not None:
+        saved["stages"] = tuple(stages)
+    return PipelineSettings(**saved)
+
+
+def load_program(
+    model: str | None,
+    *,
+    executor: SQLExecutor | None,
+    program_path: str | Path | None = None,
+    stages: tuple[str, ...] | list[str] | None = None,
+    uncompiled: bool = False,
+) -> tuple[AlerceText2SQL, dict[str, Any] | None]:
+    """Build the program and load the model's compiled artifact into it.
+
+    Args:
+        model: The model string; names the default artifact folder (``default_artifact_dir``).
+        executor: Runs the program's SQL (self-correction).
+        program_path: An artifact folder or program.json to load instead of the model's default.
+        stages: Stages switched on (an ablation); None keeps the manifest's.
+        uncompiled: Skip loading and return the code-defined program.
+
+    Returns:
+        ``(program, manifest)``; the manifest is None when running uncompiled. ``manifest["adapter"]`` names the
+        adapter to apply (``optimizers.settings.make_adapter``).
+
+    Raises:
+        ArtifactNotFound: ``program_path`` was given and holds no artifact.
+        ArtifactMismatch: The artifact does not match the code.
+    """
+    stages = tuple(stages) if stages is not None else None
+    if uncompiled:
+        return AlerceText2SQL(executor, _pipeline_settings(None, stages)), None
+    path = Path(program_path) if program_path is not None else default_artifact_dir(model)
+    if program_path is None and not (path / PROGRAM_FILE).is_file():
+        name = model or "the default model"
+        logger.warning(
+            "no compiled program for %s; running uncompiled — compile one with python -m compile --model %s",
+            name,
+            model or "MODEL",
+        )
+        return AlerceText2SQL(executor, _pipeline_settings(None, stages)), None
+    _, manifest_file = _artifact_files(path)
+    manifest = _read_json(manifest_file)
+    program = AlerceText2SQL(executor, _pipeline_settings(manifest, stages))
+    manifest = load_artifact(program, path)
+    if model and manifest.get("model") not in (None, model):
+        logger.warning("the artifact at %s was compiled for %s, not %s", path, manifest.get("model"), model)
+    return program, manifest

@@ -1,0 +1,188 @@
+"""Compile the program for one model and freeze it under artifacts/.
+
+Splits the dataset into train (demo source) and validation (selection) per difficulty, scores the uncompiled
+program on validation with execution-based row Perfect-Match, optimises, scores again, and writes the artifact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+from pathlib import Path
+
+import platformdirs
+
+from data.errors import DataError
+from data.loader import dataset_sha256, load_dataset, resolve_dataset_path, split_file
+from db.errors import DbError
+from db.executor import Executor, ExecutorSettings
+from db.server import add_dsn_argument, resolve_dsn
+from lms import LMConfigError, add_model_argument, resolve_lm
+from modules.stages import STAGES
+from optimizers.artifact import REPO_DIR, check_writable, default_artifact_dir, save_artifact
+from optimizers.compile_run import compile_program
+from optimizers.errors import CompileError, OptimizerError
+from optimizers.gold_cache import GoldCache
+from optimizers.settings import ADAPTERS, CompileSettings
+from optimizers.strategies import STRATEGIES
+
+__all__ = ["EXAMPLES_CSV", "build_parser", "main"]
+
+logger = logging.getLogger(__name__)
+
+EXAMPLES_CSV = REPO_DIR / "data" / "examples" / "examples.csv"
+"""The project's own example questions (``--examples``)."""
+
+EPILOG = """\
+examples:
+  python -m compile --model openai/gpt-4.1-mini --optimizer random-search --max-lm-calls 2000
+  python -m compile --model local/smollm2-135m --optimizer mqs --k 3 --examples
+
+writes:
+  artifacts/<model-slug>/program.json   prompts and demos of every stage (DSPy JSON)
+  artifacts/<model-slug>/manifest.json  model, optimizer settings, stages, adapter, dataset sha256,
+                                        validation PM before/after, tokens and cost, versions
+
+LM calls are cached in the user cache folder (alerce-t2s/dspy; $DSPY_CACHEDIR overrides), so a restarted
+compile does not pay twice.
+
+exit codes: 0 done, 1 error (one line on stderr), 2 bad command line, 130 interrupted
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``python -m compile``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m compile",
+        description=__doc__,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_model_argument(parser)
+    parser.add_argument(
+        "--optimizer",
+        choices=tuple(STRATEGIES),
+        default="random-search",
+        help="compile strategy (default: %(default)s)",
+    )
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--dataset", help="benchmark CSV or folder (default: $ALERCE_T2S_DATA, else the fetch cache)")
+    source.add_argument(
+        "--examples", action="store_true", help=f"use the project's own example set ({EXAMPLES_CSV.name})"
+    )
+    parser.add_argument(
+        "--stages", nargs="+", choices=STAGES, default=list(STAGES), help="stages switched on (default: all)"
+    )
+    parser.add_argument("--num-threads", type=int, default=2, help="parallel program runs (default: %(default)s)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the split and the optimiser (default: %(default)s)"
+    )
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--max-lm-calls", type=int, help="task-LM call budget (default: the optimizer's)")
+    budget.add_argument("--trials", type=int, help="candidate programs or trials instead of a call budget")
+    parser.add_argument("--reflection-model", help="model that rewrites instructions; required by gepa")
+    parser.add_argument("--adapter", choices=ADAPTERS, default="chat", help="prompt format (default: %(default)s)")
+    parser.add_argument("--k", type=int, default=3, help="demos per question (mqs) or per stage (labeled) "
+                        "(default: %(default)s)")  # fmt: skip
+    parser.add_argument("--out", type=Path, help="artifact folder (default: artifacts/<model-slug>)")
+    add_dsn_argument(parser)
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="log warnings only")
+    return parser
+
+
+def _configure_logging(args: argparse.Namespace) -> None:
+    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    for noisy in ("LiteLLM", "litellm", "httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def _configure_lm_cache() -> None:
+    """Keep DSPy's disk cache in a per-project folder before any LM call, so a restart reuses it."""
+    import dspy
+
+    folder = os.environ.get("DSPY_CACHEDIR") or str(Path(platformdirs.user_cache_dir("alerce-t2s")) / "dspy")
+    dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=folder)
+
+
+def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> CompileSettings:
+    try:
+        return CompileSettings(
+            model=args.model,
+            optimizer=args.optimizer,
+            stages=tuple(args.stages),
+            adapter=args.adapter,
+            seed=args.seed,
+            num_threads=args.num_threads,
+            max_lm_calls=args.max_lm_calls,
+            trials=args.trials,
+            reflection_model=args.reflection_model,
+            k=args.k,
+        )
+    except ValueError as err:
+        parser.error(str(err))
+        raise  # parser.error exits
+
+
+def run(settings: CompileSettings, *, dataset: Path, dsn: str | None, out: Path | None) -> Path:
+    """Compile, save and return the artifact folder.
+
+    Raises:
+        CompileError, ArtifactMismatch: see ``optimizers.errors``.
+        DataError, DbError, LMConfigError: the dataset, database or model is not usable.
+    """
+    if settings.optimizer == "gepa" and not settings.reflection_model:
+        raise CompileError("The gepa optimizer needs a reflection model: add --reflection-model PROVIDER/MODEL.")
+    examples = load_dataset(dataset)
+    out = out or default_artifact_dir(settings.model)
+    check_writable(out)
+    lm = resolve_lm(settings.model)
+    reflection_lm = resolve_lm(settings.reflection_model) if settings.reflection_model else None
+    _configure_lm_cache()
+    with Executor(ExecutorSettings(dsn=resolve_dsn(dsn))) as executor:
+        program, report = compile_program(
+            settings,
+            examples,
+            executor=executor,
+            gold_cache=GoldCache(executor),
+            lm=lm,
+            reflection_lm=reflection_lm,
+        )
+    file = split_file(dataset)
+    report["dataset"] = {"name": file.name, "sha256": dataset_sha256(dataset), "n_examples": len(examples)}
+    folder = save_artifact(program, out, report)
+    scores = report["scores"]
+    logger.info(
+        "validation PM %.3f -> %.3f; artifact in %s",
+        scores["validation_pm_before"],
+        scores["validation_pm_after"],
+        folder,
+    )
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``python -m compile``; return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _configure_logging(args)
+    settings = _settings(args, parser)
+    try:
+        dataset = EXAMPLES_CSV if args.examples else resolve_dataset_path(args.dataset)
+        if args.examples and not EXAMPLES_CSV.is_file():
+            raise CompileError(f"The example set '{EXAMPLES_CSV}' is missing; pass --dataset PATH instead.")
+        folder = run(settings, dataset=dataset, dsn=args.dsn, out=args.out)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except (OptimizerError, DataError, DbError, LMConfigError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    with contextlib.suppress(BrokenPipeError):
+        print(folder)
+    return 0

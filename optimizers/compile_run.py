@@ -1,0 +1,198 @@
+"""Run one compile: split the data, score the program, optimise, score again, and describe the run."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import platform
+import sys
+import threading
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import dspy
+import psycopg
+import sqlglot
+from dspy.utils.usage_tracker import UsageTracker
+
+from modules import AlerceText2SQL, PipelineSettings
+from optimizers.artifact import signature_hash
+from optimizers.pm_metric import make_feedback_metric, make_pm_metric
+from optimizers.settings import CompileSettings, make_adapter
+from optimizers.strategies import STRATEGIES, CompileContext, as_demo_source, split_examples
+
+if TYPE_CHECKING:
+    from modules import SQLExecutor
+    from optimizers.gold_cache import GoldCache
+
+__all__ = ["SharedUsageTracker", "StageUsage", "compile_program", "evaluate_pm", "usage_cost_usd"]
+
+logger = logging.getLogger(__name__)
+
+
+class StageUsage:
+    """Thread-safe sum of the per-stage token usage that every scored prediction reports."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.totals: dict[str, dict[str, int]] = defaultdict(
+            lambda: {"input_tokens": 0, "output_tokens": 0, "calls": 0}
+        )
+
+    def add(self, pred: Any) -> None:
+        """Add one prediction's ``usage`` ({stage: {input_tokens, output_tokens, calls}})."""
+        with self._lock:
+            for stage, usage in (getattr(pred, "usage", None) or {}).items():
+                for key in ("input_tokens", "output_tokens", "calls"):
+                    self.totals[stage][key] += int(usage.get(key, 0) or 0)
+
+    def as_dict(self) -> dict[str, dict[str, int]]:
+        """Return the totals per stage."""
+        with self._lock:
+            return {stage: dict(usage) for stage, usage in self.totals.items()}
+
+
+class SharedUsageTracker(UsageTracker):
+    """A usage tracker that DSPy's worker threads share instead of copying (they deep-copy it per thread)."""
+
+    def __deepcopy__(self, memo: dict) -> SharedUsageTracker:
+        return self
+
+
+def _metered(metric: Any, usage: StageUsage) -> Any:
+    def metered(example: dspy.Example, pred: Any, trace: object = None) -> Any:
+        usage.add(pred)
+        return metric(example, pred, trace)
+
+    return metered
+
+
+def _metered_feedback(metric: Any, usage: StageUsage) -> Any:
+    # GEPA reads the parameter names, so they must be spelled out; per-predictor feedback calls rescore a
+    # prediction already counted, so only whole-program calls (pred_name None) add usage.
+    def metered(gold: dspy.Example, pred: Any, trace: object = None, pred_name=None, pred_trace=None) -> Any:
+        if pred_name is None:
+            usage.add(pred)
+        return metric(gold, pred, trace, pred_name, pred_trace)
+
+    return metered
+
+
+def evaluate_pm(program: dspy.Module, examples: list[dspy.Example], metric: Any, num_threads: int) -> float:
+    """Return the mean row PM of ``program`` on ``examples`` (0 to 1), with a progress bar when stderr is a terminal."""
+    if not examples:
+        return 0.0
+    evaluate = dspy.Evaluate(
+        devset=examples,
+        metric=metric,
+        num_threads=num_threads,
+        display_progress=sys.stderr.isatty(),
+        max_errors=len(examples) + 1,
+    )
+    with contextlib.redirect_stdout(sys.stderr):
+        return evaluate(program).score / 100
+
+
+def usage_cost_usd(model: str, input_tokens: int, output_tokens: int) -> float | None:
+    """Return the USD cost of the tokens where LiteLLM knows the model's price, else None (local models)."""
+    if model.startswith(("local/", "fake/")):
+        return None
+    import litellm  # heavy; only needed for priced models
+
+    try:
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=model, prompt_tokens=input_tokens, completion_tokens=output_tokens
+        )
+    except (litellm.exceptions.ModelNotMappedError, litellm.exceptions.BadRequestError, ValueError):
+        return None
+    return prompt_cost + completion_cost
+
+
+def _per_model(tracker: Any) -> dict[str, dict[str, Any]]:
+    models = {}
+    for model, usage in tracker.get_total_tokens().items():
+        tokens_in, tokens_out = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        models[model] = {
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "cost_usd": usage_cost_usd(model, tokens_in, tokens_out),
+        }
+    return models
+
+
+def _versions() -> dict[str, str]:
+    return {
+        "python": platform.python_version(),
+        "dspy": dspy.__version__,
+        "sqlglot": sqlglot.__version__,
+        "psycopg": psycopg.__version__,
+    }
+
+
+def compile_program(
+    settings: CompileSettings,
+    examples: list[dspy.Example],
+    *,
+    executor: SQLExecutor,
+    gold_cache: GoldCache,
+    lm: dspy.LM,
+    reflection_lm: dspy.LM | None = None,
+) -> tuple[AlerceText2SQL, dict[str, Any]]:
+    """Compile the program with the chosen strategy and describe the run.
+
+    Args:
+        settings: The compile settings.
+        examples: The labelled dataset; split into train and validation by ``settings``.
+        executor: Runs predicted SQL (read-only database).
+        gold_cache: Gold results for the metric.
+        lm: The task model.
+        reflection_lm: The model that rewrites instructions (gepa).
+
+    Returns:
+        The compiled program and the manifest entries of the run (without dataset facts).
+    """
+    started = time.monotonic()
+    pipeline = PipelineSettings(
+        stages=settings.stages, max_corrections=settings.max_corrections, reasoning=settings.reasoning
+    )
+    student = AlerceText2SQL(executor, pipeline)
+    code_hash = signature_hash(student)
+    train, validation = split_examples(as_demo_source(examples), settings.train_fraction, settings.seed)
+    logger.info("%d train and %d validation examples", len(train), len(validation))
+    usage = StageUsage()
+    metric = _metered(make_pm_metric(executor, gold_cache), usage)
+    context = CompileContext(
+        settings=settings,
+        metric=metric,
+        feedback_metric=_metered_feedback(make_feedback_metric(executor, gold_cache), usage),
+        reflection_lm=reflection_lm,
+    )
+    tracker = SharedUsageTracker()
+    with dspy.context(lm=lm, adapter=make_adapter(settings.adapter), usage_tracker=tracker):
+        before = evaluate_pm(student, validation, metric, settings.num_threads)
+        logger.info("validation PM before: %.3f", before)
+        with contextlib.redirect_stdout(sys.stderr):
+            compiled = STRATEGIES[settings.optimizer](student, train, validation, context)
+        after = (
+            before if settings.optimizer == "none" else evaluate_pm(compiled, validation, metric, settings.num_threads)
+        )
+        logger.info("validation PM after: %.3f", after)
+    report = {
+        "model": settings.model,
+        "optimizer": settings.optimizer,
+        "settings": dataclasses.asdict(settings),
+        "pipeline": dataclasses.asdict(pipeline),
+        "stages": list(pipeline.stages),
+        "adapter": settings.adapter,
+        "signature_hash": code_hash,
+        "split": {"n_train": len(train), "n_validation": len(validation), "seed": settings.seed},
+        "scores": {"validation_pm_before": before, "validation_pm_after": after},
+        "usage": {"per_stage": usage.as_dict(), "per_model": _per_model(tracker)},
+        "versions": _versions(),
+        "elapsed_s": round(time.monotonic() - started, 3),
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    return compiled, report

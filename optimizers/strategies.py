@@ -1,0 +1,159 @@
+"""Compile strategies: one function per ``--optimizer`` name, all with the same contract.
+
+A strategy takes the uncompiled student, the train split (demo source) and the validation split (selection), and
+returns a new program; it never mutates the student (DSPY_GUIDE.md §7 gives costs and pitfalls).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import dspy
+
+from modules.knowledge import format_knowledge
+from optimizers.errors import CompileError
+from optimizers.mqs import DemoRetriever
+from optimizers.settings import CompileSettings
+
+__all__ = ["STRATEGIES", "CompileContext", "Strategy", "as_demo_source", "split_examples"]
+
+
+@dataclass(frozen=True)
+class CompileContext:
+    """What a strategy needs besides the data.
+
+    Attributes:
+        settings: The compile settings (budget, demos, seed, threads, k).
+        metric: ``pm_metric(example, pred, trace=None)``.
+        feedback_metric: GEPA's five-argument metric.
+        reflection_lm: The LM that rewrites instructions (gepa only).
+    """
+
+    settings: CompileSettings
+    metric: Callable[..., Any]
+    feedback_metric: Callable[..., Any] | None = None
+    reflection_lm: dspy.LM | None = None
+
+
+Strategy = Callable[[dspy.Module, list[dspy.Example], list[dspy.Example], CompileContext], dspy.Module]
+
+
+def split_examples(
+    examples: list[dspy.Example], train_fraction: float, seed: int
+) -> tuple[list[dspy.Example], list[dspy.Example]]:
+    """Split into train and validation, per difficulty, deterministically for a seed.
+
+    Each difficulty gives ``round(n * train_fraction)`` examples to train, at least one to each side when it has
+    two or more.
+
+    Returns:
+        ``(train, validation)``, each in the examples' original order.
+    """
+    by_difficulty: dict[str, list[int]] = defaultdict(list)
+    for index, example in enumerate(examples):
+        by_difficulty[str(example.get("difficulty", ""))].append(index)
+    rng = random.Random(seed)
+    train_indices: set[int] = set()
+    for difficulty in sorted(by_difficulty):
+        indices = by_difficulty[difficulty]
+        rng.shuffle(indices)
+        n_train = round(len(indices) * train_fraction)
+        if len(indices) >= 2:
+            n_train = min(max(n_train, 1), len(indices) - 1)
+        train_indices.update(indices[:n_train])
+    train = [example for index, example in enumerate(examples) if index in train_indices]
+    validation = [example for index, example in enumerate(examples) if index not in train_indices]
+    return train, validation
+
+
+def as_demo_source(examples: list[dspy.Example]) -> list[dspy.Example]:
+    """Add the predictor field names to labelled examples (``knowledge``, ``sql``) so they can serve as demos."""
+    return [
+        example.copy(
+            knowledge=format_knowledge(example.get("external_knowledge", ""), example.get("domain_knowledge", "")),
+            sql=example.gold_sql,
+        )
+        for example in examples
+    ]
+
+
+def _none(student: dspy.Module, train: list, validation: list, context: CompileContext) -> dspy.Module:
+    return student.deepcopy()
+
+
+def _labeled(student: dspy.Module, train: list, validation: list, context: CompileContext) -> dspy.Module:
+    return dspy.LabeledFewShot(k=context.settings.k).compile(student, trainset=train)
+
+
+def _candidates(context: CompileContext, n_validation: int) -> int:
+    """Candidate programs of random search: ``trials``, else from the budget ((N + 3) runs over validation)."""
+    settings = context.settings
+    if settings.trials is not None:
+        return settings.trials
+    return max(1, settings.runs_budget(default=7 * max(n_validation, 1)) // max(n_validation, 1) - 3)
+
+
+def _random_search(student: dspy.Module, train: list, validation: list, context: CompileContext) -> dspy.Module:
+    settings = context.settings
+    optimizer = dspy.BootstrapFewShotWithRandomSearch(
+        metric=context.metric,
+        max_bootstrapped_demos=settings.max_bootstrapped_demos,
+        max_labeled_demos=settings.max_labeled_demos,
+        num_candidate_programs=_candidates(context, len(validation)),
+        num_threads=settings.num_threads,
+    )
+    return optimizer.compile(student, trainset=train, valset=validation)
+
+
+def _mipro(student: dspy.Module, train: list, validation: list, context: CompileContext) -> dspy.Module:
+    if importlib.util.find_spec("optuna") is None:
+        raise CompileError("The mipro optimizer needs optuna: pip install optuna.")
+    settings = context.settings
+    trials = settings.trials or max(1, settings.runs_budget(default=12 * len(validation)) // max(len(validation), 1))
+    optimizer = dspy.MIPROv2(
+        metric=context.metric,
+        auto=None,
+        num_candidates=4,
+        max_bootstrapped_demos=settings.max_bootstrapped_demos,
+        max_labeled_demos=settings.max_labeled_demos,
+        num_threads=settings.num_threads,
+        seed=settings.seed,
+    )
+    return optimizer.compile(student, trainset=train, valset=validation, num_trials=trials, minibatch=False)
+
+
+def _gepa(student: dspy.Module, train: list, validation: list, context: CompileContext) -> dspy.Module:
+    if context.reflection_lm is None or context.feedback_metric is None:
+        raise CompileError("The gepa optimizer needs a reflection model: add --reflection-model PROVIDER/MODEL.")
+    settings = context.settings
+    calls = settings.trials * len(validation) if settings.trials else settings.runs_budget(default=300)
+    optimizer = dspy.GEPA(
+        metric=context.feedback_metric,
+        reflection_lm=context.reflection_lm,
+        max_metric_calls=calls,
+        num_threads=settings.num_threads,
+        seed=settings.seed,
+    )
+    return optimizer.compile(student, trainset=train, valset=validation)
+
+
+def _mqs(student: dspy.Module, train: list, validation: list, context: CompileContext) -> dspy.Module:
+    program = student.deepcopy()
+    program.demo_retriever = DemoRetriever.fit(train, k=context.settings.k)
+    return program
+
+
+STRATEGIES: dict[str, Strategy] = {
+    "random-search": _random_search,
+    "mipro": _mipro,
+    "gepa": _gepa,
+    "labeled": _labeled,
+    "none": _none,
+    "mqs": _mqs,
+}
+"""Strategy per ``--optimizer`` name; ``random-search`` is the default (DSPY_GUIDE.md §7, "With 58 dev examples")."""

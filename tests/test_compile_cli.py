@@ -1,0 +1,94 @@
+"""`python -m compile`: help, usage errors, expected failures, and a full run with a fake LM on the tiny database."""
+
+import json
+
+import pytest
+
+import optimizers.compile_cli as cli
+from optimizers.artifact import MANIFEST_FILE, PROGRAM_FILE, load_program
+from optimizers.gold_cache import GoldCache
+from tests.optimizers.compile_helpers import SYNTHETIC_CSV, gated_lm
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_help(flag, capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.main([flag])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m compile")
+    assert "Compile the program for one model and freeze it under artifacts/." in out
+    assert "exit codes: 0 done, 1 error (one line on stderr), 2 bad command line, 130 interrupted" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--optimizer", "bogus"], ["--trials", "0"], ["--trials", "2", "--max-lm-calls", "9"], ["--stages", "nope"]],
+    ids=["unknown-optimizer", "zero-trials", "two-budgets", "unknown-stage"],
+)
+def test_usage_errors_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+    assert exited.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_missing_dataset_exits_1_with_one_line(tmp_path, capsys):
+    missing = tmp_path / "none.csv"
+    assert cli.main(["--dataset", str(missing)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: Dataset not found: '{missing}' (from --dataset). ")
+    assert err.count("\n") == 1
+
+
+def test_gepa_without_reflection_model_exits_1(capsys):
+    assert cli.main(["--optimizer", "gepa", "--dataset", str(SYNTHETIC_CSV)]) == 1
+    assert capsys.readouterr().err == (
+        "error: The gepa optimizer needs a reflection model: add --reflection-model PROVIDER/MODEL.\n"
+    )
+
+
+def test_unknown_model_exits_1(capsys):
+    assert cli.main(["--model", "nomodel", "--dataset", str(SYNTHETIC_CSV)]) == 1
+    assert capsys.readouterr().err.startswith("error: Model 'nomodel' has no provider")
+
+
+@pytest.fixture
+def fake_backends(monkeypatch, tiny_dsn, tmp_path):
+    """Point the CLI at the tiny database, a fake LM and per-test caches."""
+    lm = gated_lm()
+    monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
+    monkeypatch.setattr(cli, "resolve_lm", lambda model: lm)
+    monkeypatch.setattr(cli, "resolve_dsn", lambda dsn: tiny_dsn)
+    monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
+    return lm
+
+
+def test_compile_writes_the_artifact_and_prints_its_folder(fake_backends, tmp_path, capsys):
+    out = tmp_path / "artifact"
+    argv = ["--model", "fake/gated", "--optimizer", "labeled", "--k", "2", "--adapter", "json"]
+    assert cli.main([*argv, "--dataset", str(SYNTHETIC_CSV), "--out", str(out), "-q"]) == 0
+    assert capsys.readouterr().out == f"{out}\n"
+    manifest = json.loads((out / MANIFEST_FILE).read_text())
+    assert manifest["model"] == "fake/gated"
+    assert manifest["optimizer"] == "labeled"
+    assert manifest["adapter"] == "json"
+    assert manifest["settings"]["k"] == 2
+    assert manifest["dataset"]["name"] == "synthetic_questions.csv"
+    assert len(manifest["dataset"]["sha256"]) == 64
+    assert set(manifest["scores"]) == {"validation_pm_before", "validation_pm_after"}
+    assert set(manifest["versions"]) == {"python", "dspy", "sqlglot", "psycopg"}
+    program, loaded = load_program("fake/gated", executor=None, program_path=out / PROGRAM_FILE)
+    assert loaded == manifest
+    assert len(program.generation.direct.demos) == 2
+
+
+def test_unwritable_out_exits_1_before_compiling(fake_backends, tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("keep")
+    argv = ["--optimizer", "none", "--dataset", str(SYNTHETIC_CSV), "--out", str(blocker / "art"), "-q"]
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: Cannot write the artifact to '{blocker / 'art'}': ")
+    assert err.endswith("Choose a writable --out.\n")
+    assert blocker.read_text() == "keep"
