@@ -1,10 +1,10 @@
 """Count the input tokens each stage sends per dev question, full and ablated, and the pipeline's own overhead.
 
 An oracle fake LM answers every stage from the dev labels, so the prompts are the ones a perfect model would
-trigger; tokens are counted with tiktoken o200k_base on the rendered system + user messages. No database: a fake
-executor accepts every statement, except in the `one_correction` run, which fails each question's first statement
-once (missing column) to measure a self-correction call. Overhead = wall time per question with a zero-latency
-fake LM and no SQL (everything but LM and SQL time).
+trigger; tokens are counted with o200k_base (package bpe-openai, offline) on the rendered system + user messages. No
+database: a fake executor accepts every statement, except in the `one_correction` run, which fails each question's
+first statement once (missing column) to measure a self-correction call. Overhead = wall time per question with a
+zero-latency fake LM and no SQL (everything but LM and SQL time).
 """
 
 from __future__ import annotations
@@ -18,13 +18,10 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
+import bpe_openai
 import dspy
-import litellm
 import pandas as pd
-import requests
-import tiktoken
 
 from data.errors import DataError
 from data.loader import resolve_dataset_path, split_file
@@ -106,19 +103,15 @@ def overhead_ms(dev: pd.DataFrame, oracle: OracleAnswers, repeats: int) -> dict:
     return {"median_ms": round(statistics.median(times), 2), "p90_ms": round(times[int(0.9 * (len(times) - 1))], 2)}
 
 
-def load_encoding() -> tiktoken.Encoding:
-    """Return tiktoken o200k_base; offline without its cached file, cl100k_base from LiteLLM's bundled copy."""
-    try:
-        return tiktoken.get_encoding("o200k_base")
-    except (OSError, ValueError, requests.RequestException) as err:
-        logger.warning(
-            "o200k_base unavailable (%s); counting with cl100k_base bundled with LiteLLM", type(err).__name__
-        )
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(Path(litellm.__file__).parent / "litellm_core_utils" / "tokenizers")
-    return tiktoken.get_encoding("cl100k_base")
+ENCODING = "o200k_base"
 
 
-def measure(dev: pd.DataFrame, repeats: int, encoding: tiktoken.Encoding) -> dict:
+def load_encoding() -> bpe_openai.Encoding:
+    """Return the o200k_base encoding (bpe-openai ships it, so no download is needed)."""
+    return bpe_openai.get_encoding(ENCODING)
+
+
+def measure(dev: pd.DataFrame, repeats: int, encoding: bpe_openai.Encoding) -> dict:
     """Run every configuration and collect the JSON report."""
     catalog = load_catalog()
     oracle = OracleAnswers(dev, lambda t: catalog.table(t).column_names if catalog.table(t) else [])
@@ -167,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": "prompt_tokens",
         "params": {"encoding": encoding.name, "questions": len(dev), "overhead_repeats": args.overhead_repeats},
         **measure(dev, args.overhead_repeats, encoding),
-        "versions": {name: importlib.metadata.version(name) for name in ("dspy", "tiktoken")},
+        "versions": {name: importlib.metadata.version(name) for name in ("dspy", "bpe-openai")},
     }
     print(json.dumps(report, indent=2))
     return 0

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import yaml
 
@@ -35,6 +37,12 @@ __all__ = [
 
 CATALOG_PATH = Path(__file__).with_name("alerce_catalog.yaml")
 _CUTOFF = 0.6
+# Shorter spellings of DDL types for prompts (one token instead of two).
+_PROMPT_TYPES = {"double precision": "double"}
+# "brief" detail drops parentheses and examples, then keeps a description up to its first ';'.
+_BRIEF_DROP = re.compile(r" ?\([^)]*\)|,? e\.g\. [^;]*")
+
+Detail = Literal["names", "brief", "full"]
 
 
 @dataclass(frozen=True)
@@ -240,18 +248,22 @@ def render_schema_text(
     catalog: Catalog,
     tables: list[str] | None = None,
     columns: dict[str, list[str]] | None = None,
+    detail: Detail = "full",
 ) -> str:
     """Render compact schema text for LLM prompts.
 
     Each table gets a header line (keys, foreign keys, description) and one line per column,
-    "  name type [idx]: description", where [idx] marks an indexed column. A partition whose parent is also
-    rendered takes one line. Unknown table or column names are ignored.
+    "  name type [idx]: description", where [idx] marks an indexed column; a foreign-key column, already named in
+    the header, has no description. A partition whose parent is also rendered takes one line. Unknown table or
+    column names are ignored.
 
     Args:
         catalog: The catalog.
         tables: Tables to render, in this order; None renders all.
         columns: Per table, the columns to show (primary key columns are always shown); tables absent from it
             show every column.
+        detail: "full" descriptions, "brief" ones (up to the first ';', without examples or parentheses), or
+            column "names" and types only.
 
     Returns:
         The schema text, lines joined by newlines.
@@ -264,26 +276,35 @@ def render_schema_text(
     for table in selected:
         if table.partition_of in names:
             key = catalog.table(table.partition_of).partition_by
-            blocks.append(
-                f"table {table.name}: same columns and keys as {table.partition_of}, holding only its rows with "
-                f"{key} = '{table.partition_value}'"
-            )
+            blocks.append(f"table {table.name}: {table.partition_of} rows with {key} = '{table.partition_value}'")
             continue
-        blocks.append(_table_text(catalog, table, wanted.get(table.name)))
+        blocks.append(_table_text(catalog, table, wanted.get(table.name), detail))
     return "\n".join(blocks)
 
 
-def _table_text(catalog: Catalog, table: Table, keep: set[str] | None) -> str:
+def _table_text(catalog: Catalog, table: Table, keep: set[str] | None, detail: Detail) -> str:
     key = ", ".join(table.primary_key)
     notes = [f"key ({key})" if len(table.primary_key) > 1 else f"key {key}"]
+    linked = set()
     for fk in table.foreign_keys:
         source = ", ".join(fk.columns)
         notes.append(f"{source} -> {fk.ref_table}")
-    lines = [f"table {table.name} ({'; '.join(notes)}): {table.description}"]
+        linked.update(fk.columns)
+    lines = [f"table {table.name} ({'; '.join(notes)}): {_describe(table.description, detail)}"]
     indexed = set(catalog.indexed_columns(table.name))
     for column in table.columns:
         if keep is not None and column.name not in keep and column.name not in table.primary_key:
             continue
         mark = " [idx]" if column.name in indexed else ""
-        lines.append(f"  {column.name} {column.sql_type}{mark}: {column.description}")
+        text = "" if column.name in linked else _describe(column.description, detail)
+        tail = f": {text}" if text else ""
+        lines.append(f"  {column.name} {_PROMPT_TYPES.get(column.sql_type, column.sql_type)}{mark}{tail}")
     return "\n".join(lines)
+
+
+def _describe(description: str, detail: Detail) -> str:
+    if detail == "names":
+        return ""
+    if detail == "brief":
+        return _BRIEF_DROP.sub("", description).split(";")[0].strip()
+    return description

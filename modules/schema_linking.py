@@ -53,7 +53,7 @@ class SchemaLinking(dspy.Module):
             self.columns,
             question=question,
             knowledge=knowledge,
-            schema_text=render_schema_text(catalog, tables),
+            schema_text=render_schema_text(catalog, tables, detail="brief"),
         )
         if failure:
             failures.append(failure)
