@@ -50,7 +50,9 @@ class AlerceText2SQL(dspy.Module):
         record = RunRecord()
         knowledge = format_knowledge(external_knowledge, domain_knowledge)
         link = self._link(question, knowledge, record)
-        difficulty = self._classify(question, link.schema_text, record)
+        # Routing needs the shape of the schema, not the meaning of each column.
+        structure = render_schema_text(load_catalog(), link.tables, link.columns, detail="names")
+        difficulty = self._classify(question, structure, record)
         plan = self._plan(question, knowledge, link.schema_text, difficulty, record)
         demos = self.demo_retriever.demos(question) if self.demo_retriever is not None else None
         with record.stage("generation"):

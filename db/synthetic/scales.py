@@ -29,7 +29,7 @@ class Scale:
 SCALES = {
     "tiny": Scale("tiny", n_objects=400, chunk_objects=400, max_forced_rows=20),
     "default": Scale("default", n_objects=20_000),
-    "large": Scale("large", n_objects=320_000, chunk_objects=20_000, max_forced_rows=120),
+    "large": Scale("large", n_objects=460_000, chunk_objects=20_000, max_forced_rows=120),
 }
 
 
