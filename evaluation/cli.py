@@ -1,11 +1,13 @@
 """Score predicted SQL against the benchmark's gold queries (row and column Perfect Match, value match).
 
-Predictions come from a CSV or JSON file with req_id, sql and optionally run; any system can produce them.
+Predictions come from a CSV or JSON file with req_id, sql and optionally run (any system can produce them), or
+from running this project's program for --model (answers saved to <report>/predictions.jsonl as they finish).
 Gold results are cached on disk per database, predictions run in parallel, and every finished item is saved to
 <report>/checkpoint.jsonl, so rerunning with the same --report folder resumes an interrupted evaluation.
 """
 
 import argparse
+import functools
 import hashlib
 import json
 import logging
@@ -14,16 +16,22 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+import dspy
+
 from data.errors import DataError
 from data.loader import ENV_VAR, SPLITS, load_dataset, resolve_dataset_path, split_file
 from db.errors import DbError
 from db.executor import Executor, ExecutorSettings
 from db.server import DSN_ENV, add_dsn_argument, resolve_dsn
+from evaluation.ablation import add_model_mode_arguments, check_model_mode_arguments, render_ablation, run_ablation
 from evaluation.checkpoint import CHECKPOINT_FILE, Checkpoint
 from evaluation.errors import EvaluationError
 from evaluation.predictions import Prediction, complete_predictions, read_predictions
+from evaluation.program_predictions import PREDICTIONS_FILE, ModelRunSettings, run_model
 from evaluation.report import CONVENTIONS, METRIC_VERSION, PLOT_FILE, render_table, write_report
 from evaluation.runner import score_predictions
+from lms import LMConfigError
+from optimizers.errors import OptimizerError
 from optimizers.gold_cache import GoldCache, default_cache_dir
 
 __all__ = ["EMBEDDED_TIMEOUT_S", "EXTERNAL_TIMEOUT_S", "GOLD_TIMEOUT_FACTOR", "build_parser", "main"]
@@ -40,11 +48,15 @@ GOLD_TIMEOUT_FACTOR = 3.0
 EXAMPLES = f"""examples:
   python -m evaluate --predictions preds.csv --plot
   python -m evaluate --predictions preds.json --dsn postgresql://reader@host/alerce --workers 4 --json > report.json
+  python -m evaluate --model openai/gpt-4.1-mini --runs 3 --without decomposition
+  python -m evaluate --model openai/gpt-4.1-mini --ablation
 
 files written (in --report, default reports/<timestamp>):
   report.json        settings (timeouts, database fingerprint, dataset sha256), counts and every rate
   per_question.csv   one row per question and run: rows, error kind and message, row/column PM, value match
   checkpoint.jsonl   finished items; rerun with the same --report to resume
+  {PREDICTIONS_FILE:<18} with --model: the program's answers (sql, attempts, usage, seconds); resumed likewise
+  ablation.json/.csv with --ablation: one row per configuration (each has its own sub-folder of the files above)
   {PLOT_FILE:<18} with --plot: row and formatted column PM per difficulty
 
 environment: {ENV_VAR} (dataset when --dataset is not given), {DSN_ENV} (database when --dsn is not given)
@@ -62,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--predictions", metavar="FILE", help="CSV or JSON file with req_id, sql and optionally run")
+    add_model_mode_arguments(parser, source)
     parser.add_argument("--dataset", help=f"benchmark CSV or folder (default: ${ENV_VAR}, else the fetch cache)")
     parser.add_argument("--split", choices=SPLITS, default="dev", help="dataset split (default: %(default)s)")
     add_dsn_argument(parser)
@@ -137,18 +150,41 @@ def _predictions_source(args: argparse.Namespace) -> tuple[list[Prediction], dic
     return predictions, {"kind": "predictions", "path": str(path.resolve()), "sha256": _sha256(path)}
 
 
-def _load(args: argparse.Namespace) -> tuple[list[Prediction], list, Path, dict]:
-    """Read the predictions and the dataset; return predictions (one per item), examples, dataset file, source."""
-    predictions, source = _predictions_source(args)
+def _run(args: argparse.Namespace, report_dir: Path) -> dict:
+    """Load everything, answer with the program in model mode, score, and write the report; return it."""
+    predictions, source = _predictions_source(args) if args.predictions is not None else ([], {})
     dataset_file = split_file(resolve_dataset_path(args.dataset), args.split)
     examples = load_dataset(dataset_file, args.split)
+    score = functools.partial(_score, args, examples=examples, dataset_file=dataset_file)
+    if args.predictions is None:
+        settings = ModelRunSettings(
+            model=args.model,
+            program=args.program,
+            uncompiled=args.uncompiled,
+            without=args.without,
+            direct=args.direct,
+            runs=args.runs or 1,
+            workers=args.workers,
+            dsn=args.dsn,
+            timeout_s=_timeouts(args)[0],
+        )
+        dataset_identity = {"split": args.split, "dataset_sha256": _sha256(dataset_file)}
+        run = run_ablation if args.ablation else run_model
+        return run(settings, examples, report_dir, score, dataset_identity=dataset_identity)
     predictions = complete_predictions(predictions, examples, source.get("path", "predictions"))
-    return predictions, examples, dataset_file, source
+    return score(report_dir, predictions, source)
 
 
-def _run(args: argparse.Namespace, report_dir: Path) -> dict:
-    """Load everything, score, and write the report; return it."""
-    predictions, examples, dataset_file, source = _load(args)
+def _score(
+    args: argparse.Namespace,
+    report_dir: Path,
+    predictions: list[Prediction],
+    source: dict,
+    *,
+    examples: list,
+    dataset_file: Path,
+) -> dict:
+    """Score one prediction per item against the gold results and write the report files; return the report."""
     timeout_s, gold_timeout_s, is_external = _timeouts(args)
     settings = ExecutorSettings(dsn=resolve_dsn(args.dsn), timeout_s=timeout_s, pool_size=max(2, args.workers))
     with Executor(settings) as executor:
@@ -191,16 +227,22 @@ def _configure_logging(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``python -m evaluate``; return the exit code."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_model_mode_arguments(parser, args)
     _configure_logging(args)
     report_dir = Path(args.report) if args.report else Path("reports") / datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         report = _run(args, report_dir)
-    except (EvaluationError, DataError, DbError) as err:
+    except (EvaluationError, DataError, DbError, LMConfigError, OptimizerError) as err:
         print(f"error: {err}", file=sys.stderr)
+        return 1
+    except dspy.LMError as err:
+        print(f"error: the language model failed: {str(err).strip().splitlines()[0]}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"interrupted: finished items are saved; resume with --report {report_dir}", file=sys.stderr)
         return 130
-    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else render_table(report))
+    render = render_ablation if args.ablation else render_table
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else render(report))
     return 0

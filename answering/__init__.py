@@ -1,0 +1,13 @@
+"""Answer questions about ALeRCE data: the Python API (``load``), the ``python -m ask`` command and its output.
+
+Example:
+    >>> from answering import clean_text
+    >>> clean_text("Which objects?\\x07")
+    'Which objects?'
+"""
+
+from answering.api import Answer, Text2SQL, load
+from answering.errors import AnsweringError, BadQuestion
+from answering.question import clean_text
+
+__all__ = ["Answer", "AnsweringError", "BadQuestion", "Text2SQL", "clean_text", "load"]

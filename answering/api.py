@@ -1,0 +1,251 @@
+"""Answer ALeRCE questions from Python: load the program compiled for a model once, then ask.
+
+Example (in a notebook)::
+
+    from answering import load
+
+    with load("openai/gpt-4.1-mini") as t2s:      # artifacts/openai-gpt-4.1-mini, else uncompiled (warning)
+        answer = t2s.ask("How many objects have more than 50 detections?")
+    print(answer.sql)
+    answer.frame        # a pandas DataFrame, or None when it could not answer
+    answer.error        # why it could not answer, in one line (None when it did)
+    answer.usage        # {stage: {"input_tokens", "output_tokens", "calls"}}
+
+``load()`` with no model uses the default local model; ``dsn=None`` means ``$ALERCE_DSN``, else the embedded
+server. Generated SQL always runs through ``db.executor.Executor`` (SQL guard, read-only transaction, timeout).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+
+import dspy
+
+import lms
+from answering.question import MAX_KNOWLEDGE_CHARS, clean_text
+from db.executor import Executor, ExecutorSettings
+from db.server import resolve_dsn
+from modules import OPTIONAL_STAGES, DirectText2SQL, UnknownStageError
+from optimizers.artifact import load_program
+from optimizers.settings import make_adapter
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["CONNECT_TIMEOUT_S", "DEFAULT_TIMEOUT_S", "Answer", "Text2SQL", "load"]
+
+DEFAULT_TIMEOUT_S = 30.0
+"""Default time limit of one generated query, in seconds."""
+CONNECT_TIMEOUT_S = 5.0
+"""Time allowed to reach the database before giving up."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Answer:
+    """What one question gave.
+
+    Attributes:
+        question: The question as asked (cleaned).
+        sql: The final SQL ("" when the model gave none).
+        frame: The rows of the final SQL, or None when it could not answer.
+        truncated: True when the query had more rows than the executor keeps (``max_rows``).
+        error: Why it could not answer, one line; None when it answered.
+        error_kind: ``db.errors.ErrorKind`` value of the final execution error, or "no_sql"; None when answered.
+        difficulty: "simple", "medium" or "advanced", or None (classification off or failed).
+        plan: Decomposition steps ([] when not planned).
+        attempts: One {"sql", "error_kind", "message"} per execution.
+        failures: One {"stage", "kind", "message"} per stage whose LM output was unusable.
+        usage: {stage: {"input_tokens", "output_tokens", "calls"}} of LM calls that were not cache hits.
+        seconds: Wall time of the whole answer.
+    """
+
+    question: str
+    sql: str
+    frame: pd.DataFrame | None
+    truncated: bool = False
+    error: str | None = None
+    error_kind: str | None = None
+    difficulty: str | None = None
+    plan: list[str] = dataclasses.field(default_factory=list)
+    attempts: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    failures: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    usage: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def is_answered(self) -> bool:
+        """Tell whether the final SQL ran (even with no rows)."""
+        return self.frame is not None
+
+
+class Text2SQL:
+    """A loaded program with its LM, adapter and executor; ``ask`` answers one question (thread-safe)."""
+
+    def __init__(
+        self,
+        program: dspy.Module,
+        *,
+        lm: dspy.LM,
+        executor: Executor,
+        adapter: dspy.Adapter | None = None,
+        manifest: dict[str, Any] | None = None,
+    ) -> None:
+        """Wrap a built program; prefer ``load()``, which builds one from an artifact.
+
+        Args:
+            program: ``AlerceText2SQL`` or ``DirectText2SQL``, already holding ``executor``.
+            lm: The LM every stage uses (unless a predictor has its own).
+            executor: Runs the generated SQL; closed by ``close()``.
+            adapter: The adapter the program was compiled with (None: DSPy's default ChatAdapter).
+            manifest: The artifact's manifest, or None when running uncompiled.
+        """
+        self.program = program
+        self.lm = lm
+        self.executor = executor
+        self.adapter = adapter
+        self.manifest = manifest
+
+    def with_lm(self, lm: dspy.LM) -> Text2SQL:
+        """Return a copy that uses another LM (e.g. ``lm.copy(rollout_id=run)``) and shares everything else."""
+        return Text2SQL(self.program, lm=lm, executor=self.executor, adapter=self.adapter, manifest=self.manifest)
+
+    def predict(self, question: str, external_knowledge: object = "", domain_knowledge: object = "") -> dspy.Prediction:
+        """Run the program on already-cleaned inputs and return its raw prediction (see the ``modules`` package)."""
+        with dspy.context(lm=self.lm, adapter=self.adapter):
+            return self.program(
+                question=question, external_knowledge=external_knowledge, domain_knowledge=domain_knowledge
+            )
+
+    def ask(self, question: str, external_knowledge: str = "", domain_knowledge: str = "") -> Answer:
+        """Answer one question; an unusable LM answer or a failing query gives an ``Answer`` with ``error`` set.
+
+        Args:
+            question: The question in plain English.
+            external_knowledge: Extra facts the question relies on ("" when none).
+            domain_knowledge: Astronomy background for the question ("" when none).
+
+        Returns:
+            The answer; ``answer.frame`` is None when it could not answer.
+
+        Raises:
+            BadQuestion: The question is empty, or a text is over its length limit.
+            db.errors.DatabaseUnavailable: The database cannot be reached.
+            dspy.LMError: The LM refused every call (configuration, authentication or billing).
+        """
+        started = time.perf_counter()
+        question = clean_text(question)
+        external = clean_text(external_knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
+        domain = clean_text(domain_knowledge, field="domain_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
+        pred = self.predict(question, external, domain)
+        error, error_kind = _why_unanswered(pred)
+        return Answer(
+            question=question,
+            sql=pred.sql,
+            frame=pred.result.frame if pred.result is not None else None,
+            truncated=bool(pred.result is not None and pred.result.truncated),
+            error=error,
+            error_kind=error_kind,
+            difficulty=pred.difficulty,
+            plan=list(pred.plan),
+            attempts=list(pred.attempts),
+            failures=list(pred.failures),
+            usage=dict(pred.usage),
+            seconds=time.perf_counter() - started,
+        )
+
+    def close(self) -> None:
+        """Close the executor's connections."""
+        self.executor.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _why_unanswered(pred: dspy.Prediction) -> tuple[str | None, str | None]:
+    if pred.result is not None:
+        return None, None
+    if pred.error is not None:
+        return f"could not answer ({pred.error.kind.value}): {pred.error.message}", pred.error.kind.value
+    reasons = "; ".join(
+        f"{f['stage']} {f['kind']}: {f['message']}" for f in pred.failures if f["stage"] == "generation"
+    )
+    detail = f" ({reasons})" if reasons else ""
+    return f"could not answer (no_sql): the model gave no SELECT statement{detail}", "no_sql"
+
+
+def load(
+    model: str | None = None,
+    *,
+    program: str | Path | None = None,
+    dsn: str | None = None,
+    stages: tuple[str, ...] | list[str] | None = None,
+    without: tuple[str, ...] | list[str] = (),
+    uncompiled: bool = False,
+    direct: bool = False,
+    lm: dspy.LM | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> Text2SQL:
+    """Build the program for a model, load its compiled artifact and connect to the database.
+
+    Args:
+        model: ``provider/model`` string (``lms.resolve_lm``); None means the default local model. It also names
+            the artifact folder ``artifacts/<model slug>``.
+        program: An artifact folder or program.json to load instead of the model's.
+        dsn: The database; None means ``$ALERCE_DSN``, else the embedded server.
+        stages: Stages switched on; None keeps the artifact's (all stages when uncompiled).
+        without: Optional stages to switch off on top of that (``modules.OPTIONAL_STAGES``).
+        uncompiled: Ignore any artifact and run the code-defined prompts.
+        direct: Run the one-call ``DirectText2SQL`` baseline instead (no artifact, no stages).
+        lm: A ready LM (tests, notebooks with custom settings); None resolves ``model``.
+        timeout_s: Time limit of each generated query, in seconds.
+
+    Returns:
+        The loaded program; close it (or use it as a context manager) to release the connections.
+
+    Raises:
+        lms.LMConfigError: Unknown model string, missing API key or missing local model package.
+        modules.UnknownStageError: ``without`` names a stage that is not optional.
+        optimizers.errors.OptimizerError: ``program`` holds no artifact, or the artifact does not match the code.
+        db.errors.DbError: The database cannot be reached (``DatabaseUnavailable``) or the server cannot start.
+    """
+    for name in without:
+        if name not in OPTIONAL_STAGES:
+            raise UnknownStageError(name, OPTIONAL_STAGES)
+    lm = lm if lm is not None else lms.resolve_lm(model)
+    executor = Executor(
+        ExecutorSettings(dsn=resolve_dsn(dsn), timeout_s=timeout_s, connect_timeout_s=CONNECT_TIMEOUT_S)
+    )
+    try:
+        built, manifest = _build(model, executor, program=program, stages=stages, uncompiled=uncompiled, direct=direct)
+        if without and not direct:
+            kept = tuple(stage for stage in built.settings.stages if stage not in without)
+            built.settings = dataclasses.replace(built.settings, stages=kept)
+        executor.execute("SELECT 1")  # fail fast on an unreachable database, before any LM call
+    except BaseException:
+        executor.close()
+        raise
+    adapter = make_adapter(manifest["adapter"]) if manifest and manifest.get("adapter") else None
+    return Text2SQL(built, lm=lm, executor=executor, adapter=adapter, manifest=manifest)
+
+
+def _build(
+    model: str | None,
+    executor: Executor,
+    *,
+    program: str | Path | None,
+    stages: tuple[str, ...] | list[str] | None,
+    uncompiled: bool,
+    direct: bool,
+) -> tuple[dspy.Module, dict[str, Any] | None]:
+    timeout_s = executor.settings.timeout_s
+    if direct:
+        return DirectText2SQL(executor, timeout_s=timeout_s), None
+    built, manifest = load_program(model, executor=executor, program_path=program, stages=stages, uncompiled=uncompiled)
+    built.settings = dataclasses.replace(built.settings, timeout_s=timeout_s)
+    return built, manifest

@@ -1,0 +1,198 @@
+"""Answer a question about ALeRCE data: generate PostgreSQL with the compiled program, run it read-only, print rows.
+
+The SQL passes the SQL guard and runs in a read-only transaction with a time limit; self-correction repairs it
+when it fails (unless switched off with --without self_correction).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Callable, Iterator
+
+import dspy
+
+from answering.api import DEFAULT_TIMEOUT_S, Answer, load
+from answering.errors import BadQuestion
+from answering.question import EXAMPLE_QUESTION, clean_text
+from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table
+from db.errors import DbError
+from db.server import DSN_ENV, add_dsn_argument
+from lms import LMConfigError, add_model_argument
+from modules import OPTIONAL_STAGES
+from optimizers.errors import OptimizerError
+
+__all__ = ["FORMATS", "SHOW_CHOICES", "build_parser", "main"]
+
+FORMATS = ("table", "csv", "json")
+SHOW_CHOICES = ("sql", "plan", "attempts")
+TABLE_LIMIT = 20
+"""Rows a table shows unless --limit says otherwise (csv and json show every fetched row)."""
+
+EPILOG = f"""\
+examples:
+  python -m ask "{EXAMPLE_QUESTION}"
+  python -m ask "Which objects are classified as SNIa with probability above 0.9?" \\
+      --model openai/gpt-4.1-mini --show sql,plan,attempts --limit 5
+  python -m ask "How many objects have more than 50 detections?" --format json > answer.json
+
+the program compiled for --model is read from artifacts/<model-slug>/ (--program overrides); without one the
+uncompiled program runs and a warning is printed.
+
+output: table and csv print the SQL, a blank line, then the rows on stdout (csv: the SQL goes to stderr);
+--show plan,attempts adds the difficulty, plan and execution attempts on stderr. json prints one object on
+stdout: question, sql, difficulty, plan, attempts, columns, rows, truncated, row_count, usage, error, error_kind.
+
+environment: {DSN_ENV} (database when --dsn is not given), provider API keys such as OPENAI_API_KEY
+exit codes: 0 answered (the SQL ran, even with no rows), 1 could not answer, or the model or database is
+unusable (one line on stderr), 2 bad command line or question, 130 interrupted
+"""
+
+
+def _choices_list(choices: tuple[str, ...], what: str) -> Callable[[str], tuple[str, ...]]:
+    def parse(text: str) -> tuple[str, ...]:
+        names = tuple(name.strip() for name in text.split(",") if name.strip() and name.strip() != "none")
+        unknown = [name for name in names if name not in choices]
+        if unknown:
+            raise argparse.ArgumentTypeError(f"unknown {what} {unknown[0]!r}; choose from {', '.join(choices)}")
+        return names
+
+    return parse
+
+
+def _positive(kind: type) -> Callable[[str], int | float]:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+        return value
+
+    return parse
+
+
+def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options choosing what is printed and how."""
+    parser.add_argument(
+        "--show",
+        type=_choices_list(SHOW_CHOICES, "--show item"),
+        default=("sql",),
+        metavar="ITEMS",
+        help=f"comma-separated extras to print, from {', '.join(SHOW_CHOICES)}, or none (default: sql)",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: %(default)s)")
+    parser.add_argument(
+        "--limit",
+        type=_positive(int),
+        metavar="N",
+        help=f"rows to print (default: {TABLE_LIMIT} for table, every fetched row for csv and json)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser of ``python -m ask``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m ask", description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("question", help="the question in plain English (quote it)")
+    add_model_argument(parser)
+    parser.add_argument("--program", metavar="PATH", help="artifact folder or program.json (default: the model's)")
+    parser.add_argument("--external-knowledge", default="", metavar="TEXT", help="facts the question relies on")
+    parser.add_argument("--domain-knowledge", default="", metavar="TEXT", help="astronomy background for the question")
+    _add_output_arguments(parser)
+    parser.add_argument(
+        "--timeout",
+        type=_positive(float),
+        default=DEFAULT_TIMEOUT_S,
+        metavar="S",
+        help="time limit of each query in seconds (default: %(default)s)",
+    )
+    add_dsn_argument(parser)
+    parser.add_argument(
+        "--without",
+        type=_choices_list(OPTIONAL_STAGES, "stage"),
+        default=(),
+        metavar="STAGES",
+        help=f"comma-separated stages to switch off, from {', '.join(OPTIONAL_STAGES)} (default: none)",
+    )
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="log warnings only")
+    return parser
+
+
+@contextlib.contextmanager
+def _logging(args: argparse.Namespace) -> Iterator[None]:
+    """Send log records to stderr during the command, then restore the root logger (main runs in tests too)."""
+    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
+    root = logging.getLogger()
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.setLevel(level)
+    previous = root.level
+    root.addHandler(handler)
+    root.setLevel(level)
+    for noisy in ("LiteLLM", "litellm", "httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous)
+
+
+def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
+    if args.format == "json":
+        print(json.dumps(answer_json(answer, limit=args.limit), ensure_ascii=False, indent=2))
+        return
+    if "plan" in args.show:
+        sys.stderr.write(render_plan(answer))
+    if "attempts" in args.show:
+        sys.stderr.write(render_attempts(answer))
+    if "sql" in args.show and answer.sql:
+        print(f"{answer.sql}\n", file=sys.stderr if args.format == "csv" else sys.stdout)
+    if answer.frame is None:
+        return
+    if args.format == "csv":
+        sys.stdout.write(render_csv(answer.frame, limit=args.limit))
+    else:
+        limit = args.limit or TABLE_LIMIT
+        sys.stdout.write(render_table(answer.frame, truncated=answer.truncated, limit=limit))
+
+
+def _answer(args: argparse.Namespace) -> Answer:
+    question = clean_text(args.question)
+    with load(args.model, program=args.program, dsn=args.dsn, without=args.without, timeout_s=args.timeout) as t2s:
+        return t2s.ask(question, args.external_knowledge, args.domain_knowledge)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``python -m ask``; return the exit code."""
+    args = build_parser().parse_args(argv)
+    with _logging(args):
+        try:
+            answer = _answer(args)
+        except KeyboardInterrupt:
+            print("error: interrupted", file=sys.stderr)
+            return 130
+        except BadQuestion as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        except (LMConfigError, OptimizerError, DbError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+        except dspy.LMError as err:
+            first_line = (str(err).strip().splitlines() or [type(err).__name__])[0]
+            print(f"error: the language model failed: {first_line}", file=sys.stderr)
+            return 1
+    with contextlib.suppress(BrokenPipeError):
+        _print_answer(answer, args)
+    if not answer.is_answered:
+        print(f"error: {answer.error}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,157 @@
+"""Render an ``Answer`` for the terminal: an aligned table, CSV, or one JSON object."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import io
+import json
+import math
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from answering.api import Answer
+
+__all__ = ["answer_json", "render_attempts", "render_csv", "render_plan", "render_table"]
+
+NULL_TEXT = "NULL"
+"""How the table shows a NULL."""
+
+
+def plain_value(value: Any) -> Any:
+    """Turn a cell into a JSON-ready Python value: numpy scalars unwrapped, NaN/NaT to None, dates to ISO text.
+
+    Examples:
+        >>> plain_value(float("nan")) is None
+        True
+        >>> plain_value(dt.date(2021, 3, 4))
+        '2021-03-04'
+    """
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict)):
+        value = value.item() if getattr(value, "ndim", 0) == 0 else value.tolist()
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT:
+        return None
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, (list, tuple)):
+        return [plain_value(item) for item in value]
+    return value
+
+
+def _rows(frame: pd.DataFrame, limit: int | None) -> list[list[Any]]:
+    shown = frame if limit is None else frame.head(limit)
+    return [[plain_value(value) for value in row] for row in shown.itertuples(index=False, name=None)]
+
+
+def _is_numeric(values: list[Any]) -> bool:
+    present = [value for value in values if value is not None]
+    return bool(present) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return NULL_TEXT
+    if isinstance(value, list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value).replace("\n", " ")
+
+
+def render_table(frame: pd.DataFrame, *, truncated: bool = False, limit: int | None = None) -> str:
+    """Render rows as an aligned text table with a row-count footer, like psql.
+
+    Args:
+        frame: The rows (column labels may repeat).
+        truncated: The executor kept only the first rows of a longer result.
+        limit: Rows to show (None: all).
+
+    Returns:
+        The table text, ending with a newline.
+
+    Examples:
+        >>> print(render_table(pd.DataFrame({"oid": ["ZTF1", "ZTF22"], "ndet": [3, 12]})), end="")
+         oid   | ndet
+        -------+------
+         ZTF1  |    3
+         ZTF22 |   12
+        (2 rows)
+    """
+    rows = _rows(frame, limit)
+    labels = [str(label) for label in frame.columns]
+    columns = [[row[index] for row in rows] for index in range(len(labels))]
+    cells = [[_cell(value) for value in column] for column in columns]
+    widths = [max([len(label), *map(len, texts)]) for label, texts in zip(labels, cells, strict=True)]
+    numeric = [_is_numeric(column) for column in columns]
+    header = " | ".join(label.ljust(width) for label, width in zip(labels, widths, strict=True))
+    lines = [f" {header}".rstrip(), "-" + "-+-".join("-" * width for width in widths) + "-"]
+    for index in range(len(rows)):
+        texts = [
+            cells[col][index].rjust(widths[col]) if numeric[col] else cells[col][index].ljust(widths[col])
+            for col in range(len(labels))
+        ]
+        lines.append((" " + " | ".join(texts)).rstrip())
+    lines.append(_footer(len(rows), len(frame), truncated))
+    return "\n".join(lines) + "\n"
+
+
+def _footer(shown: int, total: int, truncated: bool) -> str:
+    total_text = f"{total:,}+" if truncated else f"{total:,}"
+    if shown < total:
+        return f"({shown:,} of {total_text} rows shown; raise --limit to see more)"
+    if truncated:
+        return f"({total_text} rows; only the first {total:,} were fetched)"
+    return "(1 row)" if total == 1 else f"({total:,} rows)"
+
+
+def render_csv(frame: pd.DataFrame, *, limit: int | None = None) -> str:
+    """Render rows as CSV with a header line; NULL is an empty field."""
+    shown = frame if limit is None else frame.head(limit)
+    buffer = io.StringIO()
+    shown.to_csv(buffer, index=False, lineterminator="\n")
+    return buffer.getvalue()
+
+
+def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
+    """Return the answer as one JSON-ready object.
+
+    Keys: question, sql, difficulty, plan, attempts, columns, rows (lists in column order), truncated (rows were
+    left out, by the executor or by ``limit``), row_count (rows fetched), usage, error, error_kind.
+    """
+    frame = answer.frame
+    rows = _rows(frame, limit) if frame is not None else []
+    return {
+        "question": answer.question,
+        "sql": answer.sql,
+        "difficulty": answer.difficulty,
+        "plan": answer.plan,
+        "attempts": answer.attempts,
+        "columns": [str(label) for label in frame.columns] if frame is not None else [],
+        "rows": rows,
+        "truncated": answer.truncated or (frame is not None and len(rows) < len(frame)),
+        "row_count": len(frame) if frame is not None else 0,
+        "usage": answer.usage,
+        "error": answer.error,
+        "error_kind": answer.error_kind,
+    }
+
+
+def render_plan(answer: Answer) -> str:
+    """Render the difficulty and the decomposition plan as indented text."""
+    lines = [f"difficulty: {answer.difficulty or 'unknown'}", "plan:" if answer.plan else "plan: (none)"]
+    lines += [f"  {number}. {step}" for number, step in enumerate(answer.plan, start=1)]
+    return "\n".join(lines) + "\n"
+
+
+def render_attempts(answer: Answer) -> str:
+    """Render every execution attempt: its outcome, then its SQL indented."""
+    lines = ["attempts:" if answer.attempts else "attempts: (none; no SQL was run)"]
+    for number, attempt in enumerate(answer.attempts, start=1):
+        outcome = f"{attempt['error_kind']}: {attempt['message']}" if attempt["error_kind"] else "ok"
+        lines.append(f"  {number}. {outcome}")
+        lines += [f"     {line}" for line in str(attempt["sql"]).splitlines()]
+    return "\n".join(lines) + "\n"

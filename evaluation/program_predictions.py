@@ -1,0 +1,238 @@
+"""Run the text-to-SQL program over a dataset split, saving every answer as it finishes (predictions.jsonl).
+
+The saved answers (SQL, attempts, token usage, seconds) let a report be recomputed without LM calls, and a rerun
+with the same report folder resumes: questions answered under the same model, program, stages and dataset are
+not asked again. The SQL is then scored exactly like a predictions file.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import hashlib
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import lms
+from answering import Text2SQL, load
+from evaluation.checkpoint import Checkpoint
+from evaluation.predictions import Prediction
+
+if TYPE_CHECKING:
+    import dspy
+
+__all__ = [
+    "PREDICTIONS_FILE",
+    "ModelRunSettings",
+    "Scorer",
+    "predict_dataset",
+    "price_usd",
+    "run_model",
+    "usage_summary",
+]
+
+logger = logging.getLogger(__name__)
+
+PREDICTIONS_FILE = "predictions.jsonl"
+"""Per-question program answers, in the report folder (a checkpoint: header line, then one answer per line)."""
+
+Scorer = Callable[[Path, list[Prediction], dict], dict]
+"""Scores predictions into a report folder like predictions mode: (report_dir, predictions, source) -> report."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ModelRunSettings:
+    """Which program runs over the dataset, and how.
+
+    Attributes:
+        model: The model string (``lms.resolve_lm``); it also names the default artifact.
+        program: An artifact folder or program.json instead of the model's.
+        uncompiled: Run the code-defined prompts, ignoring any artifact.
+        without: Optional stages switched off.
+        direct: Run the one-call direct baseline instead of the staged program.
+        runs: Runs over the dataset (std is taken over runs); runs after the first bypass the LM cache.
+        workers: Questions answered at once.
+        dsn: The database (None: ``$ALERCE_DSN``, else the embedded server).
+        timeout_s: Time limit of the program's own queries (self-correction), in seconds.
+    """
+
+    model: str
+    program: str | None = None
+    uncompiled: bool = False
+    without: tuple[str, ...] = ()
+    direct: bool = False
+    runs: int = 1
+    workers: int = 2
+    dsn: str | None = None
+    timeout_s: float = 30.0
+
+
+def _run_lm(lm: dspy.LM, run: int) -> dspy.LM:
+    """Return the LM of run ``run``: the same for run 0, else one whose answers are not taken from the cache."""
+    if run == 0:
+        return lm
+    if lm.kwargs.get("temperature"):
+        return lm.copy(rollout_id=run)
+    return lm.copy(cache=False)  # rollout_id has no effect at temperature 0 (DSPy warns); skip the cache instead
+
+
+def predict_one(t2s: Text2SQL, example: dspy.Example, run: int) -> dict[str, Any]:
+    """Answer one question; return its JSON-ready record (req_id, run, sql, attempts, usage, seconds, ...)."""
+    started = time.perf_counter()
+    pred = t2s.predict(example.question, example.external_knowledge, example.domain_knowledge)
+    return {
+        "req_id": example.req_id,
+        "run": run,
+        "sql": pred.sql,
+        "difficulty": pred.difficulty,
+        "attempts": pred.attempts,
+        "error_kind": pred.error.kind.value if pred.error is not None else None,
+        "failures": pred.failures,
+        "usage": pred.usage,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def predict_dataset(
+    t2s: Text2SQL, examples: Sequence[dspy.Example], *, runs: int, workers: int, checkpoint: Checkpoint
+) -> list[dict[str, Any]]:
+    """Answer every question in every run in parallel, skipping those already in the checkpoint.
+
+    Returns:
+        One record per (run, question), in run then dataset order.
+
+    Raises:
+        KeyboardInterrupt: Interrupted; finished answers are in the checkpoint.
+        db.errors.DatabaseUnavailable, dspy.LMError: The database or the LM cannot be used at all.
+    """
+    from tqdm import tqdm
+
+    done = {(record["req_id"], record["run"]): record for record in checkpoint.load()}
+    keys = [(example, run) for run in range(runs) for example in examples]
+    todo = [(example, run) for example, run in keys if (example.req_id, run) not in done]
+    if len(todo) < len(keys):
+        logger.info("resuming: %d of %d answers already in %s", len(keys) - len(todo), len(keys), checkpoint.path)
+    answerers = {run: t2s.with_lm(_run_lm(t2s.lm, run)) for run in range(runs)}
+
+    def answer_and_save(example: dspy.Example, run: int) -> dict[str, Any]:
+        record = predict_one(answerers[run], example, run)
+        checkpoint.append(record)
+        return record
+
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="predict")
+    try:
+        futures = [pool.submit(answer_and_save, example, run) for example, run in todo]
+        with tqdm(total=len(keys), initial=len(keys) - len(todo), desc="answer", file=sys.stderr, disable=None) as bar:
+            for future in concurrent.futures.as_completed(futures):
+                record = future.result()
+                done[record["req_id"], record["run"]] = record
+                bar.update()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return [done[example.req_id, run] for example, run in keys]
+
+
+def price_usd(model: str, input_tokens: int, output_tokens: int) -> float | None:
+    """Price tokens with LiteLLM's bundled price map; None when the model has no price (local, unknown)."""
+    import litellm
+
+    _, _, name = model.partition("/")
+    prices = litellm.model_cost.get(model) or litellm.model_cost.get(name)
+    if not prices or prices.get("input_cost_per_token") is None:
+        return None
+    return input_tokens * prices["input_cost_per_token"] + output_tokens * (prices.get("output_cost_per_token") or 0)
+
+
+def usage_summary(records: Sequence[dict[str, Any]], model: str) -> dict[str, Any]:
+    """Sum tokens, calls and seconds over answers, per stage and per question, and price them."""
+    by_stage: dict[str, dict[str, int]] = {}
+    for record in records:
+        for stage, usage in record["usage"].items():
+            totals = by_stage.setdefault(stage, {"input_tokens": 0, "output_tokens": 0, "calls": 0})
+            for key in totals:
+                totals[key] += int(usage.get(key) or 0)
+    items = max(1, len(records))
+    input_tokens = sum(stage["input_tokens"] for stage in by_stage.values())
+    output_tokens = sum(stage["output_tokens"] for stage in by_stage.values())
+    cost = price_usd(model, input_tokens, output_tokens)
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "calls": sum(stage["calls"] for stage in by_stage.values()),
+        "by_stage": by_stage,
+        "cost_usd": cost,
+        "input_tokens_per_question": input_tokens / items,
+        "output_tokens_per_question": output_tokens / items,
+        "cost_usd_per_question": None if cost is None else cost / items,
+        "seconds_per_question": sum(float(record["seconds"]) for record in records) / items,
+    }
+
+
+def _describe(t2s: Text2SQL, settings: ModelRunSettings) -> dict[str, Any]:
+    """Name what answers depend on: model, program state (prompts and demos), stage settings and adapter."""
+    state = json.dumps(t2s.program.dump_state(), sort_keys=True, default=str)
+    pipeline = getattr(t2s.program, "settings", None)
+    return {
+        "model": settings.model,
+        "program": "direct" if settings.direct else "compiled" if t2s.manifest else "uncompiled",
+        "program_sha256": hashlib.sha256(state.encode()).hexdigest(),
+        "pipeline": json.loads(json.dumps(dataclasses.asdict(pipeline))) if pipeline is not None else None,
+        "adapter": (t2s.manifest or {}).get("adapter"),
+    }
+
+
+def run_model(
+    settings: ModelRunSettings,
+    examples: Sequence[dspy.Example],
+    report_dir: Path,
+    score: Scorer,
+    *,
+    dataset_identity: dict[str, Any],
+    lm: dspy.LM | None = None,
+) -> dict:
+    """Answer the dataset with the program (resuming from ``predictions.jsonl``) and score the answers.
+
+    Args:
+        settings: The program and how to run it.
+        examples: The dataset split.
+        report_dir: Where predictions.jsonl and the report files go.
+        score: Scores the SQL like predictions mode and writes the report.
+        dataset_identity: JSON-ready facts naming the dataset (split, sha256); part of the resume check.
+        lm: A ready LM (shared between ablation configurations); None resolves ``settings.model``.
+
+    Returns:
+        The report; ``settings.source`` describes the program and holds ``usage`` (``usage_summary``).
+
+    Raises:
+        lms.LMConfigError, optimizers.errors.OptimizerError, db.errors.DbError: The model, artifact or database
+            is unusable.
+        evaluation.errors.CheckpointMismatch: predictions.jsonl was written for another program or dataset.
+    """
+    lm = lm if lm is not None else lms.resolve_lm(settings.model)
+    with load(
+        settings.model,
+        program=settings.program,
+        dsn=settings.dsn,
+        without=settings.without,
+        uncompiled=settings.uncompiled,
+        direct=settings.direct,
+        lm=lm,
+        timeout_s=settings.timeout_s,
+    ) as t2s:
+        identity = {**_describe(t2s, settings), **dataset_identity, "timeout_s": settings.timeout_s}
+        checkpoint = Checkpoint(report_dir / PREDICTIONS_FILE, identity)
+        records = predict_dataset(t2s, examples, runs=settings.runs, workers=settings.workers, checkpoint=checkpoint)
+    predictions = [Prediction(record["req_id"], record["run"], record["sql"]) for record in records]
+    source = {
+        "kind": "program",
+        **identity,
+        "runs": settings.runs,
+        "predictions_file": str(checkpoint.path.resolve()),
+        "usage": usage_summary(records, settings.model),
+    }
+    return score(report_dir, predictions, source)

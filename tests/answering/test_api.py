@@ -1,0 +1,62 @@
+"""The Python API answers with a DataFrame, reports why it could not, and cleans its inputs."""
+
+import pytest
+
+from answering import Answer, BadQuestion, clean_text, load
+from answering.question import MAX_QUESTION_CHARS
+from modules import UnknownStageError
+from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, scripted_lm
+
+
+def test_ask_returns_the_rows_of_the_sql(tiny_dsn):
+    lm = scripted_lm()
+    with load("fake/scripted", dsn=tiny_dsn, lm=lm, uncompiled=True) as t2s:
+        answer = t2s.ask("How many?\x00")
+    assert isinstance(answer, Answer) and answer.is_answered
+    assert answer.question == "How many?" and answer.sql == LITERAL_SQL
+    assert answer.frame.to_dict("list") == {"n": [1, 22], "name": ["ZTF", None]}
+    assert answer.error is None and answer.difficulty == "simple" and answer.plan == []
+    assert answer.attempts == [{"sql": LITERAL_SQL, "error_kind": None, "message": None}]
+    assert set(answer.usage) == {"schema_linking", "classification", "generation"}
+
+
+def test_a_failing_query_gives_an_error_after_the_corrections(tiny_dsn):
+    with load("fake/scripted", dsn=tiny_dsn, lm=scripted_lm(BROKEN_SQL), uncompiled=True) as t2s:
+        answer = t2s.ask("Which objects?")
+    assert not answer.is_answered and answer.frame is None
+    assert answer.error == 'could not answer (missing_structure): relation "objekt" does not exist'
+    assert answer.error_kind == "missing_structure" and len(answer.attempts) == 3
+
+
+def test_without_switches_stages_off(tiny_dsn):
+    lm = scripted_lm(difficulty="medium")
+    with load("fake/scripted", dsn=tiny_dsn, lm=lm, uncompiled=True, without=("classification",)) as t2s:
+        answer = t2s.ask("Which objects?")
+    assert "classification" not in lm.engine_obj.stages()
+    assert "classification" not in answer.usage and answer.plan == ["Read object.", "Count rows."]
+
+
+def test_without_refuses_a_stage_that_cannot_be_switched_off():
+    with pytest.raises(UnknownStageError, match="Unknown stage 'generation'; choose from schema_linking"):
+        load("fake/scripted", dsn="postgresql://nobody@127.0.0.1:1/none", lm=scripted_lm(), without=("generation",))
+
+
+def test_clean_text_removes_control_characters_and_keeps_newlines():
+    assert clean_text(" a\x1b[0m b\x7f\nc\t ") == "a[0m b\nc"
+
+
+def test_clean_text_refuses_an_empty_question():
+    with pytest.raises(BadQuestion) as caught:
+        clean_text(" \x00 ")
+    assert str(caught.value) == (
+        'the question is empty; ask something like "How many objects have more than 50 detections?"'
+    )
+
+
+def test_clean_text_refuses_a_huge_question():
+    with pytest.raises(BadQuestion) as caught:
+        clean_text("x" * 1_000_000)
+    assert str(caught.value) == (
+        f"the question is 1,000,000 characters long; the limit is {MAX_QUESTION_CHARS:,}. "
+        "Shorten it to the part that matters."
+    )
