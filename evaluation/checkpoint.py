@@ -6,7 +6,7 @@ import os
 import threading
 from pathlib import Path
 
-from evaluation.errors import CheckpointMismatch
+from evaluation.errors import CheckpointMismatch, ReportNotWritten
 
 __all__ = ["CHECKPOINT_FILE", "Checkpoint"]
 
@@ -53,8 +53,23 @@ class Checkpoint:
         return list(latest.values())
 
     def append(self, record: dict) -> None:
-        """Add one finished item durably (thread-safe)."""
+        """Add one finished item durably (thread-safe).
+
+        Raises:
+            ReportNotWritten: The file cannot be written (disk full, read-only, its folder is a file); the items
+                saved before are kept.
+        """
         line = json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
+        try:
+            self._append(line)
+        except OSError as err:
+            raise ReportNotWritten(
+                f"Cannot save progress to '{self.path}': {err.strerror or err}. Free space or choose a writable "
+                "--report folder.",
+                str(self.path),
+            ) from err
+
+    def _append(self, line: str) -> None:
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ending = _last_byte(self.path)

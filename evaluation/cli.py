@@ -20,7 +20,7 @@ import dspy
 
 from data.errors import DataError
 from data.loader import ENV_VAR, SPLITS, load_dataset, resolve_dataset_path, split_file
-from db.errors import DbError
+from db.errors import DatabaseUnavailable, DbError
 from db.executor import Executor, ExecutorSettings
 from db.server import DSN_ENV, add_dsn_argument, resolve_dsn
 from evaluation.ablation import add_model_mode_arguments, check_model_mode_arguments, render_ablation, run_ablation
@@ -234,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     report_dir = Path(args.report) if args.report else Path("reports") / datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         report = _run(args, report_dir)
+    except DatabaseUnavailable as err:
+        print(f"error: {err} Finished items are saved; rerun with --report {report_dir} to resume.", file=sys.stderr)
+        return 1
     except (EvaluationError, DataError, DbError, LMConfigError, OptimizerError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -1,6 +1,6 @@
 """Errors raised by the evaluation package: one root, EvaluationError."""
 
-__all__ = ["CheckpointMismatch", "EvaluationError", "PredictionsError"]
+__all__ = ["CheckpointMismatch", "EvaluationError", "PredictionsError", "ReportNotWritten"]
 
 
 class EvaluationError(Exception):
@@ -31,3 +31,15 @@ class CheckpointMismatch(EvaluationError):  # noqa: N818 - reads as a condition,
         super().__init__(message)
         self.path = path
         self.differences = differences
+
+
+class ReportNotWritten(EvaluationError):  # noqa: N818 - reads as a condition, like CheckpointMismatch
+    """A report, checkpoint or predictions file could not be written (disk full, read-only, not a folder).
+
+    Attributes:
+        path: The file or folder that could not be written.
+    """
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path

@@ -22,6 +22,8 @@ import lms
 from answering import Text2SQL, load
 from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
+from optimizers.lm_retries import install_retry_counter, retries_in_thread
+from optimizers.outage import raise_if_connection_lost
 
 if TYPE_CHECKING:
     import dspy
@@ -82,9 +84,18 @@ def _run_lm(lm: dspy.LM, run: int) -> dspy.LM:
 
 
 def predict_one(t2s: Text2SQL, example: dspy.Example, run: int) -> dict[str, Any]:
-    """Answer one question; return its JSON-ready record (req_id, run, sql, attempts, usage, seconds, ...)."""
+    """Answer one question; return its JSON-ready record (req_id, run, sql, attempts, usage, seconds, ...).
+
+    ``lm_retries`` counts the LM calls DSPy retried after a transient error while answering.
+
+    Raises:
+        db.errors.DatabaseUnavailable: The database went away while the program ran its SQL (nothing to save).
+    """
     started = time.perf_counter()
+    retries_before = retries_in_thread()
     pred = t2s.predict(example.question, example.external_knowledge, example.domain_knowledge)
+    if pred.error is not None:
+        raise_if_connection_lost(pred.error)
     return {
         "req_id": example.req_id,
         "run": run,
@@ -94,6 +105,7 @@ def predict_one(t2s: Text2SQL, example: dspy.Example, run: int) -> dict[str, Any
         "error_kind": pred.error.kind.value if pred.error is not None else None,
         "failures": pred.failures,
         "usage": pred.usage,
+        "lm_retries": retries_in_thread() - retries_before,
         "seconds": round(time.perf_counter() - started, 3),
     }
 
@@ -149,7 +161,7 @@ def price_usd(model: str, input_tokens: int, output_tokens: int) -> float | None
 
 
 def usage_summary(records: Sequence[dict[str, Any]], model: str) -> dict[str, Any]:
-    """Sum tokens, calls and seconds over answers, per stage and per question, and price them."""
+    """Sum tokens, calls, LM retries and seconds over answers, per stage and per question, and price them."""
     by_stage: dict[str, dict[str, int]] = {}
     for record in records:
         for stage, usage in record["usage"].items():
@@ -164,6 +176,7 @@ def usage_summary(records: Sequence[dict[str, Any]], model: str) -> dict[str, An
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
         "calls": sum(stage["calls"] for stage in by_stage.values()),
+        "lm_retries": sum(int(record.get("lm_retries") or 0) for record in records),
         "by_stage": by_stage,
         "cost_usd": cost,
         "input_tokens_per_question": input_tokens / items,
@@ -214,6 +227,7 @@ def run_model(
         evaluation.errors.CheckpointMismatch: predictions.jsonl was written for another program or dataset.
     """
     lm = lm if lm is not None else lms.resolve_lm(settings.model)
+    install_retry_counter()
     with load(
         settings.model,
         program=settings.program,

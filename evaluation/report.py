@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from evaluation.errors import ReportNotWritten
 from evaluation.runner import ItemRecord
 from optimizers.aggregate import aggregate
+from optimizers.atomic_files import write_files
 
 __all__ = [
     "CONVENTIONS",
@@ -108,13 +110,21 @@ def render_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def _write_per_question(records: Sequence[ItemRecord], path: Path) -> None:
+def _per_question_csv(records: Sequence[ItemRecord]) -> bytes:
     frame = pd.DataFrame([record.to_dict() for record in records], columns=list(PER_QUESTION_COLUMNS))
     for column in _BOOL_COLUMNS:
         frame[column] = frame[column].astype(int)
     for column in ("gold_rows", "pred_rows"):
         frame[column] = frame[column].astype("Int64")
-    frame.to_csv(path, index=False)
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def _unwritable(folder: Path, err: OSError) -> ReportNotWritten:
+    return ReportNotWritten(
+        f"Cannot write the report to '{folder}': {err.strerror or err}. Finished items are saved; free space or "
+        "choose a writable --report folder and rerun.",
+        str(folder),
+    )
 
 
 def write_report(
@@ -131,12 +141,18 @@ def write_report(
 
     Returns:
         The report as written to report.json.
+
+    Raises:
+        ReportNotWritten: The folder cannot be written (disk full, not a folder, ...); files of an earlier report
+            are left intact (written to temp files, then renamed).
     """
     report_dir = Path(report_dir)
-    report_dir.mkdir(parents=True, exist_ok=True)
     report = build_report(records, settings=settings, convention=convention)
-    (report_dir / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    _write_per_question(records, report_dir / "per_question.csv")
+    files = {
+        "report.json": (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
+        "per_question.csv": _per_question_csv(records),
+    }
+    write_files(report_dir, files, on_error=_unwritable)
     if plot:
         from evaluation.plot import plot_report
 

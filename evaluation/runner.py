@@ -17,6 +17,7 @@ from evaluation.predictions import Prediction
 from optimizers.aggregate import ScoredItem
 from optimizers.gold_cache import GoldCache
 from optimizers.metric import score_frames
+from optimizers.outage import raise_if_connection_lost
 
 __all__ = ["MISSING_MESSAGE", "ItemRecord", "QueryExecutor", "score_item", "score_predictions"]
 
@@ -112,6 +113,7 @@ def _execute(executor: QueryExecutor, sql: str | None, timeout_s: float) -> tupl
     try:
         result = executor.execute(sql, timeout_s=timeout_s)
     except ExecutionError as err:
+        raise_if_connection_lost(err)  # a lost database stops the run instead of scoring the item as wrong
         return None, err
     return result.frame, result.elapsed_s
 
@@ -122,7 +124,7 @@ def score_item(
     """Execute one prediction and its (cached) gold, and score the pair.
 
     Raises:
-        DatabaseUnavailable: The database cannot be reached (the item is not scored).
+        DatabaseUnavailable: The database cannot be reached or was lost during a query (the item is not scored).
     """
     gold = gold_cache.result(example.gold_sql)
     pred_df, outcome = _execute(executor, prediction.sql, timeout_s)
@@ -191,7 +193,8 @@ def score_predictions(
 
     Raises:
         KeyboardInterrupt: Interrupted; items finished so far are in the checkpoint.
-        DatabaseUnavailable: The database cannot be reached.
+        DatabaseUnavailable: The database cannot be reached or went away; items finished so far are in the
+            checkpoint.
     """
     by_id = {example.req_id: example for example in examples}
     done = _resumed(predictions, checkpoint)

@@ -3,6 +3,7 @@
 import contextlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from optimizers.errors import CompileError
@@ -42,11 +43,22 @@ def check_writable(folder: str | Path) -> None:
         raise _unwritable(folder, err) from err
 
 
-def write_files(folder: str | Path, files: dict[str, bytes]) -> None:
+def write_files(
+    folder: str | Path,
+    files: dict[str, bytes],
+    *,
+    on_error: Callable[[Path, OSError], Exception] = _unwritable,
+) -> None:
     """Write every file to a temp file first, then rename them into place in order.
 
+    Args:
+        folder: The destination folder (created if missing).
+        files: File name to content.
+        on_error: Builds the exception raised for an ``OSError`` (default: an artifact ``CompileError``).
+
     Raises:
-        CompileError: The folder cannot be created or written; no file was replaced unless a rename failed midway.
+        CompileError: The folder cannot be created or written (or what ``on_error`` builds); no file was replaced
+            unless a rename failed midway.
     """
     folder = Path(folder)
     temps: dict[str, Path] = {}
@@ -57,7 +69,7 @@ def write_files(folder: str | Path, files: dict[str, bytes]) -> None:
         for name, temp in temps.items():
             os.replace(temp, folder / name)
     except OSError as err:
-        raise _unwritable(folder, err) from err
+        raise on_error(folder, err) from err
     finally:
         for temp in temps.values():
             with contextlib.suppress(FileNotFoundError):

@@ -17,7 +17,7 @@ import platformdirs
 
 from data.errors import DataError
 from data.loader import dataset_sha256, load_dataset, resolve_dataset_path, split_file
-from db.errors import DbError
+from db.errors import DatabaseUnavailable, DbError
 from db.executor import Executor, ExecutorSettings
 from db.server import add_dsn_argument, resolve_dsn
 from lms import LMConfigError, add_model_argument, resolve_lm
@@ -180,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except DatabaseUnavailable as err:
+        print(f"error: {err} LM calls made so far are cached; rerun the same command to resume.", file=sys.stderr)
+        return 1
     except (OptimizerError, DataError, DbError, LMConfigError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

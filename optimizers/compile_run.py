@@ -20,6 +20,8 @@ from dspy.utils.usage_tracker import UsageTracker
 
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import signature_hash
+from optimizers.lm_retries import install_retry_counter, retries_total
+from optimizers.outage import OutageGuard
 from optimizers.pm_metric import make_feedback_metric, make_pm_metric
 from optimizers.settings import CompileSettings, make_adapter
 from optimizers.strategies import STRATEGIES, CompileContext, as_demo_source, split_examples
@@ -62,21 +64,23 @@ class SharedUsageTracker(UsageTracker):
         return self
 
 
-def _metered(metric: Any, usage: StageUsage) -> Any:
+def _metered(metric: Any, usage: StageUsage, guard: OutageGuard) -> Any:
     def metered(example: dspy.Example, pred: Any, trace: object = None) -> Any:
-        usage.add(pred)
-        return metric(example, pred, trace)
+        with guard.watching():
+            usage.add(pred)
+            return metric(example, pred, trace)
 
     return metered
 
 
-def _metered_feedback(metric: Any, usage: StageUsage) -> Any:
+def _metered_feedback(metric: Any, usage: StageUsage, guard: OutageGuard) -> Any:
     # GEPA reads the parameter names, so they must be spelled out; per-predictor feedback calls rescore a
     # prediction already counted, so only whole-program calls (pred_name None) add usage.
     def metered(gold: dspy.Example, pred: Any, trace: object = None, pred_name=None, pred_trace=None) -> Any:
-        if pred_name is None:
-            usage.add(pred)
-        return metric(gold, pred, trace, pred_name, pred_trace)
+        with guard.watching():
+            if pred_name is None:
+                usage.add(pred)
+            return metric(gold, pred, trace, pred_name, pred_trace)
 
     return metered
 
@@ -152,33 +156,44 @@ def compile_program(
         reflection_lm: The model that rewrites instructions (gepa).
 
     Returns:
-        The compiled program and the manifest entries of the run (without dataset facts).
+        The compiled program and the manifest entries of the run (without dataset facts); ``usage.lm_retries``
+        counts the LM calls DSPy retried after transient errors.
+
+    Raises:
+        DatabaseUnavailable: The database went away during a phase (DSPy would have scored the rest as zeros).
     """
     started = time.monotonic()
+    install_retry_counter()
+    retries_before = retries_total()
+    guard = OutageGuard(executor)
     pipeline = PipelineSettings(
         stages=settings.stages, max_corrections=settings.max_corrections, reasoning=settings.reasoning
     )
-    student = AlerceText2SQL(executor, pipeline)
+    student = AlerceText2SQL(guard, pipeline)
     code_hash = signature_hash(student)
     train, validation = split_examples(as_demo_source(examples), settings.train_fraction, settings.seed)
     logger.info("%d train and %d validation examples", len(train), len(validation))
     usage = StageUsage()
-    metric = _metered(make_pm_metric(executor, gold_cache), usage)
+    metric = _metered(make_pm_metric(guard, gold_cache), usage, guard)
     context = CompileContext(
         settings=settings,
         metric=metric,
-        feedback_metric=_metered_feedback(make_feedback_metric(executor, gold_cache), usage),
+        feedback_metric=_metered_feedback(make_feedback_metric(guard, gold_cache), usage, guard),
         reflection_lm=reflection_lm,
     )
     tracker = SharedUsageTracker()
     with dspy.context(lm=lm, adapter=make_adapter(settings.adapter), usage_tracker=tracker):
-        before = evaluate_pm(student, validation, metric, settings.num_threads)
+        with guard.phase():
+            before = evaluate_pm(student, validation, metric, settings.num_threads)
         logger.info("validation PM before: %.3f", before)
-        with contextlib.redirect_stdout(sys.stderr):
+        with guard.phase(), contextlib.redirect_stdout(sys.stderr):
             compiled = STRATEGIES[settings.optimizer](student, train, validation, context)
-        after = (
-            before if settings.optimizer == "none" else evaluate_pm(compiled, validation, metric, settings.num_threads)
-        )
+        with guard.phase():
+            after = (
+                before
+                if settings.optimizer == "none"
+                else evaluate_pm(compiled, validation, metric, settings.num_threads)
+            )
         logger.info("validation PM after: %.3f", after)
     report = {
         "model": settings.model,
@@ -190,7 +205,11 @@ def compile_program(
         "signature_hash": code_hash,
         "split": {"n_train": len(train), "n_validation": len(validation), "seed": settings.seed},
         "scores": {"validation_pm_before": before, "validation_pm_after": after},
-        "usage": {"per_stage": usage.as_dict(), "per_model": _per_model(tracker)},
+        "usage": {
+            "per_stage": usage.as_dict(),
+            "per_model": _per_model(tracker),
+            "lm_retries": retries_total() - retries_before,
+        },
         "versions": _versions(),
         "elapsed_s": round(time.monotonic() - started, 3),
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -20,6 +20,7 @@ import pandas as pd
 import platformdirs
 
 from db.errors import ErrorKind, ExecutionError, GuardError
+from optimizers.outage import raise_if_connection_lost
 
 __all__ = ["GoldCache", "GoldResult", "default_cache_dir"]
 
@@ -102,7 +103,8 @@ class GoldCache:
         """Return the gold result of ``sql``, running it only when neither memory nor disk holds it.
 
         Raises:
-            DatabaseUnavailable: The query had to run and no connection could be opened (nothing is cached).
+            DatabaseUnavailable: The query had to run and no connection could be opened, or it was lost during the
+                query (nothing is cached).
         """
         key = _sql_key(sql)
         with self._lock:
@@ -126,6 +128,7 @@ class GoldCache:
         try:
             executed = self.executor.execute(sql, timeout_s=self.timeout_s)
         except ExecutionError as err:
+            raise_if_connection_lost(err)  # the database went away: not the gold's fault, never cached
             logger.warning("gold query failed: %s", err)
             return GoldResult(None, err, 0.0)
         if executed.truncated:
