@@ -75,3 +75,21 @@ def default_executor(default_dsn: str) -> Iterator[Executor]:
 def test_every_gold_query_returns_rows_on_the_default_database(example, default_executor):
     result = default_executor.execute(example.gold_sql)
     assert len(result.frame) >= 1, f"req_id {example.req_id} returned no rows"
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def test_no_example_repeats_a_benchmark_question_or_query(dev_csv_path):
+    """Provenance guard: the committed examples must not contain benchmark questions or gold SQL."""
+    benchmark = load_dataset(dev_csv_path)
+    benchmark_texts = {_normalised(item.question) for item in benchmark} | {
+        _normalised(item.gold_sql) for item in benchmark
+    }
+    repeated = [
+        example.req_id
+        for example in EXAMPLES
+        if {_normalised(example.question), _normalised(example.gold_sql)} & benchmark_texts
+    ]
+    assert repeated == []
