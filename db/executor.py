@@ -2,7 +2,8 @@
 
 Every query passes the SQL guard, then runs in a READ ONLY transaction with a server-side `statement_timeout` and
 a client-side watchdog that cancels it shortly after its timeout. Rows come from a server-side cursor in batches, so
-a huge result costs only `max_rows` rows of memory. The transaction is always rolled back.
+a huge result costs only `max_rows` rows (and about `max_bytes` bytes) of memory. The transaction is always rolled
+back.
 """
 
 import contextlib
@@ -17,6 +18,7 @@ from typing import Any, Self
 
 import pandas as pd
 import psycopg
+from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.numeric import FloatLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
@@ -50,6 +52,8 @@ class ExecutorSettings:
         dsn: libpq connection string or URI of a read-only role.
         timeout_s: default time limit of one query, in seconds.
         max_rows: default number of rows kept; longer results are truncated.
+        max_bytes: most bytes of row data kept per query, as PostgreSQL sends them (text format); rows past the cap
+            are dropped and the result is marked truncated.
         pool_size: most connections open at once (concurrent queries).
         connect_timeout_s: time allowed to open a connection before DatabaseUnavailable is raised.
     """
@@ -57,6 +61,7 @@ class ExecutorSettings:
     dsn: str
     timeout_s: float = 30.0
     max_rows: int = 100_000
+    max_bytes: int = 64 * 1024 * 1024
     pool_size: int = 2
     connect_timeout_s: float = 10.0
 
@@ -69,7 +74,8 @@ class Result:
         frame: the rows, with column labels exactly as PostgreSQL returned them (duplicates kept). Columns with a
             NULL keep object dtype with None; numeric values are floats; bigints stay exact ints.
         elapsed_s: wall time of the query including fetching, in seconds.
-        truncated: True when the query had more than `max_rows` rows and only the first ones were kept.
+        truncated: True when the query had more than `max_rows` rows, or more than `max_bytes` bytes of rows, and
+            only the first ones were kept.
     """
 
     frame: pd.DataFrame
@@ -109,10 +115,11 @@ class Executor:
         max_rows = self.settings.max_rows if max_rows is None else max_rows
         started = time.perf_counter()
         with self._connection() as conn:
-            names, rows = _run_query(conn, statement, timeout_s=timeout_s, max_rows=max_rows)
+            names, rows, truncated = _run_query(
+                conn, statement, timeout_s=timeout_s, max_rows=max_rows, max_bytes=self.settings.max_bytes
+            )
         elapsed_s = time.perf_counter() - started
-        frame = _to_frame(names, rows[:max_rows])
-        return Result(frame=frame, elapsed_s=elapsed_s, truncated=len(rows) > max_rows)
+        return Result(frame=_to_frame(names, rows), elapsed_s=elapsed_s, truncated=truncated)
 
     def fingerprint(self) -> str:
         """Identify the database contents cheaply, for result caches.
@@ -189,26 +196,21 @@ class Executor:
 
 
 def _run_query(
-    conn: psycopg.Connection, statement: str, *, timeout_s: float, max_rows: int
-) -> tuple[list[str], list[tuple]]:
-    """Run the statement in a read-only transaction and fetch at most max_rows + 1 rows."""
+    conn: psycopg.Connection, statement: str, *, timeout_s: float, max_rows: int, max_bytes: int
+) -> tuple[list[str], list[tuple], bool]:
+    """Run the statement in a read-only transaction; return column names, the rows kept and whether rows were cut."""
     deadline = time.monotonic() + timeout_s + _WATCHDOG_GRACE_S
     watchdog = threading.Timer(timeout_s + _WATCHDOG_GRACE_S, conn.cancel_safe)
     watchdog.daemon = True
-    rows: list[tuple] = []
     try:
         conn.execute(_SET_TIMEOUT_SQL, [f"{max(1, round(timeout_s * 1000))}ms"])
         watchdog.start()
         with conn.cursor(name=_CURSOR_NAME) as cursor:
             cursor.execute(statement)
             names = [column.name for column in cursor.description or []]
-            while len(rows) <= max_rows:
-                batch = cursor.fetchmany(min(_FETCH_BATCH_ROWS, max_rows + 1 - len(rows)))
-                rows.extend(batch)
-                if not batch:
-                    break
-                if time.monotonic() > deadline:
-                    raise ExecutionError(ErrorKind.TIMEOUT, None, _timeout_message("fetching rows", timeout_s))
+            rows, truncated = _fetch_rows(
+                cursor, max_rows=max_rows, max_bytes=max_bytes, timeout_s=timeout_s, deadline=deadline
+            )
     except psycopg.Error as err:
         raise _execution_error(err, timeout_s=timeout_s, is_cancelled=watchdog.finished.is_set()) from err
     finally:
@@ -216,7 +218,37 @@ def _run_query(
         if watchdog.is_alive():
             watchdog.join()
         _rollback(conn)
-    return names, rows
+    return names, rows, truncated
+
+
+def _fetch_rows(
+    cursor: psycopg.ServerCursor, *, max_rows: int, max_bytes: int, timeout_s: float, deadline: float
+) -> tuple[list[tuple], bool]:
+    """Fetch batches until max_rows rows or max_bytes bytes are passed; return the rows kept and whether some were cut.
+
+    Raises:
+        ExecutionError: kind TIMEOUT when the monotonic clock passes `deadline` between batches.
+    """
+    rows: list[tuple] = []
+    size_bytes = 0
+    while len(rows) <= max_rows:
+        batch = cursor.fetchmany(min(_FETCH_BATCH_ROWS, max_rows + 1 - len(rows)))
+        if not batch:
+            break
+        for row, row_bytes in zip(batch, _row_sizes(cursor.pgresult), strict=True):
+            size_bytes += row_bytes
+            if size_bytes > max_bytes:
+                return rows, True
+            rows.append(row)
+        if time.monotonic() > deadline:
+            raise ExecutionError(ErrorKind.TIMEOUT, None, _timeout_message("fetching rows", timeout_s))
+    return rows[:max_rows], len(rows) > max_rows
+
+
+def _row_sizes(pgresult: pq.abc.PGresult) -> list[int]:
+    """Bytes of each row of the last fetched batch, as PostgreSQL sent them (a NULL counts 0)."""
+    fields = range(pgresult.nfields)
+    return [sum(len(pgresult.get_value(row, field) or b"") for field in fields) for row in range(pgresult.ntuples)]
 
 
 def _to_frame(names: Sequence[str], rows: Sequence[tuple]) -> pd.DataFrame:

@@ -2,7 +2,8 @@
 
 The guard is the first of three defences: the executor also runs every query in a READ ONLY transaction as a role
 without write privileges. It parses with sqlglot's PostgreSQL dialect and admits one SELECT, WITH ... SELECT or set
-operation of selects, without data-modifying parts, locking clauses or functions with side effects.
+operation of selects, without data-modifying parts, locking clauses, functions with side effects or that run SQL
+given as text, and without Unicode escapes (``U&"..."`` would hide a function name from the deny list).
 """
 
 from sqlglot import exp
@@ -38,11 +39,12 @@ DENIED_FUNCTIONS = frozenset(
         "setval",
         "loread",
         "lowrite",
-        "cursor_to_xml",
-        "cursor_to_xmlschema",
+        "ts_stat",
+        "ts_rewrite",
     }
 )
-"""Functions with side effects, file or server access, or that block (matched case-insensitively)."""
+"""Functions with side effects, file or server access, that block, or that run SQL given as text (ts_stat,
+ts_rewrite); matched case-insensitively, without schema, quoted or not."""
 
 DENIED_FUNCTION_PREFIXES = (
     "lo_",
@@ -59,8 +61,13 @@ DENIED_FUNCTION_PREFIXES = (
     "pg_wal_replay_",
     "pg_backup_",
     "query_to_xml",
+    "cursor_to_xml",
+    "table_to_xml",
+    "schema_to_xml",
+    "database_to_xml",
 )
-"""Families of denied functions: large objects, dblink, directory listing, adminpack, slots, locks, ..."""
+"""Families of denied functions: large objects, dblink, directory listing, adminpack, slots, locks, and the XML
+exports that run SQL text or dump whole tables, schemas or databases (``query_to_xml*``, ``*_to_xml*``)."""
 
 # Nodes that change data, schema or session state, wherever they appear in the tree.
 _WRITING_NODES = (
@@ -78,6 +85,7 @@ _WRITING_NODES = (
     exp.Transaction,
 )
 _DIALECT = Dialect.get_or_raise("postgres")
+_UNICODE_ESCAPE_MESSAGE = "U&\"...\" and U&'...' escapes are not allowed; write names and text plainly."
 
 
 def check_sql(sql: str) -> str:
@@ -108,8 +116,13 @@ def check_sql(sql: str) -> str:
         Traceback (most recent call last):
         ...
         db.errors.GuardError: Function PG_SLEEP is not allowed in queries. [general]
+        >>> check_sql('SELECT U&"pg_sleep"(10)')
+        Traceback (most recent call last):
+        ...
+        db.errors.GuardError: U&"..." and U&'...' escapes are not allowed; write names and text plainly. [general]
     """
     tokens = _tokenize(sql)
+    _check_unicode_escapes(tokens)
     statement = _parse_one(tokens, sql)
     _check_statement_type(statement, tokens)
     _check_tree(statement)
@@ -126,6 +139,16 @@ def _tokenize(sql: str) -> list[Token]:
     if not any(token.token_type != TokenType.SEMICOLON for token in tokens):
         raise GuardError("The SQL text is empty; write one SELECT or WITH statement.")
     return tokens
+
+
+def _check_unicode_escapes(tokens: list[Token]) -> None:
+    """Refuse U&'...' strings and U&"..." identifiers, whose escapes PostgreSQL decodes but sqlglot does not."""
+    for before, between, after in zip(tokens, tokens[1:], tokens[2:], strict=False):
+        if before.token_type == TokenType.VAR and before.text.upper() == "U" and between.token_type == TokenType.AMP:
+            if after.token_type in (TokenType.IDENTIFIER, TokenType.STRING, TokenType.UNICODE_STRING):
+                raise GuardError(_UNICODE_ESCAPE_MESSAGE)
+    if any(token.token_type == TokenType.UNICODE_STRING for token in tokens):
+        raise GuardError(_UNICODE_ESCAPE_MESSAGE)
 
 
 def _parse_one(tokens: list[Token], sql: str) -> exp.Expression:

@@ -3,6 +3,9 @@
 The marker is the one-row table ``meta.build_info``: schema ``alerce`` holds only the ALeRCE tables, so the
 bookkeeping lives in schema ``meta``. A database whose marker is missing (interrupted build) or whose checksum
 differs (the DDL, the generator or the q3c fallback changed) is dropped and built again.
+
+The reader role's settings, its grants and the revoked functions are applied again on every call, so a database
+built by an older version gets the current protections without a rebuild.
 """
 
 import datetime
@@ -26,6 +29,46 @@ SCALES = ("tiny", "default", "large")
 DATABASE_NAMES = {"tiny": "alerce_tiny", "default": "alerce", "large": "alerce_large"}
 BUILD_LOCK_KEY = 0x0A1E_7C52  # pg_advisory_lock key serialising builds across processes
 Q3C_INDEXES = (("object", "meanra", "meandec"), ("allwise", "ra", "dec"))
+
+READER_CONNECTION_LIMIT = 32
+READER_SETTINGS = {
+    "default_transaction_read_only": "on",
+    "statement_timeout": "5min",
+    "idle_in_transaction_session_timeout": "5min",
+    "temp_file_limit": "1GB",
+    "work_mem": "16MB",
+}
+"""Settings of ``alerce_reader`` at login (the executor's per-query statement_timeout overrides the backstop)."""
+REVOKED_FUNCTIONS = (
+    "pg_terminate_backend",
+    "pg_cancel_backend",
+    "pg_notify",
+    "pg_read_file",
+    "pg_read_binary_file",
+    "pg_stat_file",
+    "loread",
+    "lowrite",
+    "ts_stat",
+    "ts_rewrite",
+)
+REVOKED_FUNCTION_PREFIXES = (
+    "pg_advisory_",
+    "pg_try_advisory_",
+    "lo_",
+    "dblink",
+    "query_to_xml",
+    "cursor_to_xml",
+)
+"""pg_catalog functions (every signature) whose EXECUTE is revoked from PUBLIC in each database; dblink in any
+schema. Nothing is granted back: the reader cannot signal backends, hold advisory locks, touch large objects,
+notify, read files or run SQL text, even if a query gets past the guard. set_config stays: the executor uses it."""
+_REVOKED_SIGNATURES_SQL = """
+SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+WHERE (n.nspname = 'pg_catalog' OR p.proname LIKE 'dblink%%')
+  AND (p.proname = ANY(%s)
+       OR EXISTS (SELECT 1 FROM unnest(%s::text[]) AS f(prefix) WHERE starts_with(p.proname, prefix)))
+ORDER BY 1
+"""
 
 META_DDL = """
 CREATE SCHEMA meta;
@@ -88,6 +131,8 @@ def provision_database(admin_dsn: str, *, scale: str, seed: int | None) -> Build
         existing = read_build_info(admin_dsn, name)
         if existing and existing.checksum == checksum and seed in (None, existing.seed):
             logger.debug("database %s is built (scale %s, seed %d)", name, existing.scale, existing.seed)
+            with psycopg.connect(_with_dbname(admin_dsn, name)) as built:
+                _grant_reader(built, name)
             return existing
         if existing:
             logger.info("rebuilding database %s: its build is out of date or has another seed", name)
@@ -127,15 +172,13 @@ def _build(dsn: str, ddl: str, *, scale: str, seed: int, checksum: str) -> Build
         counts = _fill(conn, scale=scale, seed=seed)
         if q3c == "extension":
             _create_q3c_indexes(conn)
-        _grant_reader(conn, name)
         conn.execute(META_DDL)
         built_at = datetime.datetime.now(datetime.UTC)
         conn.execute(
             "INSERT INTO meta.build_info VALUES (%s, %s, %s, %s, %s, %s)",
             (scale, seed, built_at, checksum, q3c, json.dumps(counts)),
         )
-        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA meta TO {}").format(sql.Identifier(READER_ROLE)))
-        conn.execute(sql.SQL("GRANT SELECT ON meta.build_info TO {}").format(sql.Identifier(READER_ROLE)))
+        _grant_reader(conn, name)
         conn.commit()
         conn.autocommit = True
         conn.execute("VACUUM (ANALYZE)")
@@ -161,23 +204,40 @@ def _create_q3c_indexes(conn: psycopg.Connection) -> None:
 
 
 def _ensure_reader_role(conn: psycopg.Connection) -> None:
+    """Create the reader role if missing, (re)apply its limits and keep it out of the maintenance databases."""
     role = sql.Identifier(READER_ROLE)
     if conn.execute("SELECT count(*) FROM pg_roles WHERE rolname = %s", (READER_ROLE,)).fetchone()[0] == 0:
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(role))
-    conn.execute(sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(role))
+    conn.execute(
+        sql.SQL(
+            "ALTER ROLE {} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT {}"
+        ).format(role, sql.Literal(READER_CONNECTION_LIMIT))
+    )
+    for setting, value in READER_SETTINGS.items():
+        conn.execute(sql.SQL("ALTER ROLE {} SET {} = {}").format(role, sql.Identifier(setting), sql.Literal(value)))
+    for database in ("postgres", "template1"):
+        conn.execute(sql.SQL("REVOKE CONNECT ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database)))
 
 
 def _grant_reader(conn: psycopg.Connection, name: str) -> None:
+    """Grant the reader what it needs in database `name` (connect, read the tables) and revoke dangerous functions."""
     database, role = sql.Identifier(name), sql.Identifier(READER_ROLE)
     for statement in (
         "REVOKE ALL ON DATABASE {database} FROM PUBLIC",
         "GRANT CONNECT ON DATABASE {database} TO {role}",
         "REVOKE CREATE ON SCHEMA public FROM PUBLIC",
-        "GRANT USAGE ON SCHEMA alerce, public TO {role}",
+        "GRANT USAGE ON SCHEMA alerce, public, meta TO {role}",
         "GRANT SELECT ON ALL TABLES IN SCHEMA alerce TO {role}",
+        "GRANT SELECT ON meta.build_info TO {role}",
         "ALTER DATABASE {database} SET search_path TO alerce, public",
     ):
         conn.execute(sql.SQL(statement).format(database=database, role=role))
+    signatures = [
+        row[0]
+        for row in conn.execute(_REVOKED_SIGNATURES_SQL, (list(REVOKED_FUNCTIONS), list(REVOKED_FUNCTION_PREFIXES)))
+    ]
+    functions = sql.SQL(", ").join(sql.SQL(signature) for signature in signatures)
+    conn.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION {} FROM PUBLIC").format(functions))
 
 
 def _with_dbname(dsn: str, name: str) -> str:

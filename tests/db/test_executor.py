@@ -7,44 +7,17 @@ import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import psycopg
 import pytest
 import yaml
 
 import db.executor
 from db.errors import DatabaseUnavailable, DbError, ErrorKind, ExecutionError, GuardError
 from db.executor import Executor, ExecutorSettings, Result
+from tests.db_snapshot import snapshot
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "guard_cases.yaml").read_text(encoding="utf-8"))
 REJECTED = [pytest.param(case, id=case["id"]) for case in CASES["rejected"]]
 HEAVY_SQL = "SELECT count(*) FROM generate_series(1, 100000) a CROSS JOIN generate_series(1, 100000) b"
-SNAPSHOT_SQL = """
-SELECT n.nspname, c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%'
-ORDER BY 1, 2
-"""
-
-
-def snapshot(admin_dsn: str) -> dict[str, object]:
-    """Row count and an order-independent checksum of every alerce table, plus relations, roles, large objects."""
-    with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        tables = [
-            row[0]
-            for row in conn.execute(
-                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                "WHERE n.nspname = 'alerce' AND c.relkind = 'r' ORDER BY 1"
-            )
-        ]
-        state: dict[str, object] = {
-            name: conn.execute(
-                f"SELECT count(*), coalesce(sum(hashtext(t::text)::bigint), 0) FROM alerce.{name} t"
-            ).fetchone()
-            for name in tables
-        }
-        state["relations"] = conn.execute(SNAPSHOT_SQL).fetchall()
-        state["roles"] = conn.execute("SELECT rolname, rolsuper FROM pg_roles ORDER BY 1").fetchall()
-        state["large_objects"] = conn.execute("SELECT count(*) FROM pg_largeobject_metadata").fetchone()
-    return state
 
 
 def test_execute_returns_result_with_frame(executor):
@@ -160,6 +133,33 @@ def test_execute_caps_rows_without_exhausting_memory(executor):
     assert result.truncated is True
     assert result.frame["g"].tolist()[:3] == [1, 2, 3]
     assert peak_bytes < 200 * 1024 * 1024
+
+
+def test_execute_caps_bytes_and_marks_the_result_truncated(tiny_dsn):
+    settings = ExecutorSettings(dsn=tiny_dsn, max_bytes=1_000_000)
+    with Executor(settings) as executor:
+        result = executor.execute("SELECT g, repeat('x', 100000) AS big FROM generate_series(1, 50) g")
+    assert result.truncated is True
+    assert result.frame["g"].tolist() == list(range(1, 10))
+
+
+def test_execute_drops_a_single_value_over_the_byte_cap(tiny_dsn):
+    with Executor(ExecutorSettings(dsn=tiny_dsn, max_bytes=1_000_000)) as executor:
+        result = executor.execute("SELECT repeat('x', 20000000) AS huge")
+    assert result.truncated is True
+    assert list(result.frame.columns) == ["huge"]
+    assert len(result.frame) == 0
+
+
+def test_execute_result_within_the_byte_cap_is_not_truncated(tiny_dsn):
+    with Executor(ExecutorSettings(dsn=tiny_dsn, max_bytes=1_000_000)) as executor:
+        result = executor.execute("SELECT g, repeat('x', 100000) AS big FROM generate_series(1, 9) g")
+    assert result.truncated is False
+    assert len(result.frame) == 9
+
+
+def test_default_byte_cap_is_64_mebibytes():
+    assert ExecutorSettings(dsn="").max_bytes == 64 * 1024 * 1024
 
 
 def test_execute_exact_max_rows_is_not_truncated(executor):

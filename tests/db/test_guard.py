@@ -8,9 +8,10 @@ import yaml
 
 import db.guard
 from db.errors import ErrorKind, GuardError
-from db.guard import check_sql
+from db.guard import DENIED_FUNCTION_PREFIXES, DENIED_FUNCTIONS, check_sql
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "guard_cases.yaml").read_text(encoding="utf-8"))
+DENIED_NAMES = sorted(DENIED_FUNCTIONS | {f"{prefix}x" for prefix in DENIED_FUNCTION_PREFIXES})
 ACCEPTED = [pytest.param(case, id=case["id"]) for case in CASES["accepted"]]
 REJECTED = [pytest.param(case, id=case["id"]) for case in CASES["rejected"]]
 
@@ -60,6 +61,22 @@ def test_guard_reports_parser_message_for_prose():
         "Could not parse the SQL (line 1, column 13): Invalid expression / Unexpected token. "
         "Write one valid PostgreSQL SELECT statement."
     )
+
+
+@pytest.mark.parametrize("name", DENIED_NAMES)
+@pytest.mark.parametrize(
+    "template", ["SELECT {}(1)", 'SELECT "{}"(1)', "SELECT pg_catalog.{}(1)", "SELECT * FROM {}(1)"]
+)
+def test_guard_rejects_every_denied_name_however_written(name, template):
+    with pytest.raises(GuardError) as caught:
+        check_sql(template.format(name))
+    assert caught.value.message == f"Function {name} is not allowed in queries."
+
+
+def test_guard_rejects_unicode_escape_with_exact_message():
+    with pytest.raises(GuardError) as caught:
+        check_sql('SELECT U&"pg\\005fterminate\\005fbackend"(1)')
+    assert caught.value.message == "U&\"...\" and U&'...' escapes are not allowed; write names and text plainly."
 
 
 def test_guard_accepts_q3c_extension_calls():

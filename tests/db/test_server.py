@@ -15,7 +15,7 @@ import pytest
 
 from db.cluster import Cluster
 from db.errors import ServerError
-from db.provision import build_checksum
+from db.provision import READER_CONNECTION_LIMIT, build_checksum
 from db.server import (
     ROOT_DATA_DIR,
     ServerInfo,
@@ -216,3 +216,77 @@ def test_up_names_a_port_in_use() -> None:
         finally:
             down(data_dir)
             shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def test_reader_role_has_limits(tiny_dsn: str) -> None:
+    with psycopg.connect(tiny_dsn) as conn:
+        shown = {
+            name: conn.execute(f"SHOW {name}").fetchone()[0]
+            for name in ("temp_file_limit", "work_mem", "statement_timeout", "idle_in_transaction_session_timeout")
+        }
+        limit = conn.execute("SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user").fetchone()[0]
+    assert shown == {
+        "temp_file_limit": "1GB",
+        "work_mem": "16MB",
+        "statement_timeout": "5min",
+        "idle_in_transaction_session_timeout": "5min",
+    }
+    assert limit == READER_CONNECTION_LIMIT
+
+
+def test_reader_cannot_lift_its_temp_file_limit(tiny_dsn: str) -> None:
+    with psycopg.connect(tiny_dsn) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("SELECT set_config('temp_file_limit', '-1', true)")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "pg_terminate_backend(0)",
+        "pg_cancel_backend(0)",
+        "pg_advisory_lock(1)",
+        "pg_try_advisory_lock(1)",
+        "pg_advisory_xact_lock_shared(1)",
+        "pg_advisory_unlock_all()",
+        "lo_create(0)",
+        "lo_from_bytea(0, 'x')",
+        "lo_unlink(1)",
+        "lo_open(1, 262144)",
+        "pg_notify('alerts', 'x')",
+        "ts_stat('SELECT to_tsvector(''x'')')",
+        "query_to_xml('SELECT 1', true, true, '')",
+        "cursor_to_xml('c', 1, true, true, '')",
+        "pg_read_file('PG_VERSION')",
+    ],
+)
+def test_reader_may_not_execute_dangerous_functions(tiny_dsn: str, call: str) -> None:
+    with psycopg.connect(tiny_dsn) as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied for function"):
+            conn.execute(f"SELECT {call}")
+
+
+def test_reader_keeps_the_functions_the_executor_needs(tiny_dsn: str) -> None:
+    with psycopg.connect(tiny_dsn) as conn:
+        row = conn.execute("SELECT set_config('statement_timeout', '1s', true), current_setting('work_mem')").fetchone()
+    assert row == ("1s", "16MB")
+
+
+@pytest.mark.parametrize("database", ["postgres", "template1"])
+def test_reader_cannot_connect_to_maintenance_databases(tiny_server: ServerInfo, database: str) -> None:
+    dsn = psycopg.conninfo.make_conninfo(tiny_server.reader_dsn, dbname=database)
+    with pytest.raises(psycopg.OperationalError, match="permission denied for database"):
+        psycopg.connect(dsn).close()
+
+
+def test_up_reapplies_protections_to_an_existing_database(scratch_server: ServerSettings) -> None:
+    info = up(scratch_server)
+    with psycopg.connect(info.admin_dsn, autocommit=True) as admin:
+        admin.execute("GRANT EXECUTE ON FUNCTION pg_terminate_backend(integer, bigint) TO PUBLIC")
+        admin.execute("ALTER ROLE alerce_reader RESET temp_file_limit")
+    up(scratch_server)
+    with psycopg.connect(info.reader_dsn) as conn:
+        may_terminate = conn.execute(
+            "SELECT has_function_privilege('pg_terminate_backend(integer, bigint)', 'EXECUTE')"
+        ).fetchone()[0]
+        assert conn.execute("SHOW temp_file_limit").fetchone()[0] == "1GB"
+    assert may_terminate is False
