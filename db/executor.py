@@ -10,7 +10,6 @@ import contextlib
 import dataclasses
 import hashlib
 import logging
-import math
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -19,10 +18,9 @@ from typing import Any, Self
 import pandas as pd
 import psycopg
 from psycopg import pq
-from psycopg.conninfo import conninfo_to_dict
-from psycopg.types.numeric import FloatLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from db.connection import open_pool, unavailable_message
 from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError, error_kind_for
 from db.guard import check_sql
 
@@ -169,7 +167,8 @@ class Executor:
         try:
             conn = pool.getconn(timeout=self.settings.connect_timeout_s)
         except PoolTimeout as err:
-            raise DatabaseUnavailable(_unavailable_message(self.settings, "no connection within the timeout")) from err
+            reason = "no connection within the timeout"
+            raise DatabaseUnavailable(unavailable_message(self.settings.dsn, reason)) from err
         try:
             yield conn
         finally:
@@ -179,19 +178,11 @@ class Executor:
         """Create the pool on first use, after one direct connection attempt that fails fast with its reason."""
         with self._lock:
             if self._pool is None:
-                _probe(self.settings)
-                self._pool = ConnectionPool(
+                self._pool = open_pool(
                     self.settings.dsn,
-                    kwargs={"connect_timeout": _libpq_timeout(self.settings.connect_timeout_s)},
-                    min_size=1,
-                    max_size=max(1, self.settings.pool_size),
-                    configure=_configure,
-                    check=ConnectionPool.check_connection,
-                    name="alerce-executor",
-                    num_workers=1,
-                    open=False,
+                    connect_timeout_s=self.settings.connect_timeout_s,
+                    pool_size=self.settings.pool_size,
                 )
-                self._pool.open(wait=False)
             return self._pool
 
 
@@ -268,12 +259,6 @@ def _to_series(values: Sequence[Any]) -> pd.Series:
     return series.infer_objects()
 
 
-def _configure(conn: psycopg.Connection) -> None:
-    """Make every transaction of a new pooled connection read-only and load numeric as float."""
-    conn.read_only = True
-    conn.adapters.register_loader("numeric", FloatLoader)
-
-
 def _rollback(conn: psycopg.Connection) -> None:
     """End the transaction; a broken connection is left to the pool, which discards it."""
     if conn.closed:
@@ -297,35 +282,3 @@ def _execution_error(err: psycopg.Error, *, timeout_s: float | None, is_cancelle
 
 def _timeout_message(what: str, timeout_s: float) -> str:
     return f"{what}: the query ran longer than its {timeout_s:g} s timeout; make it cheaper or narrow it down"
-
-
-def _probe(settings: ExecutorSettings) -> None:
-    """Open and close one connection, raising DatabaseUnavailable with libpq's reason."""
-    try:
-        psycopg.connect(settings.dsn, connect_timeout=_libpq_timeout(settings.connect_timeout_s)).close()
-    except psycopg.Error as err:
-        raise DatabaseUnavailable(_unavailable_message(settings, _reason(err))) from err
-
-
-def _reason(err: psycopg.Error) -> str:
-    """Keep the last clause of libpq's first line ('Connection refused', 'password authentication failed ...')."""
-    first_line = (str(err).strip().splitlines() or [type(err).__name__])[0]
-    return first_line.rsplit("failed: ", 1)[-1].strip()
-
-
-def _unavailable_message(settings: ExecutorSettings, reason: str) -> str:
-    """Name host:port/database (never the password) and say what to do."""
-    try:
-        params = conninfo_to_dict(settings.dsn)
-    except psycopg.ProgrammingError:
-        params = {}
-    where = f"{params.get('host') or 'localhost'}:{params.get('port') or 5432}/{params.get('dbname') or '?'}"
-    return (
-        f"Cannot connect to PostgreSQL at {where}: {reason}. "
-        "Start the embedded database with `python -m db up`, or check --dsn / ALERCE_DSN."
-    )
-
-
-def _libpq_timeout(seconds: float) -> int:
-    """libpq takes whole seconds and treats values below 2 as 2."""
-    return max(2, math.ceil(seconds))
