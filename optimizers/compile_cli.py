@@ -139,10 +139,10 @@ def run(settings: CompileSettings, *, dataset: Path, dsn: str | None, out: Path 
     if settings.optimizer == "gepa" and not settings.reflection_model:
         raise CompileError("The gepa optimizer needs a reflection model: add --reflection-model PROVIDER/MODEL.")
     examples = load_dataset(dataset)
-    out = out or default_artifact_dir(settings.model)
-    check_writable(out)
     lm = resolve_lm(settings.model)
     reflection_lm = resolve_lm(settings.reflection_model) if settings.reflection_model else None
+    out = out or default_artifact_dir(settings.model)
+    check_writable(out)
     _configure_lm_cache()
     with Executor(ExecutorSettings(dsn=resolve_dsn(dsn))) as executor:
         program, report = compile_program(
