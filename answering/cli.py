@@ -9,9 +9,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import logging
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import dspy
 
@@ -19,6 +18,7 @@ from answering.api import DEFAULT_TIMEOUT_S, Answer, load
 from answering.errors import BadQuestion
 from answering.question import EXAMPLE_QUESTION, clean_text
 from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table
+from db.cli_logging import add_verbosity_arguments, logging_to_stderr
 from db.errors import DbError
 from db.server import DSN_ENV, add_dsn_argument
 from lms import LMConfigError, add_model_argument
@@ -120,30 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="STAGES",
         help=f"comma-separated stages to switch off, from {', '.join(OPTIONAL_STAGES)} (default: none)",
     )
-    verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="log warnings only")
+    add_verbosity_arguments(parser)
     return parser
-
-
-@contextlib.contextmanager
-def _logging(args: argparse.Namespace) -> Iterator[None]:
-    """Send log records to stderr during the command, then restore the root logger (main runs in tests too)."""
-    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
-    root = logging.getLogger()
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    handler.setLevel(level)
-    previous = root.level
-    root.addHandler(handler)
-    root.setLevel(level)
-    for noisy in ("LiteLLM", "litellm", "httpx", "httpcore"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    try:
-        yield
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(previous)
 
 
 def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
@@ -174,7 +152,7 @@ def _answer(args: argparse.Namespace) -> Answer:
 def main(argv: list[str] | None = None) -> int:
     """Run ``python -m ask``; return the exit code."""
     args = build_parser().parse_args(argv)
-    with _logging(args):
+    with logging_to_stderr(args):
         try:
             answer = _answer(args)
         except KeyboardInterrupt:

@@ -1,12 +1,12 @@
 """Manage the ALeRCE text-to-SQL benchmark data (download the dev and test splits)."""
 
 import argparse
-import logging
 import sys
 
 from data.errors import DataError
 from data.fetch import BASE_URL, fetch_dataset
 from data.loader import ENV_VAR, default_data_dir
+from db.cli_logging import add_verbosity_arguments, logging_to_stderr
 
 __all__ = ["main"]
 
@@ -31,9 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
+    add_verbosity_arguments(parser)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     fetch = commands.add_parser(
         "fetch",
@@ -50,8 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run ``python -m data``; return the exit code."""
     args = build_parser().parse_args(argv)
-    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    with logging_to_stderr(args):
+        return _fetch(args)
+
+
+def _fetch(args: argparse.Namespace) -> int:
     try:
         dest = fetch_dataset(args.dest, base_url=args.base_url)
     except DataError as err:

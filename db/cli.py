@@ -5,6 +5,7 @@ import logging
 import sys
 from pathlib import Path
 
+from db.cli_logging import add_verbosity_arguments, logging_to_stderr
 from db.errors import DbError
 from db.server import DEFAULT_PORT, SCALES, ServerSettings, down, running_dsn, status, up
 
@@ -66,9 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
+    add_verbosity_arguments(parser)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     specs = (
         ("up", "Start the server and build the scale's database if missing; print the reader DSN.", UP_EXAMPLES),
@@ -110,8 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         The exit code: 0 done, 1 expected failure, 2 bad command line, 130 interrupted.
     """
     args = build_parser().parse_args(argv)
-    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    with logging_to_stderr(args):
+        return _run_command(args)
+
+
+def _run_command(args: argparse.Namespace) -> int:
     try:
         if args.command == "up":
             given = {"data_dir": args.data_dir, "port": args.port}

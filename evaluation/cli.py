@@ -20,6 +20,7 @@ import dspy
 
 from data.errors import DataError
 from data.loader import ENV_VAR, SPLITS, load_dataset, resolve_dataset_path, split_file
+from db.cli_logging import add_verbosity_arguments, logging_to_stderr
 from db.errors import DatabaseUnavailable, DbError
 from db.executor import Executor, ExecutorSettings
 from db.server import DSN_ENV, add_dsn_argument, resolve_dsn
@@ -111,9 +112,7 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
         help="gold errors count as failures (paper) or are excluded from every rate (default: %(default)s)",
     )
     parser.add_argument("--json", action="store_true", help="print report.json on stdout instead of the table")
-    verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
+    add_verbosity_arguments(parser)
 
 
 def _positive_int(text: str) -> int:
@@ -218,19 +217,16 @@ def _score(
     return write_report(records, report_dir, settings=run_settings, convention=args.convention, plot=args.plot)
 
 
-def _configure_logging(args: argparse.Namespace) -> None:
-    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    for noisy in ("LiteLLM", "httpx", "psycopg.pool", "matplotlib"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run ``python -m evaluate``; return the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     check_model_mode_arguments(parser, args)
-    _configure_logging(args)
+    with logging_to_stderr(args):
+        return _evaluate(args)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
     report_dir = Path(args.report) if args.report else Path("reports") / datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         report = _run(args, report_dir)

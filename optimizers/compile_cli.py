@@ -17,6 +17,7 @@ import platformdirs
 
 from data.errors import DataError
 from data.loader import dataset_sha256, load_dataset, resolve_dataset_path, split_file
+from db.cli_logging import add_verbosity_arguments, logging_to_stderr
 from db.errors import DatabaseUnavailable, DbError
 from db.executor import Executor, ExecutorSettings
 from db.server import add_dsn_argument, resolve_dsn
@@ -89,17 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: %(default)s)")  # fmt: skip
     parser.add_argument("--out", type=Path, help="artifact folder (default: artifacts/<model-slug>)")
     add_dsn_argument(parser)
-    verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="log warnings only")
+    add_verbosity_arguments(parser)
     return parser
-
-
-def _configure_logging(args: argparse.Namespace) -> None:
-    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    for noisy in ("LiteLLM", "litellm", "httpx", "httpcore"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 def _configure_lm_cache() -> None:
@@ -170,8 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``python -m compile``; return the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    _configure_logging(args)
     settings = _settings(args, parser)
+    with logging_to_stderr(args):
+        return _compile(args, settings)
+
+
+def _compile(args: argparse.Namespace, settings: CompileSettings) -> int:
     try:
         dataset = EXAMPLES_CSV if args.examples else resolve_dataset_path(args.dataset)
         if args.examples and not EXAMPLES_CSV.is_file():
