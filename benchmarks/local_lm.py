@@ -1,14 +1,20 @@
-"""Measure the raw speed of each local model: load time, prompt and generation tokens per second.
+"""Measure each local model: raw speed, then seconds per question and dev PM uncompiled vs compiled.
 
-Each model is loaded through lms.build_engine (the settings the pipeline uses), then given one prompt of about
---prompt-tokens tokens with a budget of one token (prompt speed), and asked to continue the same prompt for
+Speed: each model is loaded through lms.build_engine (the settings the pipeline uses), then given one prompt of
+about --prompt-tokens tokens with a budget of one token (prompt speed), and asked to continue the same prompt for
 --generate-tokens tokens with end-of-text suppressed (generation speed; llama.cpp reuses the evaluated prompt).
-Wall-clock times; one run per model; nothing is cached between models.
+
+Pipeline (unless --speed-only): the program with --stages is compiled on the project's example set
+(data/examples/examples.csv, MQS demos; artifacts/<model-slug> is reused when it has the same settings) and both
+the uncompiled and the compiled program answer the dev set (--limit N: N questions round-robin over difficulties)
+on the embedded database; row and column PM per difficulty and seconds per question come from the evaluate code.
+Wall-clock times on this machine; LM answers are cached, so a rerun with the same --report-dir is quick.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import json
 import logging
@@ -16,15 +22,33 @@ import os
 import platform
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from lms import LOCAL_MODELS, LlamaSettings, LMConfigError, build_engine
+from benchmarks.local_lm_pipeline import PipelineBenchmarkSettings, measure_pipeline, select_questions
+from data.errors import DataError
+from data.loader import load_dataset, resolve_dataset_path, split_file
+from db.errors import DbError
+from db.server import add_dsn_argument
+from lms import LOCAL_MODELS, LOCAL_PREFIX, LlamaSettings, LMConfigError, build_engine
+from modules.settings import SCHEMA_DETAILS
+from modules.stages import STAGES
+from optimizers.errors import OptimizerError
+from optimizers.settings import ADAPTERS
+
+BENCHMARK_STAGES = ("generation",)
+"""Stages measured by default: the ones the default local artifact runs (see artifacts/local-*/manifest.json)."""
 
 EXAMPLES = """examples:
-  python -m benchmarks.local_lm
-  python -m benchmarks.local_lm --models smollm2-135m --generate-tokens 64
+  python -m benchmarks.local_lm --dataset dev.csv
+  python -m benchmarks.local_lm --models smollm2-135m --limit 10 --report-dir reports/local_lm
+  python -m benchmarks.local_lm --speed-only --generate-tokens 64
 
-Prints one JSON object on stdout; exit codes: 0 done, 1 a model is unavailable, 2 bad command line."""
+writes (in --report-dir, default reports/local_lm): <model-slug>/artifact/ (when compiled now) and
+<model-slug>/{uncompiled,compiled}/ (predictions.jsonl, report.json, per_question.csv)
+
+Prints one JSON object on stdout; exit codes: 0 done, 1 a model, the dataset or the database is unavailable,
+2 bad command line."""
 
 # Schema-like filler: the pipeline's prompts are mostly table and column descriptions.
 _FILLER = (
@@ -84,10 +108,13 @@ def _versions() -> dict[str, str]:
     return versions
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print its JSON report."""
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``python -m benchmarks.local_lm``."""
     parser = argparse.ArgumentParser(
-        description=__doc__, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m benchmarks.local_lm",
+        description=__doc__,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--models",
@@ -98,22 +125,83 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--prompt-tokens", type=int, default=1000, help="prompt length (default: %(default)s)")
     parser.add_argument("--generate-tokens", type=int, default=128, help="tokens to generate (default: %(default)s)")
-    parser.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens (default: %(default)s)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    parser.add_argument(
+        "--n-ctx", type=int, default=4096, help="context window of the speed test (default: %(default)s)"
+    )
+    parser.add_argument("--speed-only", action="store_true", help="skip the pipeline part")
+    parser.add_argument("--dataset", help="benchmark CSV or folder (default: $ALERCE_T2S_DATA, else the fetch cache)")
+    parser.add_argument(
+        "--limit", type=int, help="dev questions to answer, round-robin over difficulties (default: all)"
+    )
+    parser.add_argument(
+        "--stages",
+        nargs="+",
+        choices=STAGES,
+        default=list(BENCHMARK_STAGES),
+        help="stages switched on (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--adapter", choices=ADAPTERS, default="chat", help="compiled prompt format (default: %(default)s)"
+    )
+    parser.add_argument("--k", type=int, default=2, help="MQS demos per question (default: %(default)s)")
+    parser.add_argument(
+        "--schema-detail",
+        choices=SCHEMA_DETAILS,
+        default="names",
+        help="schema text of the compiled program (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--reuse-artifacts",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="use artifacts/<model-slug> when compiled with the same settings (default: %(default)s)",
+    )
+    parser.add_argument("--report-dir", type=Path, default=Path("reports/local_lm"), help="(default: %(default)s)")
+    add_dsn_argument(parser)
+    return parser
 
-    params = vars(args) | {"threads": os.cpu_count()}
+
+def _pipeline(args: argparse.Namespace) -> dict[str, Any]:
+    dataset = split_file(resolve_dataset_path(args.dataset), "dev")
+    examples = select_questions(load_dataset(dataset, "dev"), args.limit)
+    settings = PipelineBenchmarkSettings(
+        dataset=dataset,
+        report_dir=args.report_dir,
+        stages=tuple(args.stages),
+        adapter=args.adapter,
+        k=args.k,
+        schema_detail=args.schema_detail,
+        limit=args.limit,
+        reuse_artifacts=args.reuse_artifacts,
+        dsn=args.dsn,
+    )
+    results = {
+        f"{LOCAL_PREFIX}{name}": measure_pipeline(f"{LOCAL_PREFIX}{name}", examples, settings) for name in args.models
+    }
+    return {"dataset": dataset.name, "questions": len(examples), "stages": list(settings.stages), "results": results}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print its JSON report."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    params = {key: str(value) if isinstance(value, Path) else value for key, value in vars(args).items()}
+    params["threads"] = os.cpu_count()
     try:
-        models = {
+        speed = {
             name: measure(
                 name, prompt_tokens=args.prompt_tokens, generate_tokens=args.generate_tokens, n_ctx=args.n_ctx
             )
             for name in args.models
         }
-    except LMConfigError as err:
+        with contextlib.redirect_stdout(sys.stderr):  # DSPy prints on stdout
+            pipeline = None if args.speed_only else _pipeline(args)
+    except (LMConfigError, DataError, DbError, OptimizerError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    report = {"benchmark": "local_lm", "params": params, "models": models, "versions": _versions()}
+    report = {"benchmark": "local_lm", "params": params, "models": speed, "versions": _versions()}
+    if pipeline is not None:
+        report["pipeline"] = pipeline
     print(json.dumps(report, indent=2))
     return 0
 

@@ -36,7 +36,8 @@ class LlamaSettings:
     """How llama.cpp runs a model.
 
     Attributes:
-        n_ctx: Context window in tokens (prompt plus answer).
+        n_ctx: Context window in tokens (prompt plus answer). 8192 holds the full schema (about 5,000-6,000 tokens
+            with these tokenizers), a few demos and the answer; it is also SmolLM2's training context.
         seed: Sampling seed; with temperature 0 decoding is greedy anyway.
         n_threads: CPU threads; None means ``os.cpu_count()``.
         max_tokens: Answer budget when the request does not set one.
@@ -44,7 +45,7 @@ class LlamaSettings:
             VMs that advertise AMX without supporting it the AMX kernels crash the process (SIGSEGV in ldtilecfg).
     """
 
-    n_ctx: int = 4096
+    n_ctx: int = 8192
     seed: int = 0
     n_threads: int | None = None
     max_tokens: int = 1024

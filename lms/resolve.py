@@ -7,7 +7,7 @@ Example:
     >>> model_slug("openai/gpt-4.1-mini")
     'openai-gpt-4.1-mini'
     >>> model_slug(None)
-    'local-smollm2-135m'
+    'local-gemma3-270m'
 """
 
 from __future__ import annotations
@@ -29,13 +29,17 @@ __all__ = [
     "DEFAULT_LOCAL_MODEL",
     "DEFAULT_MAX_TOKENS",
     "DEFAULT_NUM_RETRIES",
+    "LOCAL_MAX_TOKENS",
     "add_model_argument",
     "model_slug",
     "resolve_lm",
 ]
 
-DEFAULT_LOCAL_MODEL = "local/smollm2-135m"
+DEFAULT_LOCAL_MODEL = "local/gemma3-270m"
+"""The model used when --model is not given; benchmarks/local_lm.py measures both local models (issue 6)."""
 DEFAULT_MAX_TOKENS = 1024
+LOCAL_MAX_TOKENS = 320
+"""Answer budget of local models: enough for one SQL statement; tiny models that loop stop here, not at 1024."""
 DEFAULT_NUM_RETRIES = 5
 # Providers whose key we can check before the first call; others (ollama_chat, vertex_ai, ...) pass unchecked.
 API_KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -97,7 +101,7 @@ def _local_lm(model: str, settings: dict[str, Any]) -> dspy.LM:
     spec = local_model(model)
     engine_settings = {key: settings.pop(key) for key in list(settings) if key in _ENGINE_KEYS}
     engine = build_engine(spec.name, settings=LlamaSettings(**engine_settings))
-    defaults = {"temperature": 0.0, "max_tokens": DEFAULT_MAX_TOKENS, "cache": True}
+    defaults = {"temperature": 0.0, "max_tokens": LOCAL_MAX_TOKENS, "cache": True}
     return dspy.LM(f"{LOCAL_PREFIX}{spec.name}", engine=engine, **(defaults | settings))
 
 

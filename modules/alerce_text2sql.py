@@ -82,7 +82,7 @@ class AlerceText2SQL(dspy.Module):
             return dspy.Prediction(
                 tables=list(catalog.table_names),
                 columns=None,
-                schema_text=render_schema_text(catalog),
+                schema_text=render_schema_text(catalog, detail=self.settings.schema_detail),
                 dropped_names=[],
             )
         with record.stage("schema_linking"):

@@ -22,6 +22,7 @@ from db.errors import DatabaseUnavailable, DbError
 from db.executor import Executor, ExecutorSettings
 from db.server import add_dsn_argument, resolve_dsn
 from lms import LMConfigError, add_model_argument, resolve_lm
+from modules.settings import SCHEMA_DETAILS
 from modules.stages import STAGES
 from optimizers.artifact import REPO_DIR, check_writable, default_artifact_dir, save_artifact
 from optimizers.compile_run import compile_program
@@ -88,6 +89,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--adapter", choices=ADAPTERS, default="chat", help="prompt format (default: %(default)s)")
     parser.add_argument("--k", type=int, default=3, help="demos per question (mqs) or per stage (labeled) "
                         "(default: %(default)s)")  # fmt: skip
+    parser.add_argument(
+        "--schema-detail",
+        choices=SCHEMA_DETAILS,
+        default="full",
+        help="schema text shown when schema_linking is off; names suits small models (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--train-fraction",
+        type=float,
+        default=0.4,
+        help="share of each difficulty used as demo source; the rest scores the program (default: %(default)s)",
+    )
     parser.add_argument("--out", type=Path, help="artifact folder (default: artifacts/<model-slug>)")
     add_dsn_argument(parser)
     add_verbosity_arguments(parser)
@@ -115,6 +128,8 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Comp
             trials=args.trials,
             reflection_model=args.reflection_model,
             k=args.k,
+            schema_detail=args.schema_detail,
+            train_fraction=args.train_fraction,
         )
     except ValueError as err:
         parser.error(str(err))

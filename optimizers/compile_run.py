@@ -167,7 +167,10 @@ def compile_program(
     retries_before = retries_total()
     guard = OutageGuard(executor)
     pipeline = PipelineSettings(
-        stages=settings.stages, max_corrections=settings.max_corrections, reasoning=settings.reasoning
+        stages=settings.stages,
+        max_corrections=settings.max_corrections,
+        reasoning=settings.reasoning,
+        schema_detail=settings.schema_detail,
     )
     student = AlerceText2SQL(guard, pipeline)
     code_hash = signature_hash(student)

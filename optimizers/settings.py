@@ -48,6 +48,7 @@ class CompileSettings:
         max_labeled_demos: Labelled demos per predictor (random-search, mipro).
         max_corrections: Self-correction rounds of the compiled program.
         reasoning: Give every predictor a reasoning output.
+        schema_detail: Schema text the stages see when schema linking is off (``PipelineSettings``).
     """
 
     model: str
@@ -65,6 +66,7 @@ class CompileSettings:
     max_labeled_demos: int = 1
     max_corrections: int = 2
     reasoning: bool = False
+    schema_detail: str = "full"
 
     def __post_init__(self) -> None:
         """Check the values.

@@ -9,6 +9,7 @@ import pytest
 
 import lms
 from answering.cli import main
+from lms.resolve import DEFAULT_LOCAL_MODEL
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import MANIFEST_FILE, save_artifact
 from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, scripted_lm
@@ -117,7 +118,7 @@ def test_unknown_model_exits_1_with_the_lms_message(capsys):
     assert (code, out) == (1, "")
     assert err == (
         "error: Model 'gpt4' has no provider: write it as provider/model, e.g. openai/gpt-4.1-mini or "
-        "local/smollm2-135m.\n"
+        f"{DEFAULT_LOCAL_MODEL}.\n"
     )
 
 

@@ -175,7 +175,7 @@ def test_named_engine_state_stores_no_path():
     assert state == {
         "name": "smollm2-135m",
         "settings": {
-            "n_ctx": 4096,
+            "n_ctx": 8192,
             "seed": 0,
             "n_threads": None,
             "max_tokens": 1024,

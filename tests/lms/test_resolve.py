@@ -26,7 +26,7 @@ def test_model_without_provider_is_refused(model):
     with pytest.raises(UnknownModel) as info:
         resolve_lm(model)
     assert str(info.value) == (
-        f"Model '{model}' has no provider: write it as provider/model, e.g. openai/gpt-4.1-mini or local/smollm2-135m."
+        f"Model '{model}' has no provider: write it as provider/model, e.g. openai/gpt-4.1-mini or local/gemma3-270m."
     )
 
 
@@ -114,7 +114,7 @@ def test_missing_model_package_is_named(fake_llama_cpp, monkeypatch):
         ("openai/gpt-4.1-mini", "openai-gpt-4.1-mini"),
         ("ollama_chat/qwen2.5-coder:7b", "ollama-chat-qwen2.5-coder-7b"),
         ("openrouter/meta-llama/Llama-3.3-70B", "openrouter-meta-llama-llama-3.3-70b"),
-        (None, "local-smollm2-135m"),
+        (None, "local-gemma3-270m"),
     ],
 )
 def test_model_slug(model, slug):

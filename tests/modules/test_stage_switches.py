@@ -102,3 +102,24 @@ def test_unknown_stage_is_refused_with_the_choices():
         "Unknown stage 'linking'; choose from schema_linking, classification, decomposition, generation, "
         "self_correction."
     )
+
+
+@pytest.mark.parametrize(("detail", "shows_descriptions"), [("full", True), ("names", False)])
+def test_schema_detail_sets_the_schema_text_without_linking(detail, shows_descriptions):
+    prompts = []
+
+    def recording(call):
+        prompts.append(call.inputs.get("schema_text", ""))
+        return answer(call)
+
+    settings = PipelineSettings(stages=("generation",), schema_detail=detail)
+    with dspy.context(lm=fake_lm(recording)):
+        AlerceText2SQL(FakeExecutor(), settings)(question="Which objects?")
+    assert len(prompts) == 1
+    assert "ndethist integer" in prompts[0]
+    assert ("ndethist integer:" in prompts[0]) is shows_descriptions
+
+
+def test_unknown_schema_detail_is_refused():
+    with pytest.raises(ValueError, match="schema_detail must be one of full, brief, names, got 'tiny'"):
+        PipelineSettings(schema_detail="tiny")
