@@ -61,19 +61,13 @@ class AlerceText2SQL(dspy.Module):
             )
         record.add_failures(generated.failures)
         outcome = self._execute(question, knowledge, generated.sql, link, record)
-        return dspy.Prediction(
-            sql=outcome.sql,
+        return record.prediction(
+            outcome,
             tables=link.tables,
             columns=link.columns,
             dropped_names=link.dropped_names,
             difficulty=difficulty,
             plan=plan,
-            attempts=outcome.attempts,
-            result=outcome.result,
-            error=outcome.error,
-            failures=[failure.as_dict() for failure in record.failures],
-            usage=record.usage,
-            timings_s=record.timings_s,
         )
 
     def _link(self, question: str, knowledge: str, record: RunRecord) -> dspy.Prediction:

@@ -54,19 +54,13 @@ class DirectText2SQL(dspy.Module):
         outcome = execute_with_corrections(
             self.executor, sql, _no_correction, max_corrections=0, timeout_s=self.timeout_s
         )
-        return dspy.Prediction(
-            sql=outcome.sql,
+        return record.prediction(
+            outcome,
             tables=list(catalog.table_names),
             columns=None,
             dropped_names=[],
             difficulty=None,
             plan=[],
-            attempts=outcome.attempts,
-            result=outcome.result,
-            error=outcome.error,
-            failures=[failure.as_dict() for failure in record.failures],
-            usage=record.usage,
-            timings_s=record.timings_s,
         )
 
 

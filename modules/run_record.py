@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from modules.execution import Outcome
 from modules.failures import StageFailure
 
 __all__ = ["RunRecord"]
@@ -30,6 +31,19 @@ class RunRecord:
             finally:
                 self.timings_s[name] = self.timings_s.get(name, 0.0) + time.perf_counter() - started
                 self._add_usage(name, tracker.usage_data)
+
+    def prediction(self, outcome: Outcome, **linked: object) -> dspy.Prediction:
+        """Build a program's prediction: the linked schema and plan (`linked`), the outcome, and this record."""
+        return dspy.Prediction(
+            **linked,
+            sql=outcome.sql,
+            attempts=outcome.attempts,
+            result=outcome.result,
+            error=outcome.error,
+            failures=[failure.as_dict() for failure in self.failures],
+            usage=self.usage,
+            timings_s=self.timings_s,
+        )
 
     def add_failures(self, failures: list[StageFailure]) -> None:
         """Record failures reported by a stage."""

@@ -67,6 +67,13 @@ def _render(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+def text_response(text: str, usage: Usage | None = None) -> Response:
+    """Wrap a fake answer as the `dspy.lm15.Response` an engine returns."""
+    message = Message.assistant([TextPart(text)])
+    usage = usage or Usage(input_tokens=10, output_tokens=5)
+    return Response(id=None, model="fake", message=message, finish_reason="stop", usage=usage)
+
+
 class FnEngine:
     """A DSPy engine that answers with `fn(call)`; counts calls; usage from `count_tokens` or 10/5."""
 
@@ -85,11 +92,8 @@ class FnEngine:
         if self.count_tokens:
             prompt = system + "".join(content for _, content in messages)
             usage = Usage(input_tokens=self.count_tokens(prompt), output_tokens=self.count_tokens(text))
-        else:
-            usage = Usage(input_tokens=10, output_tokens=5)
-        return Response(
-            id=None, model="fake", message=Message.assistant([TextPart(text)]), finish_reason="stop", usage=usage
-        )
+            return text_response(text, usage)
+        return text_response(text)
 
     def __deepcopy__(self, memo: dict) -> FnEngine:
         return self

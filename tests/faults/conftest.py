@@ -14,11 +14,11 @@ from pathlib import Path
 import dspy
 import pandas as pd
 import pytest
-from dspy.lm15 import Message, Response, TextPart, Usage
+from dspy.lm15 import Response
 
 from db.cluster import Cluster
 from db.server import ServerInfo, ServerSettings, up
-from tests.fake_lms import Call, OracleAnswers, parse_call
+from tests.fake_lms import Call, OracleAnswers, parse_call, text_response
 from tests.optimizers.compile_helpers import SYNTHETIC_CSV, catalog_columns
 
 
@@ -66,13 +66,7 @@ class ScriptedEngine:
         with self._lock:
             self.calls.append(call)
         text = self.answer(call)
-        return Response(
-            id=None,
-            model="fake",
-            message=Message.assistant([TextPart(text)]),
-            finish_reason="stop",
-            usage=Usage(input_tokens=10, output_tokens=5),
-        )
+        return text_response(text)
 
     def __deepcopy__(self, memo: dict) -> ScriptedEngine:
         return self

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import dspy
 import pandas as pd
-from dspy.lm15 import Message, Response, TextPart, Usage
+from dspy.lm15 import Response
 
 from data.loader import load_dataset
 from db.catalog import load_catalog
-from tests.fake_lms import OracleAnswers, parse_call, render_answer
+from tests.fake_lms import OracleAnswers, parse_call, render_answer, text_response
 
 SYNTHETIC_CSV = Path(__file__).resolve().parent.parent / "fixtures" / "synthetic_questions.csv"
 """Our own questions with gold SQL that returns rows on the tiny database."""
@@ -46,13 +46,7 @@ class DemoGatedOracle:
             text = render_answer({"sql": WRONG_SQL})
         else:
             text = self.oracle(call)
-        return Response(
-            id=None,
-            model="fake",
-            message=Message.assistant([TextPart(text)]),
-            finish_reason="stop",
-            usage=Usage(input_tokens=10, output_tokens=5),
-        )
+        return text_response(text)
 
     def __deepcopy__(self, memo: dict) -> DemoGatedOracle:
         return self
