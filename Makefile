@@ -1,9 +1,11 @@
 # Two entry points for a fresh machine: `make demo` (install, start the embedded database, answer a question
-# with the embedded local model) and `make test` (install, run the test suite). Both are idempotent.
+# with the embedded local model, or MODEL=provider/name) and `make test` (install, run the test suite). Both are
+# idempotent.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-QUESTION ?= How many objects does the light-curve classifier classify as SNIa?
+QUESTION ?= How many objects have more than 50 detections?
+MODEL ?=
 
 .PHONY: setup demo test lint
 
@@ -18,7 +20,7 @@ $(VENV)/.installed: pyproject.toml
 
 demo: setup
 	$(PY) -m db up
-	$(PY) -m ask "$(QUESTION)"
+	$(PY) -m ask "$(QUESTION)" $(if $(MODEL),--model $(MODEL))
 
 test: setup
 	$(PY) -m pytest
