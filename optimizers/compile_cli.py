@@ -85,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--max-lm-calls", type=int, help="task-LM call budget (default: the optimizer's)")
     budget.add_argument("--trials", type=int, help="candidate programs or trials instead of a call budget")
-    parser.add_argument("--reflection-model", help="model that rewrites instructions; required by gepa")
+    parser.add_argument(
+        "--reflection-model", help="model that writes instructions: required by gepa, used by mipro for its proposals"
+    )
     parser.add_argument("--adapter", choices=ADAPTERS, default="chat", help="prompt format (default: %(default)s)")
     parser.add_argument("--k", type=int, default=3, help="demos per question (mqs) or per stage (labeled) "
                         "(default: %(default)s)")  # fmt: skip

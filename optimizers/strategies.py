@@ -31,7 +31,8 @@ class CompileContext:
         settings: The compile settings (budget, demos, seed, threads, k).
         metric: ``pm_metric(example, pred, trace=None)``.
         feedback_metric: GEPA's five-argument metric.
-        reflection_lm: The LM that rewrites instructions (gepa only).
+        reflection_lm: The LM that rewrites instructions: GEPA's reflection LM (required) and MIPROv2's proposer
+            (optional; the task LM proposes when it is None).
     """
 
     settings: CompileSettings
@@ -111,12 +112,18 @@ def _random_search(student: dspy.Module, train: list, validation: list, context:
 
 
 def _mipro(student: dspy.Module, train: list, validation: list, context: CompileContext) -> dspy.Module:
+    """MIPROv2 in manual mode (DSPY_GUIDE.md §7): 4 candidates per predictor, full-validation trials.
+
+    The proposer (dataset summary, program description, instruction candidates) runs on the reflection LM when
+    one is given, else on the task LM (MIPROv2's ``prompt_model`` default).
+    """
     if importlib.util.find_spec("optuna") is None:
         raise CompileError("The mipro optimizer needs optuna: pip install optuna.")
     settings = context.settings
     trials = settings.trials or max(1, settings.runs_budget(default=12 * len(validation)) // max(len(validation), 1))
     optimizer = dspy.MIPROv2(
         metric=context.metric,
+        prompt_model=context.reflection_lm,
         auto=None,
         num_candidates=4,
         max_bootstrapped_demos=settings.max_bootstrapped_demos,
