@@ -260,13 +260,16 @@ def _to_series(values: Sequence[Any]) -> pd.Series:
 
 
 def _rollback(conn: psycopg.Connection) -> None:
-    """End the transaction; a broken connection is left to the pool, which discards it."""
+    """End the transaction; a broken connection is left to the pool, which discards it.
+
+    The failure is logged at debug level only: the caller already reports the error that broke the connection.
+    """
     if conn.closed:
         return
     try:
         conn.rollback()
     except psycopg.Error as err:
-        logger.warning("rollback failed, the connection will be discarded: %s", err)
+        logger.debug("rollback failed, the connection will be discarded: %s", err)
 
 
 def _execution_error(err: psycopg.Error, *, timeout_s: float | None, is_cancelled: bool) -> ExecutionError:
