@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
-import pytest
 import sqlglot
 from sqlglot import exp
 
 from db.catalog import load_catalog, render_ddl, render_schema_text, render_table_catalog
 
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
 SQLGLOT_TO_INFORMATION_SCHEMA = {
     exp.DataType.Type.VARCHAR: "character varying",
     exp.DataType.Type.DOUBLE: "double precision",
@@ -128,42 +121,9 @@ def test_render_schema_text_partitions_are_one_line_beside_parent():
     assert len(full.splitlines()) == 25 + 304 - 36
 
 
-def _run_as_postgres(args: list[str]) -> None:
-    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    subprocess.run(prefix + args, check=True, capture_output=True, timeout=60)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def empty_schema_dsn() -> Iterator[str]:
-    """Start a throwaway PostgreSQL 15 cluster, create the alerce schema from render_ddl, yield its DSN."""
-    root = Path(tempfile.mkdtemp(prefix="catalog-pg-"))
-    if os.geteuid() == 0:
-        shutil.chown(root, user="postgres")
-    data, port = root / "data", _free_port()
-    _run_as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "-N"])
-    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
-    _run_as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"])
-    try:
-        admin = f"host=127.0.0.1 port={port} user=postgres dbname=postgres"
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute("CREATE DATABASE catalog_test")
-        dsn = f"host=127.0.0.1 port={port} user=postgres dbname=catalog_test"
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(render_ddl(load_catalog()))
-        yield dsn
-    finally:
-        _run_as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"])
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def test_information_schema_equals_schema_sql(empty_schema_dsn):
-    with psycopg.connect(empty_schema_dsn) as conn:
+def test_information_schema_equals_schema_sql(admin_dsn_tiny):
+    """The database `db up` builds from render_ddl holds exactly the production columns."""
+    with psycopg.connect(admin_dsn_tiny) as conn:
         rows = conn.execute(
             "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'alerce'"
         ).fetchall()
@@ -178,8 +138,8 @@ def test_information_schema_equals_schema_sql(empty_schema_dsn):
     assert tables == 25
 
 
-def test_indexes_exist(empty_schema_dsn):
-    with psycopg.connect(empty_schema_dsn) as conn:
+def test_indexes_exist(admin_dsn_tiny):
+    with psycopg.connect(admin_dsn_tiny) as conn:
         names = {row[0] for row in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'alerce'")}
     expected = {index.name for table in load_catalog().tables for index in table.indexes}
     assert len(expected) == 28
