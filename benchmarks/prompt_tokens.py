@@ -10,7 +10,6 @@ zero-latency fake LM and no SQL (everything but LM and SQL time).
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
 import logging
 import os
@@ -23,6 +22,7 @@ import bpe_openai
 import dspy
 import pandas as pd
 
+from benchmarks.common import package_versions
 from data.errors import DataError
 from data.loader import resolve_dataset_path, split_file
 from db.catalog import load_catalog
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": "prompt_tokens",
         "params": {"encoding": encoding.name, "questions": len(dev), "overhead_repeats": args.overhead_repeats},
         **measure(dev, args.overhead_repeats, encoding),
-        "versions": {name: importlib.metadata.version(name) for name in ("dspy", "bpe-openai")},
+        "versions": package_versions("dspy", "bpe-openai"),
     }
     print(json.dumps(report, indent=2))
     return 0
