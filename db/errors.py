@@ -22,6 +22,8 @@ class ErrorKind(StrEnum):
     """The query names a table, column, function, type or schema that does not exist."""
     GENERAL = "general"
     """Any other failure: syntax, types, refused by the guard, ..."""
+    UNSUPPORTED = "unsupported"
+    """The query uses a construct or table the engine does not offer (e.g. a window function on TAP)."""
 
 
 _KIND_BY_SQLSTATE = {

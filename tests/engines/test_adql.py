@@ -1,0 +1,48 @@
+"""The PostgreSQL -> ADQL translation: one case per rule (tests/fixtures/adql_cases.yaml)."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from db.errors import ErrorKind, ExecutionError
+from engines.adql import TAP_TABLES, Upload, default_target, translate
+from engines.adql_rules import RULES
+
+CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "adql_cases.yaml").read_text())
+
+
+@pytest.mark.parametrize("case", CASES["translated"], ids=[case["title"] for case in CASES["translated"]])
+def test_translate_renders_adql(case):
+    translation = translate(case["sql"])
+    assert translation.adql == case["adql"]
+    expected = {
+        name: Upload(columns=tuple(upload["columns"]), rows=tuple(tuple(row) for row in upload["rows"]))
+        for name, upload in case.get("uploads", {}).items()
+    }
+    assert translation.uploads == expected
+
+
+@pytest.mark.parametrize("case", CASES["unsupported"], ids=[case["title"] for case in CASES["unsupported"]])
+def test_translate_refuses_constructs_without_adql_form(case):
+    with pytest.raises(ExecutionError) as caught:
+        translate(case["sql"])
+    assert caught.value.kind is ErrorKind.UNSUPPORTED
+    assert caught.value.message == f"Not available on TAP (ADQL): {case['message']}."
+
+
+def test_every_rule_has_a_case():
+    named = {case["rule"] for case in CASES["translated"]}
+    assert {rule.__name__ for rule in RULES} - {"refuse_unsupported"} <= named
+
+
+def test_translate_reports_sql_that_does_not_parse():
+    with pytest.raises(ExecutionError) as caught:
+        translate("SELECT FROM WHERE (")
+    assert caught.value.kind is ErrorKind.GENERAL
+    assert caught.value.message.startswith("Cannot parse the SQL: ")
+
+
+def test_translate_knows_tables_the_service_adds():
+    target = default_target(TAP_TABLES | {"lc_classifier"})
+    assert translate("SELECT oid FROM lc_classifier", target).adql == "SELECT lc_classifier.oid FROM ztf.lc_classifier"
