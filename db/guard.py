@@ -4,7 +4,13 @@ The guard is the first of three defences: the executor also runs every query in 
 without write privileges. It parses with sqlglot's PostgreSQL dialect and admits one SELECT, WITH ... SELECT or set
 operation of selects, without data-modifying parts, locking clauses, functions with side effects or that run SQL
 given as text, and without Unicode escapes (``U&"..."`` would hide a function name from the deny list).
+
+The guard bounds its own cost: text over ``MAX_SQL_CHARS`` is refused before tokenizing, the parser stops after
+``MAX_PARSE_S`` (sqlglot backtracks exponentially on some inputs, e.g. nested ``ARRAY[``), and nesting deeper than
+Python's recursion limit is refused. Every failure inside the guard is a GuardError.
 """
+
+import time
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -13,7 +19,21 @@ from sqlglot.tokens import Token, TokenType
 
 from db.errors import GuardError
 
-__all__ = ["DENIED_FUNCTIONS", "DENIED_FUNCTION_PREFIXES", "check_sql"]
+__all__ = [
+    "DENIED_FUNCTIONS",
+    "DENIED_FUNCTION_FRAGMENTS",
+    "DENIED_FUNCTION_PREFIXES",
+    "DENIED_RELATIONS",
+    "DENIED_RELATION_PREFIXES",
+    "MAX_PARSE_S",
+    "MAX_SQL_CHARS",
+    "check_sql",
+]
+
+MAX_SQL_CHARS = 100_000
+"""Longest SQL text the guard parses (the longest dev gold query has about 2,100 characters)."""
+MAX_PARSE_S = 2.0
+"""Longest time the guard spends parsing one text before refusing it."""
 
 DENIED_FUNCTIONS = frozenset(
     {
@@ -41,10 +61,20 @@ DENIED_FUNCTIONS = frozenset(
         "lowrite",
         "ts_stat",
         "ts_rewrite",
+        "setseed",
+        "pg_stat_get_activity",
+        "pg_stat_get_progress_info",
+        "pg_stat_get_wal_senders",
+        "pg_stat_get_wal_receiver",
+        "pg_stat_get_subscription",
+        "pg_lock_status",
+        "pg_blocking_pids",
+        "pg_safe_snapshot_blocking_pids",
     }
 )
-"""Functions with side effects, file or server access, that block, or that run SQL given as text (ts_stat,
-ts_rewrite); matched case-insensitively, without schema, quoted or not."""
+"""Functions with side effects (including ``setseed``, session state that would outlive the query), file or server
+access, that block, that run SQL given as text (ts_stat, ts_rewrite), or that show other sessions (their query
+text, locks and progress); matched case-insensitively, without schema, quoted or not."""
 
 DENIED_FUNCTION_PREFIXES = (
     "lo_",
@@ -60,14 +90,31 @@ DENIED_FUNCTION_PREFIXES = (
     "pg_replication_origin_",
     "pg_wal_replay_",
     "pg_backup_",
-    "query_to_xml",
-    "cursor_to_xml",
-    "table_to_xml",
-    "schema_to_xml",
-    "database_to_xml",
+    "pg_stat_get_backend_",
+    "xpath",
 )
-"""Families of denied functions: large objects, dblink, directory listing, adminpack, slots, locks, and the XML
-exports that run SQL text or dump whole tables, schemas or databases (``query_to_xml*``, ``*_to_xml*``)."""
+"""Families of denied functions: large objects, dblink, directory listing, adminpack, slots, locks, the activity of
+other backends (``pg_stat_get_backend_*``) and XPath."""
+
+DENIED_FUNCTION_FRAGMENTS = ("xml",)
+"""Denied wherever they occur in a name: every XML function (``xmlparse``, ``xmlagg``, ``xmltable``, the
+``query_to_xml*`` family that runs SQL text, the ``*_to_xml*`` dumps, the ``xml(...)`` cast). libxml2 does not
+check for interrupts, so no timeout or cancel stops its work, and its memory is outside PostgreSQL's accounting."""
+
+DENIED_RELATIONS = frozenset(
+    {
+        "pg_stat_activity",
+        "pg_locks",
+        "pg_stat_ssl",
+        "pg_stat_gssapi",
+        "pg_stat_replication",
+        "pg_stat_wal_receiver",
+        "pg_stat_subscription",
+    }
+)
+"""Views that show other sessions: their query text, client addresses, locks and replication peers."""
+DENIED_RELATION_PREFIXES = ("pg_stat_progress_",)
+"""Families of views that show other sessions' progress."""
 
 # Nodes that change data, schema or session state, wherever they appear in the tree.
 _WRITING_NODES = (
@@ -86,6 +133,11 @@ _WRITING_NODES = (
 )
 _DIALECT = Dialect.get_or_raise("postgres")
 _UNICODE_ESCAPE_MESSAGE = "U&\"...\" and U&'...' escapes are not allowed; write names and text plainly."
+_FUNCTIONAL_NOTATION_MESSAGE = (
+    "(expression).name is not allowed: PostgreSQL reads it as the function call name(expression); "
+    "write functions as name(arguments) and columns as table.column."
+)
+_XML_TYPE_MESSAGE = "The xml type is not allowed in queries: XML work cannot be interrupted by the timeout."
 
 
 def check_sql(sql: str) -> str:
@@ -120,14 +172,42 @@ def check_sql(sql: str) -> str:
         Traceback (most recent call last):
         ...
         db.errors.GuardError: U&"..." and U&'...' escapes are not allowed; write names and text plainly. [general]
+        >>> check_sql("SELECT x.pg_sleep FROM generate_series(3, 3) x")
+        Traceback (most recent call last):
+        ...
+        db.errors.GuardError: Function pg_sleep is not allowed in queries (written as x.pg_sleep). [general]
     """
-    tokens = _tokenize(sql)
-    _check_unicode_escapes(tokens)
-    statement = _parse_one(tokens, sql)
-    _check_statement_type(statement, tokens)
-    _check_tree(statement)
+    _check_text(sql)
+    try:
+        tokens = _tokenize(sql)
+        _check_unicode_escapes(tokens)
+        statement = _parse_one(tokens, sql)
+        _check_statement_type(statement, tokens)
+        _check_tree(statement)
+    except RecursionError as err:
+        raise GuardError("The SQL is nested too deeply to check; flatten the expression or use a WITH query.") from err
+    except GuardError:
+        raise
+    except Exception as err:  # a sqlglot bug must refuse the text, not crash the caller
+        raise GuardError(f"Could not check the SQL ({type(err).__name__}); write one plain SELECT statement.") from err
     code = [token for token in tokens if token.token_type != TokenType.SEMICOLON]
     return sql[code[0].start : code[-1].end + 1]
+
+
+def _check_text(sql: str) -> None:
+    """Refuse text that is not a str, is over MAX_SQL_CHARS, or cannot be sent as UTF-8 (lone surrogates)."""
+    if not isinstance(sql, str):
+        raise GuardError(f"The SQL must be text, got {type(sql).__name__}.")
+    if len(sql) > MAX_SQL_CHARS:
+        raise GuardError(
+            f"The SQL text has {len(sql):,} characters, more than the {MAX_SQL_CHARS:,} allowed; write a shorter query."
+        )
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise GuardError(
+            f"The SQL text holds a character that is not valid Unicode at position {err.start}; remove it."
+        ) from err
 
 
 def _tokenize(sql: str) -> list[Token]:
@@ -151,10 +231,33 @@ def _check_unicode_escapes(tokens: list[Token]) -> None:
         raise GuardError(_UNICODE_ESCAPE_MESSAGE)
 
 
+class _ParseTimeout(Exception):  # noqa: N818 - internal signal, never leaves this module
+    """Raised inside the parser when MAX_PARSE_S has passed (not a ParseError, which the parser would catch)."""
+
+
+class _BoundedParser(_DIALECT.parser_class):
+    """sqlglot's PostgreSQL parser with a deadline, checked every 1,024 token moves (backtracking included)."""
+
+    def parse(self, raw_tokens: list[Token], sql: str) -> list[exp.Expression | None]:
+        self._deadline = time.monotonic() + MAX_PARSE_S
+        self._moves = 0
+        return super().parse(raw_tokens, sql)
+
+    def _advance(self, times: int = 1) -> None:
+        self._moves += 1
+        if not self._moves & 0x3FF and time.monotonic() > self._deadline:
+            raise _ParseTimeout
+        super()._advance(times)
+
+
 def _parse_one(tokens: list[Token], sql: str) -> exp.Expression:
-    """Parse the tokens and return the only statement."""
+    """Parse the tokens within MAX_PARSE_S and return the only statement."""
     try:
-        parsed = _DIALECT.parser().parse(tokens, sql)
+        parsed = _BoundedParser(dialect=_DIALECT).parse(tokens, sql)
+    except _ParseTimeout as err:
+        raise GuardError(
+            f"The SQL took more than {MAX_PARSE_S:g} s to parse; write a simpler query (fewer nested brackets)."
+        ) from err
     except ParseError as err:
         first = err.errors[0] if err.errors else {}
         where = f" (line {first['line']}, column {first['col']})" if first else ""
@@ -185,8 +288,10 @@ def _check_statement_type(statement: exp.Expression, tokens: list[Token]) -> Non
 
 
 def _check_tree(statement: exp.Expression) -> None:
-    """Refuse data-modifying parts, SELECT INTO, locking clauses and denied functions anywhere in the tree."""
-    for node in statement.walk():
+    """Refuse data-modifying parts, SELECT INTO, locking clauses, denied functions and relations, the xml type and
+    functional notation anywhere in the tree."""
+    nodes = list(statement.walk())
+    for node in nodes:
         if isinstance(node, _WRITING_NODES):
             name = node.name if isinstance(node, exp.Command) else node.key
             raise GuardError(f"A data-modifying {name.upper()} inside a query is not allowed; use only SELECT.")
@@ -197,6 +302,55 @@ def _check_tree(statement: exp.Expression) -> None:
             raise GuardError(f"Locking clause {clause} is not allowed in read-only queries; remove it.")
         if isinstance(node, exp.Func) and _is_denied(_function_name(node)):
             raise GuardError(f"Function {_function_name(node)} is not allowed in queries.")
+        if "xml" in node.key:  # XMLTABLE, XMLNAMESPACES, ...: XML syntax that sqlglot does not model as a function
+            raise GuardError(f"Function {node.key.upper()} is not allowed in queries.")
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier) and _is_denied_relation(node.name):
+            raise GuardError(f"Relation {node.name} is not allowed in queries: it shows other sessions.")
+        if isinstance(node, exp.DataType) and _is_xml_type(node):
+            raise GuardError(_XML_TYPE_MESSAGE)
+    for node in nodes:
+        if isinstance(node, exp.Column | exp.Dot):
+            _check_name_path(node)
+
+
+def _check_name_path(node: exp.Column | exp.Dot) -> None:
+    """Refuse functional notation: ``(x).f`` always, and ``a.f`` or ``a.b.f`` when ``f`` is a denied function.
+
+    PostgreSQL reads ``x.f``, where ``f`` is not a column of ``x``, as the call ``f(x)``; sqlglot sees a column.
+    """
+    if isinstance(node, exp.Dot):
+        base = node
+        while isinstance(base, exp.Dot):
+            base = base.this
+        if not isinstance(base, exp.Column | exp.Identifier | exp.Var):
+            raise GuardError(_FUNCTIONAL_NOTATION_MESSAGE)
+        names = [part.name for part in node.parts] if isinstance(node.expression, exp.Identifier) else []
+    else:
+        names = [part.name for part in node.parts]
+    for name in names[1:]:
+        if _is_denied(name):
+            raise GuardError(f"Function {name} is not allowed in queries (written as {'.'.join(names)}).")
+
+
+def _is_xml_type(node: exp.DataType) -> bool:
+    """Tell whether a type is xml, an array of it or a schema-qualified xml."""
+    if node.this == exp.DataType.Type.XML:
+        return True
+    kind = node.args.get("kind")
+    return node.this == exp.DataType.Type.USERDEFINED and kind is not None and "xml" in kind.sql().lower()
+
+
+def _is_denied_relation(name: str) -> bool:
+    """Tell whether a relation name (any case, without schema) shows other sessions.
+
+    Examples:
+        >>> _is_denied_relation("PG_STAT_ACTIVITY"), _is_denied_relation("pg_stat_progress_vacuum")
+        (True, True)
+        >>> _is_denied_relation("object"), _is_denied_relation("pg_stat_user_tables")
+        (False, False)
+    """
+    lowered = name.lower()
+    return lowered in DENIED_RELATIONS or lowered.startswith(DENIED_RELATION_PREFIXES)
 
 
 def _function_name(node: exp.Func) -> str:
@@ -210,6 +364,12 @@ def _is_denied(name: str) -> bool:
     Examples:
         >>> _is_denied("PG_Sleep"), _is_denied("lo_import"), _is_denied("q3c_radial_query")
         (True, True, False)
+        >>> _is_denied("xmlparse"), _is_denied("query_to_xmlschema"), _is_denied("XPath_Exists")
+        (True, True, True)
     """
     lowered = name.lower()
-    return lowered in DENIED_FUNCTIONS or lowered.startswith(DENIED_FUNCTION_PREFIXES)
+    return (
+        lowered in DENIED_FUNCTIONS
+        or lowered.startswith(DENIED_FUNCTION_PREFIXES)
+        or any(fragment in lowered for fragment in DENIED_FUNCTION_FRAGMENTS)
+    )

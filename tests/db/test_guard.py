@@ -1,6 +1,7 @@
 """Tests for db.guard: accepted and rejected statements come from tests/fixtures/guard_cases.yaml."""
 
 import doctest
+import time
 from pathlib import Path
 
 import pytest
@@ -8,10 +9,24 @@ import yaml
 
 import db.guard
 from db.errors import ErrorKind, GuardError
-from db.guard import DENIED_FUNCTION_PREFIXES, DENIED_FUNCTIONS, check_sql
+from db.guard import (
+    DENIED_FUNCTION_FRAGMENTS,
+    DENIED_FUNCTION_PREFIXES,
+    DENIED_FUNCTIONS,
+    DENIED_RELATION_PREFIXES,
+    DENIED_RELATIONS,
+    MAX_PARSE_S,
+    MAX_SQL_CHARS,
+    check_sql,
+)
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "guard_cases.yaml").read_text(encoding="utf-8"))
-DENIED_NAMES = sorted(DENIED_FUNCTIONS | {f"{prefix}x" for prefix in DENIED_FUNCTION_PREFIXES})
+DENIED_NAMES = sorted(
+    DENIED_FUNCTIONS
+    | {f"{prefix}x" for prefix in DENIED_FUNCTION_PREFIXES}
+    | {f"x{fragment}x" for fragment in DENIED_FUNCTION_FRAGMENTS}
+)
+DENIED_RELATION_NAMES = sorted(DENIED_RELATIONS | {f"{prefix}x" for prefix in DENIED_RELATION_PREFIXES})
 ACCEPTED = [pytest.param(case, id=case["id"]) for case in CASES["accepted"]]
 REJECTED = [pytest.param(case, id=case["id"]) for case in CASES["rejected"]]
 
@@ -71,6 +86,97 @@ def test_guard_rejects_every_denied_name_however_written(name, template):
     with pytest.raises(GuardError) as caught:
         check_sql(template.format(name))
     assert caught.value.message == f"Function {name} is not allowed in queries."
+
+
+@pytest.mark.parametrize("name", DENIED_NAMES)
+@pytest.mark.parametrize(
+    "template", ["SELECT x.{} FROM generate_series(0, 0) x", 'SELECT t.x."{}" FROM t', "SELECT a.b.c.d.{} FROM t"]
+)
+def test_guard_rejects_functional_notation_of_every_denied_name(name, template):
+    with pytest.raises(GuardError) as caught:
+        check_sql(template.format(name))
+    assert caught.value.message.startswith(f"Function {name} is not allowed in queries (written as ")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT (3::float8).pg_sleep",
+        "SELECT (1).text",
+        "SELECT (o.ndet).lower FROM object o",
+        "SELECT (ARRAY[1])[1].abs",
+        "SELECT (SELECT 1).abs",
+        "SELECT (lower('x')).upper",
+        "SELECT (o).oid FROM object o",
+        "SELECT (o).* FROM object o",
+    ],
+)
+def test_guard_rejects_functional_notation_on_any_expression(sql):
+    with pytest.raises(GuardError) as caught:
+        check_sql(sql)
+    assert caught.value.message == (
+        "(expression).name is not allowed: PostgreSQL reads it as the function call name(expression); "
+        "write functions as name(arguments) and columns as table.column."
+    )
+
+
+@pytest.mark.parametrize("name", DENIED_RELATION_NAMES)
+@pytest.mark.parametrize("template", ["SELECT * FROM {}", "SELECT * FROM pg_catalog.{}", 'SELECT 1 FROM "{}" a'])
+def test_guard_rejects_views_of_other_sessions(name, template):
+    with pytest.raises(GuardError) as caught:
+        check_sql(template.format(name))
+    assert caught.value.message == f"Relation {name} is not allowed in queries: it shows other sessions."
+
+
+def test_guard_refuses_text_over_the_length_cap_before_parsing(monkeypatch):
+    monkeypatch.setattr(db.guard, "_tokenize", lambda sql: pytest.fail("tokenized text over the cap"))
+    with pytest.raises(GuardError) as caught:
+        check_sql("SELECT 1 WHERE 1 IN (" + "1," * MAX_SQL_CHARS + "1)")
+    assert caught.value.message == (
+        f"The SQL text has {2 * MAX_SQL_CHARS + 23:,} characters, more than the {MAX_SQL_CHARS:,} allowed; "
+        "write a shorter query."
+    )
+
+
+def test_guard_accepts_a_long_in_list_under_the_cap():
+    sql = "SELECT oid FROM object WHERE oid IN (" + ", ".join(f"'ZTF{n:09d}'" for n in range(5_000)) + ")"
+    assert len(sql) < MAX_SQL_CHARS
+    assert check_sql(sql) == sql
+
+
+def test_guard_stops_parsing_at_its_time_limit():
+    started = time.monotonic()
+    with pytest.raises(GuardError) as caught:
+        check_sql("SELECT " + "ARRAY[" * 30 + "1" + "]" * 30)
+    assert time.monotonic() - started < MAX_PARSE_S + 3
+    assert caught.value.message == (
+        f"The SQL took more than {MAX_PARSE_S:g} s to parse; write a simpler query (fewer nested brackets)."
+    )
+
+
+@pytest.mark.parametrize("depth", [1_000, 10_000])
+@pytest.mark.parametrize("unit", [("(", ")"), ("NOT ", ""), ("- ", ""), ("(SELECT ", ")")])
+def test_guard_refuses_deep_nesting_without_recursion_error(depth, unit):
+    opening, closing = unit
+    with pytest.raises(GuardError) as caught:
+        check_sql("SELECT " + opening * depth + "1" + closing * depth)
+    assert caught.value.message.startswith(("The SQL is nested too deeply", "The SQL took more than"))
+
+
+def test_guard_refuses_a_lone_surrogate():
+    with pytest.raises(GuardError) as caught:
+        check_sql("SELECT 'a\ud800b' AS s")
+    assert caught.value.message == "The SQL text holds a character that is not valid Unicode at position 9; remove it."
+
+
+def test_guard_turns_an_internal_failure_into_a_guard_error(monkeypatch):
+    def broken(statement):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(db.guard, "_check_tree", broken)
+    with pytest.raises(GuardError) as caught:
+        check_sql("SELECT 1")
+    assert caught.value.message == "Could not check the SQL (IndexError); write one plain SELECT statement."
 
 
 def test_guard_rejects_unicode_escape_with_exact_message():
