@@ -12,7 +12,8 @@ Example (in a notebook)::
     answer.usage        # {stage: {"input_tokens", "output_tokens", "calls"}}
 
 ``load()`` with no model uses the default local model; ``dsn=None`` means ``$ALERCE_DSN``, else the embedded
-server. Generated SQL always runs through ``db.executor.Executor`` (SQL guard, read-only transaction, timeout).
+server; ``engine="tap"`` runs the SQL on ALeRCE's TAP service as ADQL instead (``tap_url`` picks another). Generated
+SQL always passes the SQL guard first, then runs read-only with a time limit.
 """
 
 from __future__ import annotations
@@ -26,8 +27,7 @@ import dspy
 
 import lms
 from answering.question import MAX_KNOWLEDGE_CHARS, clean_text
-from db.executor import Executor, ExecutorSettings
-from db.server import resolve_dsn
+from engines import Engine, EngineSettings, open_engine
 from modules import OPTIONAL_STAGES, DirectText2SQL, UnknownStageError
 from optimizers.artifact import load_program
 from optimizers.settings import make_adapter
@@ -60,6 +60,8 @@ class Answer:
         failures: One {"stage", "kind", "message"} per stage whose LM output was unusable.
         usage: {stage: {"input_tokens", "output_tokens", "calls"}} of LM calls that were not cache hits.
         seconds: Wall time of the whole answer.
+        adql: The ADQL the TAP engine sent for the final SQL ("" on PostgreSQL or when nothing ran).
+        table: The astropy Table the TAP service returned, or None (see ``answering.render.votable_table``).
     """
 
     question: str
@@ -74,6 +76,8 @@ class Answer:
     failures: list[dict[str, str]] = dataclasses.field(default_factory=list)
     usage: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
     seconds: float = 0.0
+    adql: str = ""
+    table: Any = None
 
     @property
     def is_answered(self) -> bool:
@@ -89,7 +93,7 @@ class Text2SQL:
         program: dspy.Module,
         *,
         lm: dspy.LM,
-        executor: Executor,
+        executor: Engine,
         adapter: dspy.Adapter | None = None,
         manifest: dict[str, Any] | None = None,
     ) -> None:
@@ -98,7 +102,7 @@ class Text2SQL:
         Args:
             program: ``AlerceText2SQL`` or ``DirectText2SQL``, already holding ``executor``.
             lm: The LM every stage uses (unless a predictor has its own).
-            executor: Runs the generated SQL; closed by ``close()``.
+            executor: The engine that runs the generated SQL; closed by ``close()``.
             adapter: The adapter the program was compiled with (None: DSPy's default ChatAdapter).
             manifest: The artifact's manifest, or None when running uncompiled.
         """
@@ -154,6 +158,8 @@ class Text2SQL:
             failures=list(pred.failures),
             usage=dict(pred.usage),
             seconds=time.perf_counter() - started,
+            adql=getattr(pred.result, "adql", ""),
+            table=getattr(pred.result, "table", None),
         )
 
     def close(self) -> None:
@@ -184,6 +190,8 @@ def load(
     *,
     program: str | Path | None = None,
     dsn: str | None = None,
+    engine: str = "postgres",
+    tap_url: str | None = None,
     stages: tuple[str, ...] | list[str] | None = None,
     without: tuple[str, ...] | list[str] = (),
     uncompiled: bool = False,
@@ -197,7 +205,9 @@ def load(
         model: ``provider/model`` string (``lms.resolve_lm``); None means the default local model. It also names
             the artifact folder ``artifacts/<model slug>``.
         program: An artifact folder or program.json to load instead of the model's.
-        dsn: The database; None means ``$ALERCE_DSN``, else the embedded server.
+        dsn: The database; None means ``$ALERCE_DSN``, else the embedded server (engine postgres).
+        engine: ``postgres`` or ``tap`` (the SQL runs on a TAP service, translated to ADQL).
+        tap_url: The TAP service; None means ``$ALERCE_TAP_URL``, else ALeRCE's (engine tap).
         stages: Stages switched on; None keeps the artifact's (all stages when uncompiled).
         without: Optional stages to switch off on top of that (``modules.OPTIONAL_STAGES``).
         uncompiled: Ignore any artifact and run the code-defined prompts.
@@ -218,15 +228,18 @@ def load(
         if name not in OPTIONAL_STAGES:
             raise UnknownStageError(name, OPTIONAL_STAGES)
     lm = lm if lm is not None else lms.resolve_lm(model)
-    executor = Executor(
-        ExecutorSettings(dsn=resolve_dsn(dsn), timeout_s=timeout_s, connect_timeout_s=CONNECT_TIMEOUT_S)
+    settings = EngineSettings(
+        engine=engine, dsn=dsn, tap_url=tap_url, timeout_s=timeout_s, connect_timeout_s=CONNECT_TIMEOUT_S
     )
+    executor = open_engine(settings)
     try:
-        built, manifest = _build(model, executor, program=program, stages=stages, uncompiled=uncompiled, direct=direct)
+        built, manifest = _build(
+            model, executor, timeout_s, program=program, stages=stages, uncompiled=uncompiled, direct=direct
+        )
         if without and not direct:
             kept = tuple(stage for stage in built.settings.stages if stage not in without)
             built.settings = dataclasses.replace(built.settings, stages=kept)
-        executor.execute("SELECT 1")  # fail fast on an unreachable database, before any LM call
+        executor.fingerprint()  # fail fast on an unreachable database or service, before any LM call
     except BaseException:
         executor.close()
         raise
@@ -236,14 +249,14 @@ def load(
 
 def _build(
     model: str | None,
-    executor: Executor,
+    executor: Engine,
+    timeout_s: float,
     *,
     program: str | Path | None,
     stages: tuple[str, ...] | list[str] | None,
     uncompiled: bool,
     direct: bool,
 ) -> tuple[dspy.Module, dict[str, Any] | None]:
-    timeout_s = executor.settings.timeout_s
     if direct:
         return DirectText2SQL(executor, timeout_s=timeout_s), None
     built, manifest = load_program(model, executor=executor, program_path=program, stages=stages, uncompiled=uncompiled)

@@ -1,7 +1,8 @@
 """Answer a question about ALeRCE data: generate PostgreSQL with the compiled program, run it read-only, print rows.
 
-The SQL passes the SQL guard and runs in a read-only transaction with a time limit; self-correction repairs it
-when it fails (unless switched off with --without self_correction).
+The SQL passes the SQL guard and runs in a read-only transaction with a time limit (or, with --engine tap, is
+translated to ADQL and runs on ALeRCE's TAP service); self-correction repairs it when it fails (unless switched off
+with --without self_correction).
 """
 
 from __future__ import annotations
@@ -17,18 +18,19 @@ import dspy
 from answering.api import DEFAULT_TIMEOUT_S, Answer, load
 from answering.errors import BadQuestion
 from answering.question import EXAMPLE_QUESTION, clean_text
-from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table
-from db.cli_logging import add_verbosity_arguments, logging_to_stderr
+from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table, render_votable
+from cli import add_engine_arguments, add_verbosity_arguments, logging_to_stderr
 from db.errors import DbError
-from db.server import DSN_ENV, add_dsn_argument
+from db.server import DSN_ENV
+from engines.tap_settings import TAP_URL_ENV
 from lms import LMConfigError, add_model_argument
 from modules import OPTIONAL_STAGES
 from optimizers.errors import OptimizerError
 
 __all__ = ["FORMATS", "SHOW_CHOICES", "build_parser", "main"]
 
-FORMATS = ("table", "csv", "json")
-SHOW_CHOICES = ("sql", "plan", "attempts")
+FORMATS = ("table", "csv", "json", "votable")
+SHOW_CHOICES = ("sql", "adql", "plan", "attempts")
 TABLE_LIMIT = 20
 """Rows a table shows unless --limit says otherwise (csv and json show every fetched row)."""
 
@@ -38,15 +40,18 @@ examples:
   python -m ask "Which objects are classified as SNIa with probability above 0.9?" \\
       --model openai/gpt-4.1-mini --show sql,plan,attempts --limit 5
   python -m ask "How many objects have more than 50 detections?" --format json > answer.json
+  python -m ask "Brightest r-band magnitude of each QSO" --engine tap --show sql,adql --format votable > out.xml
 
 the program compiled for --model is read from artifacts/<model-slug>/ (--program overrides); without one the
 uncompiled program runs and a warning is printed.
 
-output: table and csv print the SQL, a blank line, then the rows on stdout (csv: the SQL goes to stderr);
---show plan,attempts adds the difficulty, plan and execution attempts on stderr. json prints one object on
-stdout: question, sql, difficulty, plan, attempts, columns, rows, truncated, row_count, usage, error, error_kind.
+output: table and csv print the SQL, a blank line, then the rows on stdout (csv and votable: the SQL goes to
+stderr); --show adql adds the ADQL sent to the TAP service; --show plan,attempts adds the difficulty, plan and
+execution attempts on stderr. json prints one object on stdout: question, sql, adql, difficulty, plan, attempts,
+columns, rows, truncated, row_count, usage, error, error_kind. votable prints a VOTable document.
 
-environment: {DSN_ENV} (database when --dsn is not given), provider API keys such as OPENAI_API_KEY
+environment: {DSN_ENV} (database when --dsn is not given), {TAP_URL_ENV} (service when --tap-url is not given),
+provider API keys such as OPENAI_API_KEY
 exit codes: 0 answered (the SQL ran, even with no rows), 1 could not answer, or the model or database is
 unusable (one line on stderr), 2 bad command line or question, 130 interrupted
 """
@@ -112,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="time limit of each query in seconds (default: %(default)s)",
     )
-    add_dsn_argument(parser)
+    add_engine_arguments(parser)
     parser.add_argument(
         "--without",
         type=_choices_list(OPTIONAL_STAGES, "stage"),
@@ -132,11 +137,16 @@ def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
         sys.stderr.write(render_plan(answer))
     if "attempts" in args.show:
         sys.stderr.write(render_attempts(answer))
+    sql_out = sys.stdout if args.format == "table" else sys.stderr
     if "sql" in args.show and answer.sql:
-        print(f"{answer.sql}\n", file=sys.stderr if args.format == "csv" else sys.stdout)
+        print(f"{answer.sql}\n", file=sql_out)
+    if "adql" in args.show and answer.adql:
+        print(f"{answer.adql}\n", file=sql_out)
     if answer.frame is None:
         return
-    if args.format == "csv":
+    if args.format == "votable":
+        sys.stdout.write(render_votable(answer))
+    elif args.format == "csv":
         sys.stdout.write(render_csv(answer.frame, limit=args.limit))
     else:
         limit = args.limit or TABLE_LIMIT
@@ -145,7 +155,8 @@ def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
 
 def _answer(args: argparse.Namespace) -> Answer:
     question = clean_text(args.question)
-    with load(args.model, program=args.program, dsn=args.dsn, without=args.without, timeout_s=args.timeout) as t2s:
+    engine = {"dsn": args.dsn, "engine": args.engine, "tap_url": args.tap_url}
+    with load(args.model, program=args.program, without=args.without, timeout_s=args.timeout, **engine) as t2s:
         return t2s.ask(question, args.external_knowledge, args.domain_knowledge)
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from answering.api import Answer
 
-__all__ = ["answer_json", "render_attempts", "render_csv", "render_plan", "render_table"]
+__all__ = ["answer_json", "render_attempts", "render_csv", "render_plan", "render_table", "render_votable"]
 
 NULL_TEXT = "NULL"
 """How the table shows a NULL."""
@@ -116,17 +116,52 @@ def render_csv(frame: pd.DataFrame, *, limit: int | None = None) -> str:
     return buffer.getvalue()
 
 
+def render_votable(answer: Answer) -> str:
+    """Render the rows as a VOTable document: the service's own Table on TAP, else one built from the frame.
+
+    Repeated column labels get a ``_`` suffix (as DaCHS names them); NULLs are masked.
+    """
+    from astropy.table import MaskedColumn, Table  # astropy loads only for this format
+
+    table = answer.table
+    if table is None:
+        table = Table()
+        for label, (_, values) in zip(_unique_labels(answer.frame), answer.frame.items(), strict=True):
+            cells = [plain_value(value) for value in values]
+            mask = [value is None for value in cells]
+            kinds = {type(value) for value in cells if value is not None}
+            filler = 0 if kinds <= {int, float, bool} and kinds else ""
+            data = [filler if value is None else value for value in cells]
+            if len(kinds) > 1 and not kinds <= {int, float}:
+                data = [str(value) for value in data]
+            table[label] = MaskedColumn(data, mask=mask)
+    buffer = io.BytesIO()
+    table.write(buffer, format="votable")
+    return buffer.getvalue().decode()
+
+
+def _unique_labels(frame: pd.DataFrame) -> list[str]:
+    labels: list[str] = []
+    for label in map(str, frame.columns):
+        while label in labels:
+            label += "_"
+        labels.append(label)
+    return labels
+
+
 def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
     """Return the answer as one JSON-ready object.
 
-    Keys: question, sql, difficulty, plan, attempts, columns, rows (lists in column order), truncated (rows were
-    left out, by the executor or by ``limit``), row_count (rows fetched), usage, error, error_kind.
+    Keys: question, sql, adql (TAP only, else ""), difficulty, plan, attempts, columns, rows (lists in column
+    order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage, error,
+    error_kind.
     """
     frame = answer.frame
     rows = _rows(frame, limit) if frame is not None else []
     return {
         "question": answer.question,
         "sql": answer.sql,
+        "adql": answer.adql,
         "difficulty": answer.difficulty,
         "plan": answer.plan,
         "attempts": answer.attempts,

@@ -14,11 +14,12 @@ import time
 from pathlib import Path
 
 from benchmarks.common import package_versions
+from cli import add_dsn_argument
 from data.errors import DataError
 from data.loader import dataset_sha256, load_dataset, resolve_dataset_path, split_file
 from db.errors import DbError
-from db.executor import Executor, ExecutorSettings
-from db.server import SCALES, add_dsn_argument, resolve_dsn
+from db.server import SCALES, resolve_dsn
+from engines import EngineSettings, open_engine
 from evaluation.predictions import Prediction
 from evaluation.runner import score_predictions
 from optimizers.gold_cache import GoldCache
@@ -38,7 +39,7 @@ def time_run(dsn: str, examples: list, cache_dir: Path, workers: int) -> tuple[f
     """Score the golds as predictions once; return the seconds taken and the number of row PM hits."""
     predictions = [Prediction(example.req_id, 0, example.gold_sql) for example in examples]
     started = time.perf_counter()
-    with Executor(ExecutorSettings(dsn=dsn, timeout_s=TIMEOUT_S, pool_size=max(2, workers))) as executor:
+    with open_engine(EngineSettings(dsn=dsn, timeout_s=TIMEOUT_S, pool_size=max(2, workers))) as executor:
         cache = GoldCache(executor, cache_dir=cache_dir, timeout_s=TIMEOUT_S)
         records = score_predictions(predictions, examples, executor, cache, timeout_s=TIMEOUT_S, workers=workers)
     return time.perf_counter() - started, sum(record.row_pm for record in records)

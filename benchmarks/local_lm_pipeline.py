@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from data.loader import dataset_sha256
-from db.executor import Executor, ExecutorSettings
-from db.server import resolve_dsn
+from engines import EngineSettings, open_engine
 from evaluation.ablation import Configuration, ablation_row
 from evaluation.program_predictions import ModelRunSettings, Scorer, run_model
 from evaluation.report import write_report
@@ -138,15 +137,14 @@ def compiled_artifact(model: str, settings: PipelineBenchmarkSettings) -> tuple[
         manifest = json.loads((out / MANIFEST_FILE).read_text(encoding="utf-8"))
         if _matches(manifest, compile_settings):
             return out, "compiled"
-    return run(compile_settings, dataset=EXAMPLES_CSV, dsn=settings.dsn, out=out), "compiled"
+    return run(compile_settings, dataset=EXAMPLES_CSV, engine=EngineSettings(dsn=settings.dsn), out=out), "compiled"
 
 
 def _scorer(examples: Sequence[dspy.Example], settings: PipelineBenchmarkSettings) -> Scorer:
     """Score predictions the way ``python -m evaluate`` does, into a report folder."""
 
     def score(report_dir: Path, predictions: list, source: dict) -> dict:
-        executor_settings = ExecutorSettings(dsn=resolve_dsn(settings.dsn), timeout_s=settings.timeout_s)
-        with Executor(executor_settings) as executor:
+        with open_engine(EngineSettings(dsn=settings.dsn, timeout_s=settings.timeout_s)) as executor:
             gold_cache = GoldCache(executor, timeout_s=3 * settings.timeout_s)
             records = score_predictions(
                 predictions, examples, executor, gold_cache, timeout_s=settings.timeout_s, workers=1

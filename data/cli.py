@@ -3,10 +3,10 @@
 import argparse
 import sys
 
+from cli.verbosity import add_verbosity_arguments, logging_to_stderr
 from data.errors import DataError
 from data.fetch import BASE_URL, fetch_dataset
 from data.loader import ENV_VAR, default_data_dir
-from db.cli_logging import add_verbosity_arguments, logging_to_stderr
 
 __all__ = ["main"]
 

@@ -5,9 +5,11 @@ import logging
 import sys
 from pathlib import Path
 
-from db.cli_logging import add_verbosity_arguments, logging_to_stderr
+from cli.verbosity import add_verbosity_arguments, logging_to_stderr
 from db.errors import DbError
 from db.server import DEFAULT_PORT, SCALES, ServerSettings, down, running_dsn, status, up
+from db.tap_cli import COMMANDS as TAP_COMMANDS
+from db.tap_cli import add_tap_commands, run_tap_command
 
 EXAMPLES = """\
 examples:
@@ -16,6 +18,8 @@ examples:
   python -m db url --scale tiny        print the reader DSN of a built database
   python -m db status
   python -m db down
+  python -m db tap up                  serve the default database through a local GAVO DaCHS (TAP/ADQL)
+  python -m db adql query.sql          print the ADQL of a PostgreSQL query for ALeRCE's TAP service
 
 Data lives in $ALERCE_T2S_DATA_DIR, else the user cache folder alerce-t2s/pg (/var/lib/alerce-t2s/pg as root).
 Other commands take the server's DSN from --dsn or $ALERCE_DSN, else start this server themselves."""
@@ -60,7 +64,7 @@ Exits 1 if the server is not running or the scale's database is not built (run `
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Build the `python -m db` argument parser with its four subcommands."""
+    """Build the `python -m db` argument parser with its subcommands."""
     parser = argparse.ArgumentParser(
         prog="python -m db",
         description=__doc__,
@@ -96,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                 default=None,
                 help=f"TCP port on 127.0.0.1 (default: $ALERCE_T2S_PORT, else {DEFAULT_PORT})",
             )
+    add_tap_commands(commands, EXIT_CODES)
     return parser
 
 
@@ -115,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run_command(args: argparse.Namespace) -> int:
     try:
+        if args.command in TAP_COMMANDS:
+            return run_tap_command(args)
         if args.command == "up":
             given = {"data_dir": args.data_dir, "port": args.port}
             overrides = {key: value for key, value in given.items() if value is not None}

@@ -5,7 +5,6 @@ data folder outside the repository, listening on 127.0.0.1 only. Model SQL runs 
 password-less, SELECT-only, read-only role; the admin role's password is random and stays in the data folder.
 """
 
-import argparse
 import contextlib
 import logging
 import os
@@ -29,7 +28,6 @@ __all__ = [
     "ServerInfo",
     "ServerSettings",
     "ServerStatus",
-    "add_dsn_argument",
     "default_data_dir",
     "default_port",
     "down",
@@ -209,16 +207,6 @@ def resolve_dsn(dsn: str | None = None, scale: str = "default") -> str:
         return os.environ[DSN_ENV]
     logger.info("no --dsn or %s given: using the embedded server (scale %s)", DSN_ENV, scale)
     return up(ServerSettings(scale=scale)).reader_dsn
-
-
-def add_dsn_argument(parser: argparse.ArgumentParser) -> None:
-    """Add the shared ``--dsn`` option to a command-line parser."""
-    parser.add_argument(
-        "--dsn",
-        default=None,
-        help=f"PostgreSQL URL of the ALeRCE database (default: ${DSN_ENV} if set, else the embedded server, "
-        "started and filled with synthetic data on first use; see `python -m db up`)",
-    )
 
 
 @contextlib.contextmanager

@@ -6,9 +6,9 @@ tables, with the same column names, in schema ``ztf``. `translate` parses the st
 
 Examples:
     >>> translate("SELECT oid FROM object WHERE ndet <> 1 LIMIT 5;").adql
-    'SELECT TOP 5 object.oid FROM ztf.object WHERE object.ndet != 1'
+    'SELECT TOP 5 object.oid FROM ztf.object AS object WHERE object.ndet != 1'
     >>> translate("SELECT oid FROM object WHERE q3c_radial_query(meanra, meandec, 10.5, -3.2, 0.01)").adql
-    "SELECT object.oid FROM ztf.object WHERE CONTAINS(POINT('ICRS', object.meanra, object.meandec), \
+    "SELECT object.oid FROM ztf.object AS object WHERE CONTAINS(POINT('ICRS', object.meanra, object.meandec), \
 CIRCLE('ICRS', 10.5, -3.2, 0.01)) = 1"
     >>> translate("SELECT oid, row_number() OVER (ORDER BY ndet) FROM object")
     Traceback (most recent call last):

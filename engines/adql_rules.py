@@ -147,21 +147,24 @@ def upload_values(tree: exp.Expression, rendering: Rendering) -> exp.Expression:
         if "oid" in columns:
             raise unsupported(f"an uploaded table with a column named oid ({cte.alias}); rename that column")
         rows = tuple(tuple(_literal(value) for value in row.expressions) for row in values.expressions)
-        rendering.uploads[cte.alias] = Upload(columns=columns, rows=rows)
+        # DaCHS refuses upload names that ADQL reserves (catalog); the alias keeps the CTE's name.
+        upload_name = f"{cte.alias}_upload" if cte.alias.lower() in RESERVED_WORDS else cte.alias
+        rendering.uploads[upload_name] = Upload(columns=columns, rows=rows)
         with_ = cte.parent
         cte.pop()
         if isinstance(with_, exp.With) and not with_.expressions:
             with_.pop()
         for table in tree.find_all(exp.Table):
             if not table.args.get("db") and table.name == cte.alias:
-                table.set("db", exp.to_identifier(UPLOAD_SCHEMA))
                 if not table.alias:
                     table.set("alias", exp.TableAlias(this=exp.to_identifier(cte.alias)))
+                table.set("this", exp.to_identifier(upload_name))
+                table.set("db", exp.to_identifier(UPLOAD_SCHEMA))
     return tree
 
 
 def qualify_tables(tree: exp.Expression, rendering: Rendering) -> exp.Expression:
-    """Prefix tables with the service's schema; refuse tables the service does not publish."""
+    """Prefix tables with the service's schema and alias them by name; refuse tables the service does not publish."""
     target = rendering.target
     ctes = {cte.alias for cte in tree.find_all(exp.CTE)}
     for table in tree.find_all(exp.Table):
@@ -175,6 +178,8 @@ def qualify_tables(tree: exp.Expression, rendering: Rendering) -> exp.Expression
         if name not in target.tables:
             raise unsupported(_missing_table(name, target))
         table.set("db", exp.to_identifier(target.schema))
+        if not table.alias:  # DaCHS resolves object.oid only when object is an alias of ztf.object
+            table.set("alias", exp.TableAlias(this=exp.to_identifier(name)))
     return tree
 
 

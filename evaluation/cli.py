@@ -18,12 +18,12 @@ from pathlib import Path
 
 import dspy
 
+from cli import add_engine_arguments, add_verbosity_arguments, engine_settings, logging_to_stderr
 from data.errors import DataError
 from data.loader import ENV_VAR, SPLITS, load_dataset, resolve_dataset_path, split_file
-from db.cli_logging import add_verbosity_arguments, logging_to_stderr
 from db.errors import DatabaseUnavailable, DbError
-from db.executor import Executor, ExecutorSettings
-from db.server import DSN_ENV, add_dsn_argument, resolve_dsn
+from db.server import DSN_ENV
+from engines import open_engine
 from evaluation.ablation import add_model_mode_arguments, check_model_mode_arguments, render_ablation, run_ablation
 from evaluation.checkpoint import CHECKPOINT_FILE, Checkpoint
 from evaluation.errors import EvaluationError
@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_mode_arguments(parser, source)
     parser.add_argument("--dataset", help=f"benchmark CSV or folder (default: ${ENV_VAR}, else the fetch cache)")
     parser.add_argument("--split", choices=SPLITS, default="dev", help="dataset split (default: %(default)s)")
-    add_dsn_argument(parser)
+    add_engine_arguments(parser)
     parser.add_argument("--workers", type=_positive_int, default=2, help="items scored at once (default: %(default)s)")
     parser.add_argument(
         "--timeout",
@@ -131,7 +131,7 @@ def _positive_float(text: str) -> float:
 
 def _timeouts(args: argparse.Namespace) -> tuple[float, float, bool]:
     """Return the predicted and gold query time limits, and whether the database is external."""
-    is_external = bool(args.dsn or os.environ.get(DSN_ENV))
+    is_external = bool(args.engine == "tap" or args.dsn or os.environ.get(DSN_ENV))
     default_s = EXTERNAL_TIMEOUT_S if is_external else EMBEDDED_TIMEOUT_S
     timeout_s = args.timeout or default_s
     gold_timeout_s = args.gold_timeout or max(timeout_s, GOLD_TIMEOUT_FACTOR * default_s)
@@ -165,6 +165,8 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
             runs=args.runs or 1,
             workers=args.workers,
             dsn=args.dsn,
+            engine=args.engine,
+            tap_url=args.tap_url,
             timeout_s=_timeouts(args)[0],
         )
         dataset_identity = {"split": args.split, "dataset_sha256": _sha256(dataset_file)}
@@ -185,8 +187,8 @@ def _score(
 ) -> dict:
     """Score one prediction per item against the gold results and write the report files; return the report."""
     timeout_s, gold_timeout_s, is_external = _timeouts(args)
-    settings = ExecutorSettings(dsn=resolve_dsn(args.dsn), timeout_s=timeout_s, pool_size=max(2, args.workers))
-    with Executor(settings) as executor:
+    settings = engine_settings(args, timeout_s=timeout_s, pool_size=max(2, args.workers))
+    with open_engine(settings) as executor:
         gold_cache = GoldCache(executor, cache_dir=args.gold_cache and Path(args.gold_cache), timeout_s=gold_timeout_s)
         identity = {
             "metric_version": METRIC_VERSION,

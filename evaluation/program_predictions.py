@@ -60,6 +60,8 @@ class ModelRunSettings:
         runs: Runs over the dataset (std is taken over runs); runs after the first bypass the LM cache.
         workers: Questions answered at once.
         dsn: The database (None: ``$ALERCE_DSN``, else the embedded server).
+        engine: Where the SQL runs: ``postgres`` or ``tap``.
+        tap_url: The TAP service (None: ``$ALERCE_TAP_URL``, else ALeRCE's).
         timeout_s: Time limit of the program's own queries (self-correction), in seconds.
     """
 
@@ -71,6 +73,8 @@ class ModelRunSettings:
     runs: int = 1
     workers: int = 2
     dsn: str | None = None
+    engine: str = "postgres"
+    tap_url: str | None = None
     timeout_s: float = 30.0
 
 
@@ -232,6 +236,8 @@ def run_model(
         settings.model,
         program=settings.program,
         dsn=settings.dsn,
+        engine=settings.engine,
+        tap_url=settings.tap_url,
         without=settings.without,
         uncompiled=settings.uncompiled,
         direct=settings.direct,

@@ -15,12 +15,11 @@ from pathlib import Path
 
 import platformdirs
 
+from cli import add_engine_arguments, add_verbosity_arguments, engine_settings, logging_to_stderr
 from data.errors import DataError
 from data.loader import dataset_sha256, load_dataset, resolve_dataset_path, split_file
-from db.cli_logging import add_verbosity_arguments, logging_to_stderr
 from db.errors import DatabaseUnavailable, DbError
-from db.executor import Executor, ExecutorSettings
-from db.server import add_dsn_argument, resolve_dsn
+from engines import EngineSettings, open_engine
 from lms import LMConfigError, add_model_argument, resolve_lm
 from modules.settings import SCHEMA_DETAILS
 from modules.stages import STAGES
@@ -104,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of each difficulty used as demo source; the rest scores the program (default: %(default)s)",
     )
     parser.add_argument("--out", type=Path, help="artifact folder (default: artifacts/<model-slug>)")
-    add_dsn_argument(parser)
+    add_engine_arguments(parser)
     add_verbosity_arguments(parser)
     return parser
 
@@ -138,7 +137,7 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Comp
         raise  # parser.error exits
 
 
-def run(settings: CompileSettings, *, dataset: Path, dsn: str | None, out: Path | None) -> Path:
+def run(settings: CompileSettings, *, dataset: Path, engine: EngineSettings, out: Path | None) -> Path:
     """Compile, save and return the artifact folder.
 
     Raises:
@@ -153,7 +152,7 @@ def run(settings: CompileSettings, *, dataset: Path, dsn: str | None, out: Path 
     out = out or default_artifact_dir(settings.model)
     check_writable(out)
     _configure_lm_cache()
-    with Executor(ExecutorSettings(dsn=resolve_dsn(dsn))) as executor:
+    with open_engine(engine) as executor:
         program, report = compile_program(
             settings,
             examples,
@@ -189,7 +188,7 @@ def _compile(args: argparse.Namespace, settings: CompileSettings) -> int:
         dataset = EXAMPLES_CSV if args.examples else resolve_dataset_path(args.dataset)
         if args.examples and not EXAMPLES_CSV.is_file():
             raise CompileError(f"The example set '{EXAMPLES_CSV}' is missing; pass --dataset PATH instead.")
-        folder = run(settings, dataset=dataset, dsn=args.dsn, out=args.out)
+        folder = run(settings, dataset=dataset, engine=engine_settings(args), out=args.out)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

@@ -145,7 +145,7 @@ def test_unreachable_database_exits_1_quickly(capsys, use_lm):
     [
         (["q", "--without", "generation"], "argument --without: unknown stage 'generation'; choose from"),
         (["q", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
-        (["q", "--show", "rows"], "argument --show: unknown --show item 'rows'; choose from sql, plan, attempts"),
+        (["q", "--show", "rows"], "argument --show: unknown --show item 'rows'; choose from sql, adql, plan, attempts"),
         (["q", "--limit", "0"], "argument --limit: must be more than 0, got 0"),
     ],
     ids=["without", "format", "show", "limit"],

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+import engines.factory
 import optimizers.compile_cli as cli
 from optimizers.artifact import MANIFEST_FILE, PROGRAM_FILE, load_program
 from optimizers.gold_cache import GoldCache
@@ -59,7 +60,7 @@ def fake_backends(monkeypatch, tiny_dsn, tmp_path):
     lm = gated_lm()
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(cli, "resolve_lm", lambda model: lm)
-    monkeypatch.setattr(cli, "resolve_dsn", lambda dsn: tiny_dsn)
+    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn: tiny_dsn)
     monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     return lm
 

@@ -1,6 +1,5 @@
 """Embedded server lifecycle, database provisioning and the read-only reader role."""
 
-import argparse
 import os
 import shutil
 import signal
@@ -20,7 +19,6 @@ from db.server import (
     ROOT_DATA_DIR,
     ServerInfo,
     ServerSettings,
-    add_dsn_argument,
     default_data_dir,
     down,
     resolve_dsn,
@@ -157,14 +155,6 @@ def test_resolve_dsn_falls_back_to_the_embedded_server(
     monkeypatch.delenv("ALERCE_DSN", raising=False)
     monkeypatch.setenv("ALERCE_T2S_DATA_DIR", str(pg_server.data_dir))
     assert resolve_dsn(None, scale="tiny") == tiny_server.reader_dsn
-
-
-def test_add_dsn_argument_defines_the_shared_option() -> None:
-    parser = argparse.ArgumentParser()
-    add_dsn_argument(parser)
-    assert parser.parse_args(["--dsn", "postgresql://x/y"]).dsn == "postgresql://x/y"
-    assert parser.parse_args([]).dsn is None
-    assert "ALERCE_DSN" in parser.format_help()
 
 
 def test_default_data_dir_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -45,4 +45,7 @@ def test_translate_reports_sql_that_does_not_parse():
 
 def test_translate_knows_tables_the_service_adds():
     target = default_target(TAP_TABLES | {"lc_classifier"})
-    assert translate("SELECT oid FROM lc_classifier", target).adql == "SELECT lc_classifier.oid FROM ztf.lc_classifier"
+    assert (
+        translate("SELECT oid FROM lc_classifier", target).adql
+        == "SELECT lc_classifier.oid FROM ztf.lc_classifier AS lc_classifier"
+    )

@@ -1,0 +1,266 @@
+"""ALeRCE's TAP service as an engine: guard, translate to ADQL, run through pyvo, return a frame and a Table.
+
+Queries run synchronously while their time limit fits the service's sync limit, else as an async job (submit,
+poll until the time limit, fetch, delete). maxrec is always the row cap, and a result the service cut
+(``QUERY_STATUS=OVERFLOW``, on which pyvo does not warn) is flagged truncated. Transient HTTP failures are retried
+with backoff a bounded number of times. The service's limits (``/capabilities``) and its tables (``tap_schema``)
+are read once, on first use.
+
+TAP has no SQLSTATE: error kinds come from the service's messages ("Could not locate table", "No such field
+known", "Query timed out").
+"""
+
+import dataclasses
+import hashlib
+import logging
+import threading
+import time
+from typing import Any, Self
+
+import pandas as pd
+import pyvo
+import requests
+from astropy.table import Table
+from pyvo.dal import DALFormatError, DALQueryError, DALServiceError
+
+from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
+from db.guard import check_sql
+from engines.adql import TAP_SCHEMA, TapTarget, Translation, Upload, default_target, translate
+from engines.engine import Result
+from engines.tap_settings import TAP_URL_ENV, TapSettings
+
+__all__ = ["TapEngine", "TapResult"]
+
+logger = logging.getLogger(__name__)
+
+_MISSING_MARKERS = (
+    "could not locate",
+    "could not be located",
+    "no such field",
+    "no such table",
+    "does not exist",
+    "unknown function",
+)
+_TIMEOUT_MARKERS = ("timed out", "took too long", "execution duration")
+_TRANSIENT_HTTP = {429, 500, 502, 503, 504}
+_ASYNC_POLL_S = 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class TapResult(Result):
+    """Rows of one TAP query, with the ADQL that produced them and the astropy Table the service returned."""
+
+    adql: str = ""
+    table: Table | None = None
+
+
+class TapEngine:
+    """Run the program's PostgreSQL on a TAP service, as ADQL through pyvo.
+
+    Example: ``with TapEngine(TapSettings(url=url)) as engine: engine.execute("SELECT oid FROM object").frame``.
+    """
+
+    name = "tap"
+
+    def __init__(self, settings: TapSettings | None = None) -> None:
+        self.settings = settings or TapSettings()
+        self._lock = threading.Lock()
+        self._target: TapTarget | None = None
+        self._hard_limit: int | None = None
+
+    def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> TapResult:
+        """Guard, translate and run one SELECT statement.
+
+        Args:
+            sql: PostgreSQL text holding one SELECT or WITH statement.
+            timeout_s: Time limit in seconds (default: settings.timeout_s).
+            max_rows: Row cap (default: settings.max_rows).
+
+        Returns:
+            The rows, the elapsed time, whether the service cut them at the cap, the ADQL and the Table.
+
+        Raises:
+            GuardError: The guard refused the statement.
+            ExecutionError: Kind unsupported when ADQL has no form for it; the service's error otherwise.
+            DatabaseUnavailable: The service cannot be reached.
+        """
+        statement = check_sql(sql)
+        translation = self.translate(statement)
+        timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
+        max_rows = self.settings.max_rows if max_rows is None else max_rows
+        if self._hard_limit:
+            max_rows = min(max_rows, self._hard_limit)
+        started = time.perf_counter()
+        results = self._with_retries(lambda: self._run(translation, timeout_s=timeout_s, max_rows=max_rows))
+        table = results.to_table()
+        frame = table.to_pandas(index=False) if table.colnames else pd.DataFrame()
+        frame.columns = _undo_renames(list(frame.columns))
+        return TapResult(
+            frame=frame,
+            elapsed_s=time.perf_counter() - started,
+            truncated=(results.query_status or "").upper() == "OVERFLOW",
+            adql=translation.adql,
+            table=table,
+        )
+
+    def translate(self, sql: str) -> Translation:
+        """Return the ADQL of a guarded statement for this service's tables (reads them on first use)."""
+        return translate(sql, self.target())
+
+    def target(self) -> TapTarget:
+        """Return the service's schema facts, reading its limits and ``tap_schema`` tables once."""
+        with self._lock:
+            if self._target is None:
+                self._target, self._hard_limit = self._with_retries(self._read_service)
+            return self._target
+
+    def fingerprint(self) -> str:
+        """Return ``tap-`` and a hash of the URL and the published tables."""
+        target = self.target()
+        text = "\x1f".join([self.settings.url, *sorted(target.tables)])
+        return f"{self.name}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+    def close(self) -> None:
+        """Forget the cached service facts; nothing stays open between queries."""
+        with self._lock:
+            self._target = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        """Share the engine: DSPy deep-copies programs."""
+        return self
+
+    def _service(self, read_timeout_s: float) -> pyvo.dal.TAPService:
+        session = _TimeoutSession((self.settings.connect_timeout_s, read_timeout_s))
+        return pyvo.dal.TAPService(self.settings.url, session=session)
+
+    def _read_service(self) -> tuple[TapTarget, int | None]:
+        service = self._service(self.settings.timeout_s)
+        try:
+            hard_limit = int(service.hardlimit)
+        except (DALServiceError, TypeError, ValueError):
+            hard_limit = None
+        query = f"SELECT table_name FROM tap_schema.tables WHERE schema_name = '{TAP_SCHEMA}'"
+        names = service.run_sync(query, maxrec=10_000).to_table()["table_name"]
+        tables = frozenset(str(name).split(".")[-1].lower() for name in names)
+        logger.debug("TAP service %s publishes %d tables in %s", self.settings.url, len(tables), TAP_SCHEMA)
+        return default_target(tables), hard_limit
+
+    def _run(self, translation: Translation, *, timeout_s: float, max_rows: int) -> pyvo.dal.TAPResults:
+        uploads = {name: _upload_table(upload) for name, upload in translation.uploads.items()} or None
+        service = self._service(timeout_s + self.settings.connect_timeout_s)
+        if timeout_s <= self.settings.sync_limit_s:
+            return service.run_sync(translation.adql, maxrec=max_rows, uploads=uploads)
+        job = service.submit_job(translation.adql, maxrec=max_rows, uploads=uploads)
+        try:
+            job.run()
+            job.wait(phases={"COMPLETED", "ERROR", "ABORTED"}, timeout=timeout_s)
+            if job.phase != "COMPLETED":
+                job.raise_if_error()
+                raise ExecutionError(ErrorKind.TIMEOUT, None, _timeout_message("async job", timeout_s))
+            return job.fetch_result()
+        finally:
+            _delete_job(job)
+
+    def _with_retries(self, call: Any) -> Any:
+        """Run `call`, retrying transient HTTP failures; translate pyvo and HTTP errors into project errors."""
+        for attempt in range(self.settings.retries + 1):
+            try:
+                return call()
+            except DALQueryError as err:
+                raise _query_error(err) from err
+            except (DALServiceError, DALFormatError, requests.RequestException) as err:
+                if _is_timeout(err):
+                    raise ExecutionError(ErrorKind.TIMEOUT, None, _timeout_message("the TAP query", None)) from err
+                if not _is_transient(err) or attempt == self.settings.retries:
+                    raise DatabaseUnavailable(_unavailable_message(self.settings.url, err)) from err
+                delay_s = self.settings.backoff_s * 2**attempt
+                logger.info("TAP service failed (%s); retrying in %.1f s", _reason(err), delay_s)
+                time.sleep(delay_s)
+        raise AssertionError("unreachable")
+
+
+class _TimeoutSession(requests.Session):
+    """A requests session whose calls time out (pyvo passes no timeout of its own)."""
+
+    def __init__(self, timeout: tuple[float, float]) -> None:
+        super().__init__()
+        self.timeout = timeout
+
+    def request(self, *args: Any, **kwargs: Any) -> requests.Response:
+        kwargs.setdefault("timeout", self.timeout)
+        return super().request(*args, **kwargs)
+
+
+def _undo_renames(names: list[str]) -> list[str]:
+    """Give back repeated column names that DaCHS suffixed with ``_`` (``oid``, ``oid_``), as PostgreSQL names them.
+
+    Examples:
+        >>> _undo_renames(["oid", "ndet", "oid_", "oid__", "class_name"])
+        ['oid', 'ndet', 'oid', 'oid', 'class_name']
+    """
+    seen: set[str] = set()
+    labels = []
+    for name in names:
+        base = name.rstrip("_")
+        label = base if base != name and base in seen else name
+        seen.add(label)
+        labels.append(label)
+    return labels
+
+
+def _upload_table(upload: Upload) -> Table:
+    columns = list(zip(*upload.rows, strict=True)) if upload.rows else [[] for _ in upload.columns]
+    return Table([list(values) for values in columns], names=upload.columns)
+
+
+def _delete_job(job: Any) -> None:
+    try:
+        job.delete()
+    except (DALServiceError, requests.RequestException) as err:
+        logger.debug("could not delete TAP job %s: %s", job.url, err)
+
+
+def _query_error(err: DALQueryError) -> ExecutionError:
+    message = " ".join(str(err.reason or err).split())
+    lowered = message.lower()
+    if any(marker in lowered for marker in _TIMEOUT_MARKERS):
+        kind = ErrorKind.TIMEOUT
+    elif any(marker in lowered for marker in _MISSING_MARKERS):
+        kind = ErrorKind.MISSING_STRUCTURE
+    else:
+        kind = ErrorKind.GENERAL
+    return ExecutionError(kind, None, message)
+
+
+def _is_timeout(err: Exception) -> bool:
+    cause = getattr(err, "cause", None) or err
+    return isinstance(cause, requests.Timeout) and not isinstance(cause, requests.ConnectTimeout)
+
+
+def _is_transient(err: Exception) -> bool:
+    cause = getattr(err, "cause", None) or err
+    if isinstance(cause, requests.ConnectionError | requests.ConnectTimeout):
+        return True
+    code = getattr(err, "code", None) or getattr(getattr(cause, "response", None), "status_code", None)
+    return code in _TRANSIENT_HTTP
+
+
+def _reason(err: Exception) -> str:
+    cause = getattr(err, "cause", None)
+    text = str(getattr(err, "reason", None) or cause or err)
+    return " ".join(text.split())[:300]
+
+
+def _unavailable_message(url: str, err: Exception) -> str:
+    return f"Cannot use the TAP service at {url}: {_reason(err)}. Check --tap-url or ${TAP_URL_ENV}."
+
+
+def _timeout_message(what: str, timeout_s: float | None) -> str:
+    limit = f" {timeout_s:g} s" if timeout_s is not None else ""
+    return f"{what} ran longer than its{limit} time limit; make it cheaper or narrow it down"

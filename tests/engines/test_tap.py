@@ -1,0 +1,120 @@
+"""The TAP engine against a real local DaCHS serving the same data as the tiny PostgreSQL database."""
+
+import json
+import shutil
+import subprocess
+import time
+
+import pandas as pd
+import pytest
+
+from data.loader import load_dataset
+from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError, GuardError
+from db.executor import ExecutorSettings
+from engines import PostgresEngine, TapSettings
+from engines.adql import translate
+from engines.tap import TapEngine
+from optimizers.metric import IDS, identifier_strings
+
+# Dev golds whose TAP result cannot equal PostgreSQL's, with the reason (README, "Real data").
+EXPECTED_EXCEPTIONS = {
+    "28": "lists information_schema tables: not on TAP (unsupported)",
+}
+
+
+@pytest.fixture(scope="module")
+def tap(tap_url):
+    with TapEngine(TapSettings(url=tap_url, timeout_s=30)) as engine:
+        yield engine
+
+
+@pytest.fixture(scope="module")
+def postgres(tiny_dsn):
+    with PostgresEngine(ExecutorSettings(dsn=tiny_dsn, timeout_s=30)) as engine:
+        yield engine
+
+
+def same_result(postgres_frame: pd.DataFrame, tap_frame: pd.DataFrame) -> bool:
+    """Same column names (in order) and the same set of values in the first identifier column."""
+    if list(postgres_frame.columns) != list(tap_frame.columns):
+        return False
+    key = next((name for name in IDS if name in postgres_frame.columns), None)
+    if key is None:
+        return len(postgres_frame) == len(tap_frame)
+    position = list(postgres_frame.columns).index(key)
+    return identifier_strings(postgres_frame.iloc[:, position]) == identifier_strings(tap_frame.iloc[:, position])
+
+
+def compare_golds(examples, postgres, tap) -> dict[str, str]:
+    """Run every gold on both engines; return {req_id: why it differs} for those that do."""
+    differ = {}
+    for example in examples:
+        expected = postgres.execute(example.gold_sql)
+        try:
+            got = tap.execute(example.gold_sql)
+        except ExecutionError as err:
+            differ[str(example.req_id)] = f"{err.kind.value}: {err.message}"
+            continue
+        if not same_result(expected.frame, got.frame):
+            differ[str(example.req_id)] = f"{len(expected.frame)} rows on PostgreSQL, {len(got.frame)} on TAP"
+    return differ
+
+
+def test_dev_golds_give_the_same_identifiers_and_columns_on_tap(dev_csv_path, postgres, tap):
+    differ = compare_golds(load_dataset(dev_csv_path, "dev"), postgres, tap)
+    assert len(differ) <= 3, differ
+    assert set(differ) <= set(EXPECTED_EXCEPTIONS), differ
+
+
+def test_every_dev_gold_translation_parses_with_dachs(dev_csv_path):
+    queries = []
+    for example in load_dataset(dev_csv_path, "dev"):
+        try:
+            queries.append(translate(example.gold_sql).adql)
+        except ExecutionError as err:
+            assert str(example.req_id) in EXPECTED_EXCEPTIONS, err
+    interpreter = open(shutil.which("dachs")).readline().removeprefix("#!").strip()
+    script = "import json, sys\nfrom gavo import adql\nfor q in json.load(sys.stdin): adql.parseToTree(q)\n"
+    done = subprocess.run([interpreter, "-c", script], input=json.dumps(queries), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert len(queries) == 57
+
+
+def test_a_query_over_the_row_cap_is_truncated(tap):
+    result = tap.execute("SELECT oid FROM object", max_rows=5)
+    assert len(result.frame) == 5
+    assert result.truncated
+    assert result.adql == "SELECT object.oid FROM ztf.object AS object"
+    assert result.table is not None and len(result.table) == 5
+
+
+def test_a_missing_column_is_missing_structure(tap):
+    with pytest.raises(ExecutionError) as caught:
+        tap.execute("SELECT nosuch FROM object")
+    assert caught.value.kind is ErrorKind.MISSING_STRUCTURE
+    assert "nosuch" in caught.value.message
+
+
+def test_an_unsupported_construct_never_reaches_the_service(tap):
+    with pytest.raises(ExecutionError) as caught:
+        tap.execute("SELECT oid, row_number() OVER (ORDER BY ndet) FROM object")
+    assert caught.value.kind is ErrorKind.UNSUPPORTED
+
+
+def test_the_guard_runs_before_translation(tap):
+    with pytest.raises(GuardError, match="Only one SELECT or WITH statement is allowed, got DELETE"):
+        tap.execute("DELETE FROM object")
+
+
+def test_the_engine_reads_the_published_tables(tap):
+    assert "object" in tap.target().tables
+    assert "step" not in tap.target().tables
+    assert tap.fingerprint().startswith("tap-")
+
+
+def test_a_dead_tap_url_fails_fast_with_one_message():
+    engine = TapEngine(TapSettings(url="http://127.0.0.1:9/tap", backoff_s=0.1))
+    started = time.monotonic()
+    with pytest.raises(DatabaseUnavailable, match=r"^Cannot use the TAP service at http://127.0.0.1:9/tap: "):
+        engine.execute("SELECT oid FROM object")
+    assert time.monotonic() - started < 15
