@@ -2,7 +2,11 @@
 # Install the machine's PostgreSQL server and the q3c extension when missing (Debian/Ubuntu, as root).
 # Without root or apt the project still runs if a PostgreSQL server is already installed; q3c then falls back
 # to the project's SQL functions.
+# With --tap it also installs GAVO DaCHS, the local TAP server of the TAP engine tests (scripts/install_tap_server.sh).
 set -euo pipefail
+if [ "${1:-}" = "--tap" ]; then
+    trap 'bash "$(dirname "$0")/install_tap_server.sh"' EXIT
+fi
 have_server() { command -v pg_ctl >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; }
 have_q3c() { ls /usr/share/postgresql/*/extension/q3c.control >/dev/null 2>&1; }
 if have_server && have_q3c; then exit 0; fi
