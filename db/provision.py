@@ -50,23 +50,58 @@ REVOKED_FUNCTIONS = (
     "lowrite",
     "ts_stat",
     "ts_rewrite",
+    "pg_sleep",
+    "pg_sleep_for",
+    "pg_sleep_until",
+    "setseed",
+    "pg_stat_get_activity",
+    "pg_stat_get_progress_info",
+    "pg_stat_get_wal_senders",
+    "pg_stat_get_wal_receiver",
+    "pg_stat_get_subscription",
+    "pg_lock_status",
+    "pg_blocking_pids",
+    "pg_safe_snapshot_blocking_pids",
 )
 REVOKED_FUNCTION_PREFIXES = (
     "pg_advisory_",
     "pg_try_advisory_",
     "lo_",
     "dblink",
-    "query_to_xml",
-    "cursor_to_xml",
+    "pg_stat_get_backend_",
+    "xpath",
 )
+REVOKED_FUNCTION_FRAGMENTS = ("xml",)
 """pg_catalog functions (every signature) whose EXECUTE is revoked from PUBLIC in each database; dblink in any
 schema. Nothing is granted back: the reader cannot signal backends, hold advisory locks, touch large objects,
-notify, read files or run SQL text, even if a query gets past the guard. set_config stays: the executor uses it."""
+notify, read files, run SQL text (``query_to_xml*``, ``cursor_to_xml*``, ``ts_stat``), sleep, seed ``random()``
+for the next user of its pooled session, see other sessions (their query text, locks, progress) or run XML
+functions (uncancellable libxml2 work), even if a query gets past the guard. set_config stays: the executor uses
+it. The ``xml`` type's input and output functions are revoked too, but PostgreSQL does not check EXECUTE on them."""
+REVOKED_VIEWS = (
+    "pg_stat_activity",
+    "pg_locks",
+    "pg_stat_ssl",
+    "pg_stat_gssapi",
+    "pg_stat_replication",
+    "pg_stat_wal_receiver",
+    "pg_stat_subscription",
+)
+REVOKED_VIEW_PREFIXES = ("pg_stat_progress_",)
+"""pg_catalog views that show other sessions; SELECT is revoked from PUBLIC in each database."""
 _REVOKED_SIGNATURES_SQL = """
 SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 WHERE (n.nspname = 'pg_catalog' OR p.proname LIKE 'dblink%%')
   AND (p.proname = ANY(%s)
-       OR EXISTS (SELECT 1 FROM unnest(%s::text[]) AS f(prefix) WHERE starts_with(p.proname, prefix)))
+       OR EXISTS (SELECT 1 FROM unnest(%s::text[]) AS f(prefix) WHERE starts_with(p.proname, prefix))
+       OR EXISTS (SELECT 1 FROM unnest(%s::text[]) AS f(fragment) WHERE strpos(p.proname, fragment) > 0))
+ORDER BY 1
+"""
+_REVOKED_VIEWS_SQL = """
+SELECT 'pg_catalog.' || quote_ident(c.relname) FROM pg_catalog.pg_class c
+WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind = 'v'
+  AND (c.relname = ANY(%s)
+       OR EXISTS (SELECT 1 FROM unnest(%s::text[]) AS f(prefix) WHERE starts_with(c.relname, prefix)))
 ORDER BY 1
 """
 
@@ -232,12 +267,13 @@ def _grant_reader(conn: psycopg.Connection, name: str) -> None:
         "ALTER DATABASE {database} SET search_path TO alerce, public",
     ):
         conn.execute(sql.SQL(statement).format(database=database, role=role))
-    signatures = [
-        row[0]
-        for row in conn.execute(_REVOKED_SIGNATURES_SQL, (list(REVOKED_FUNCTIONS), list(REVOKED_FUNCTION_PREFIXES)))
-    ]
+    patterns = (list(REVOKED_FUNCTIONS), list(REVOKED_FUNCTION_PREFIXES), list(REVOKED_FUNCTION_FRAGMENTS))
+    signatures = [row[0] for row in conn.execute(_REVOKED_SIGNATURES_SQL, patterns)]
     functions = sql.SQL(", ").join(sql.SQL(signature) for signature in signatures)
     conn.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION {} FROM PUBLIC").format(functions))
+    views = [row[0] for row in conn.execute(_REVOKED_VIEWS_SQL, (list(REVOKED_VIEWS), list(REVOKED_VIEW_PREFIXES)))]
+    relations = sql.SQL(", ").join(sql.SQL(view) for view in views)
+    conn.execute(sql.SQL("REVOKE SELECT ON {} FROM PUBLIC").format(relations))
 
 
 def _with_dbname(dsn: str, name: str) -> str:
