@@ -1,15 +1,20 @@
 """Run guarded, read-only, time-limited queries and return pandas DataFrames.
 
 Every query passes the SQL guard, then runs in a READ ONLY transaction with a server-side `statement_timeout` and
-a client-side watchdog that cancels it shortly after its timeout. Rows come from a server-side cursor in batches, so
-a huge result costs only `max_rows` rows (and about `max_bytes` bytes) of memory. The transaction is always rolled
-back.
+a client-side watchdog. Past its timeout the watchdog cancels the query; a backend that ignores the cancel (work
+that does not check for interrupts) is terminated through the admin DSN when one is configured, and the connection
+is then abandoned (its socket shut down), so every query ends within its timeout plus about 2 s. Rows come from a
+server-side cursor in batches sized by bytes, so a huge result costs only `max_rows` rows and about `max_bytes`
+bytes of memory. The transaction is always rolled back and the session reset (DISCARD ALL) before the connection
+returns to the pool. Every failure is an ExecutionError (or DatabaseUnavailable); nothing else escapes.
 """
 
 import contextlib
 import dataclasses
 import hashlib
 import logging
+import os
+import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -17,11 +22,11 @@ from typing import Any, Self
 
 import pandas as pd
 import psycopg
-from psycopg import pq
+from psycopg import pq, sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from db.connection import open_pool, unavailable_message
-from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError, error_kind_for
+from db.errors import DatabaseUnavailable, DbError, ErrorKind, ExecutionError, error_kind_for
 from db.guard import check_sql
 
 __all__ = ["Executor", "ExecutorSettings", "Result"]
@@ -29,8 +34,18 @@ __all__ = ["Executor", "ExecutorSettings", "Result"]
 logger = logging.getLogger(__name__)
 
 _FETCH_BATCH_ROWS = 2_000
+_FIRST_BATCH_ROWS = 1
+_CELL_OVERHEAD_BYTES = 64
+"""Client memory counted per cell beside its bytes (a NULL or empty cell still costs Python objects)."""
 _WATCHDOG_GRACE_S = 0.5
+"""After the timeout: cancel the query (PostgreSQL's cancel request)."""
+_TERMINATE_AFTER_S = 1.0
+"""After the timeout: end the backend through the admin DSN (pg_terminate_backend), when one is configured."""
+_ABANDON_AFTER_S = 1.5
+"""After the timeout: shut the connection's socket down and report the timeout, whatever the server does."""
+_MAX_MESSAGE_CHARS = 500
 _CURSOR_NAME = "alerce_t2s_query"
+_FETCH_SQL = sql.SQL("FETCH FORWARD {} FROM {}")
 _SET_TIMEOUT_SQL = "SELECT set_config('statement_timeout', %s, true)"
 _BUILD_INFO_SQL = """
 SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = 'meta' AND tablename = 'build_info')
@@ -54,6 +69,8 @@ class ExecutorSettings:
             are dropped and the result is marked truncated.
         pool_size: most connections open at once (concurrent queries).
         connect_timeout_s: time allowed to open a connection before DatabaseUnavailable is raised.
+        admin_dsn: superuser DSN of the same server (the embedded server's ``ServerInfo.admin_dsn``), used only to
+            terminate a backend that ignores its cancel; None relies on the cancel and on abandoning the connection.
     """
 
     dsn: str
@@ -62,6 +79,7 @@ class ExecutorSettings:
     max_bytes: int = 64 * 1024 * 1024
     pool_size: int = 2
     connect_timeout_s: float = 10.0
+    admin_dsn: str | None = dataclasses.field(default=None, repr=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,7 +123,8 @@ class Executor:
 
         Raises:
             GuardError: the guard refused the statement.
-            ExecutionError: the server reported an error or the query timed out (kind TIMEOUT).
+            ExecutionError: the server reported an error, the query timed out (kind TIMEOUT), or its result could
+                not be read (a value Python cannot represent, nesting too deep, out of memory).
             DatabaseUnavailable: no connection could be opened.
         """
         statement = check_sql(sql)
@@ -114,10 +133,18 @@ class Executor:
         started = time.perf_counter()
         with self._connection() as conn:
             names, rows, truncated = _run_query(
-                conn, statement, timeout_s=timeout_s, max_rows=max_rows, max_bytes=self.settings.max_bytes
+                conn,
+                statement,
+                timeout_s=timeout_s,
+                max_rows=max_rows,
+                max_bytes=self.settings.max_bytes,
+                admin_dsn=self.settings.admin_dsn,
             )
-        elapsed_s = time.perf_counter() - started
-        return Result(frame=_to_frame(names, rows), elapsed_s=elapsed_s, truncated=truncated)
+        try:
+            frame = _to_frame(names, rows)
+        except Exception as err:  # pandas could not build the frame: a failure of this query, typed like the others
+            raise _client_error(err) from err
+        return Result(frame=frame, elapsed_s=time.perf_counter() - started, truncated=truncated)
 
     def fingerprint(self) -> str:
         """Identify the database contents cheaply, for result caches.
@@ -172,6 +199,7 @@ class Executor:
         try:
             yield conn
         finally:
+            _reset(conn)
             pool.putconn(conn)
 
     def _open_pool(self) -> ConnectionPool:
@@ -187,12 +215,17 @@ class Executor:
 
 
 def _run_query(
-    conn: psycopg.Connection, statement: str, *, timeout_s: float, max_rows: int, max_bytes: int
+    conn: psycopg.Connection,
+    statement: str,
+    *,
+    timeout_s: float,
+    max_rows: int,
+    max_bytes: int,
+    admin_dsn: str | None = None,
 ) -> tuple[list[str], list[tuple], bool]:
     """Run the statement in a read-only transaction; return column names, the rows kept and whether rows were cut."""
     deadline = time.monotonic() + timeout_s + _WATCHDOG_GRACE_S
-    watchdog = threading.Timer(timeout_s + _WATCHDOG_GRACE_S, conn.cancel_safe)
-    watchdog.daemon = True
+    watchdog = _Watchdog(conn, timeout_s=timeout_s, admin_dsn=admin_dsn)
     try:
         conn.execute(_SET_TIMEOUT_SQL, [f"{max(1, round(timeout_s * 1000))}ms"])
         watchdog.start()
@@ -200,46 +233,142 @@ def _run_query(
             cursor.execute(statement)
             names = [column.name for column in cursor.description or []]
             rows, truncated = _fetch_rows(
-                cursor, max_rows=max_rows, max_bytes=max_bytes, timeout_s=timeout_s, deadline=deadline
+                conn, max_rows=max_rows, max_bytes=max_bytes, timeout_s=timeout_s, deadline=deadline
             )
     except psycopg.Error as err:
-        raise _execution_error(err, timeout_s=timeout_s, is_cancelled=watchdog.finished.is_set()) from err
+        watchdog.stop()
+        if watchdog.abandoned:
+            raise ExecutionError(
+                ErrorKind.TIMEOUT, None, _timeout_message("the server did not stop the query", timeout_s)
+            ) from err
+        raise _execution_error(err, timeout_s=timeout_s, is_cancelled=watchdog.fired) from err
+    except DbError:
+        raise
+    except Exception as err:  # a value the loaders cannot convert must fail this query, not crash the caller
+        raise _client_error(err) from err
     finally:
-        watchdog.cancel()
-        if watchdog.is_alive():
-            watchdog.join()
+        watchdog.stop()
         _rollback(conn)
     return names, rows, truncated
 
 
+class _Watchdog(threading.Thread):
+    """Stop a query that outlives its timeout: cancel it, then terminate its backend, then abandon the connection.
+
+    Each step runs only if the query is still running; `stop()` ends the watchdog and waits for it, so no step
+    touches the connection once it is back in the pool.
+    """
+
+    def __init__(self, conn: psycopg.Connection, *, timeout_s: float, admin_dsn: str | None) -> None:
+        super().__init__(name="alerce-t2s-watchdog", daemon=True)
+        self._conn = conn
+        self._timeout_s = timeout_s
+        self._admin_dsn = admin_dsn
+        self._stopped = threading.Event()
+        self.fired = False
+        self.abandoned = False
+
+    def run(self) -> None:
+        started = time.monotonic()
+        steps = (
+            (_WATCHDOG_GRACE_S, self._cancel),
+            (_TERMINATE_AFTER_S, self._terminate),
+            (_ABANDON_AFTER_S, self._abandon),
+        )
+        for after_s, step in steps:
+            if self._stopped.wait(max(0.0, started + self._timeout_s + after_s - time.monotonic())):
+                return
+            self.fired = True
+            step()
+
+    def stop(self) -> None:
+        """End the watchdog and wait until no step is running."""
+        self._stopped.set()
+        if self.is_alive():
+            self.join()
+
+    def _cancel(self) -> None:
+        self._conn.cancel_safe(timeout=_TERMINATE_AFTER_S - _WATCHDOG_GRACE_S)
+
+    def _terminate(self) -> None:
+        if self._admin_dsn is None:
+            return
+        pid = self._conn.info.backend_pid
+        threading.Thread(target=_terminate_backend, args=(self._admin_dsn, pid), daemon=True).start()
+
+    def _abandon(self) -> None:
+        """Shut the socket down: the blocked client call fails at once and the pool discards the connection."""
+        self.abandoned = True
+        try:
+            duplicate = os.dup(self._conn.pgconn.socket)
+        except (OSError, psycopg.Error) as err:
+            logger.debug("cannot abandon the connection: %s", err)
+            return
+        with socket.socket(fileno=duplicate) as sock:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError as err:
+                logger.debug("cannot shut the connection down: %s", err)
+
+
+def _terminate_backend(admin_dsn: str, pid: int) -> None:
+    """End backend `pid` from a supervising admin connection (logged, never raised: this is a last resort)."""
+    try:
+        with psycopg.connect(admin_dsn, autocommit=True, connect_timeout=2) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    except psycopg.Error as err:
+        logger.warning("could not terminate backend %d through the admin DSN: %s", pid, err)
+
+
 def _fetch_rows(
-    cursor: psycopg.ServerCursor, *, max_rows: int, max_bytes: int, timeout_s: float, deadline: float
+    conn: psycopg.Connection, *, max_rows: int, max_bytes: int, timeout_s: float, deadline: float
 ) -> tuple[list[tuple], bool]:
     """Fetch batches until max_rows rows or max_bytes bytes are passed; return the rows kept and whether some were cut.
+
+    Batches are sized by bytes: one row first, then as many rows of the mean size so far as fit in the bytes left.
+    Each batch is measured as PostgreSQL sent it before any of its values is converted, and only the rows within
+    the cap are converted to Python objects. A cell counts its bytes plus _CELL_OVERHEAD_BYTES, NULLs included.
 
     Raises:
         ExecutionError: kind TIMEOUT when the monotonic clock passes `deadline` between batches.
     """
     rows: list[tuple] = []
     size_bytes = 0
-    while len(rows) <= max_rows:
-        batch = cursor.fetchmany(min(_FETCH_BATCH_ROWS, max_rows + 1 - len(rows)))
-        if not batch:
-            break
-        for row, row_bytes in zip(batch, _row_sizes(cursor.pgresult), strict=True):
-            size_bytes += row_bytes
-            if size_bytes > max_bytes:
-                return rows, True
-            rows.append(row)
-        if time.monotonic() > deadline:
-            raise ExecutionError(ErrorKind.TIMEOUT, None, _timeout_message("fetching rows", timeout_s))
+    with conn.cursor() as fetcher:
+        while len(rows) <= max_rows:
+            if rows:
+                fitting = (max_bytes - size_bytes) * len(rows) // max(1, size_bytes)
+                size = max(1, min(_FETCH_BATCH_ROWS, fitting))
+            else:
+                size = _FIRST_BATCH_ROWS
+            fetcher.execute(_FETCH_SQL.format(min(size, max_rows + 1 - len(rows)), sql.Identifier(_CURSOR_NAME)))
+            sizes = _row_sizes(fetcher.pgresult)
+            if not sizes:
+                break
+            kept = 0
+            for row_bytes in sizes:
+                if size_bytes + row_bytes > max_bytes:
+                    break
+                size_bytes += row_bytes
+                kept += 1
+            rows.extend(fetcher.fetchmany(kept) if kept else [])
+            if kept < len(sizes):
+                return rows[:max_rows], True
+            if time.monotonic() > deadline:
+                raise ExecutionError(ErrorKind.TIMEOUT, None, _timeout_message("fetching rows", timeout_s))
     return rows[:max_rows], len(rows) > max_rows
 
 
-def _row_sizes(pgresult: pq.abc.PGresult) -> list[int]:
-    """Bytes of each row of the last fetched batch, as PostgreSQL sent them (a NULL counts 0)."""
+def _row_sizes(pgresult: pq.abc.PGresult | None) -> list[int]:
+    """Bytes of each row of the last fetched batch, as PostgreSQL sent them, plus the per-cell overhead."""
+    if pgresult is None:
+        return []
     fields = range(pgresult.nfields)
-    return [sum(len(pgresult.get_value(row, field) or b"") for field in fields) for row in range(pgresult.ntuples)]
+    overhead = _CELL_OVERHEAD_BYTES * pgresult.nfields
+    return [
+        overhead + sum(len(pgresult.get_value(row, field) or b"") for field in fields)
+        for row in range(pgresult.ntuples)
+    ]
 
 
 def _to_frame(names: Sequence[str], rows: Sequence[tuple]) -> pd.DataFrame:
@@ -257,6 +386,25 @@ def _to_series(values: Sequence[Any]) -> pd.Series:
     if any(value is None for value in values):
         return series
     return series.infer_objects()
+
+
+def _reset(conn: psycopg.Connection) -> None:
+    """Reset the session before the pool lends it again: DISCARD ALL drops every session-level setting, prepared
+    statement, advisory lock, LISTEN and cached plan a query could leave (psycopg forgets its prepared statements).
+
+    A connection that cannot be reset is closed, so the pool discards it.
+    """
+    if conn.closed or conn.info.transaction_status != pq.TransactionStatus.IDLE:
+        if not conn.closed:
+            conn.close()
+        return
+    try:
+        conn.autocommit = True
+        conn.execute("DISCARD ALL")
+        conn.autocommit = False
+    except psycopg.Error as err:
+        logger.debug("session reset failed, the connection will be discarded: %s", err)
+        conn.close()
 
 
 def _rollback(conn: psycopg.Connection) -> None:
@@ -281,6 +429,19 @@ def _execution_error(err: psycopg.Error, *, timeout_s: float | None, is_cancelle
     if kind is ErrorKind.TIMEOUT and timeout_s is not None:
         message = _timeout_message(message, timeout_s)
     return ExecutionError(kind, err.sqlstate, message)
+
+
+def _client_error(err: BaseException) -> ExecutionError:
+    """Type a failure on the client side (encoding the query, converting the result) as a GENERAL ExecutionError."""
+    detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    if len(detail) > _MAX_MESSAGE_CHARS:
+        detail = detail[:_MAX_MESSAGE_CHARS] + "..."
+    return ExecutionError(
+        ErrorKind.GENERAL,
+        None,
+        f"the client could not send the query or read its result ({type(err).__name__}: {detail}); "
+        "select simpler values",
+    )
 
 
 def _timeout_message(what: str, timeout_s: float) -> str:

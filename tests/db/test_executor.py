@@ -225,3 +225,128 @@ def test_hostile_statements_leave_database_unchanged(tiny_dsn, admin_dsn_tiny, m
             except DbError:
                 pass  # refused by the server, the read-only transaction or the role: all that matters is below
     assert snapshot(admin_dsn_tiny) == before
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT power(10::numeric, 400) AS n",
+        "SELECT ARRAY[power(10::numeric, 400)] AS a",
+        "SELECT (repeat('[', 3000) || repeat(']', 3000))::jsonb AS j",
+        "SELECT (repeat('{\"a\":', 3000) || '1' || repeat('}', 3000))::json AS j",
+        "SELECT 'infinity'::date AS d",
+        "SELECT interval '170000000 years' AS i",
+    ],
+)
+def test_execute_types_values_the_client_cannot_convert(tiny_dsn, sql):
+    with Executor(ExecutorSettings(dsn=tiny_dsn, pool_size=1)) as executor:
+        with pytest.raises(ExecutionError) as caught:
+            executor.execute(sql)
+        assert executor.execute("SELECT 1 AS one").frame["one"].tolist() == [1]
+    assert caught.value.kind is ErrorKind.GENERAL
+    assert not isinstance(caught.value, GuardError)
+    assert len(caught.value.message) < 700
+
+
+def test_execute_types_a_lone_surrogate_without_the_guard(executor, monkeypatch):
+    monkeypatch.setattr(db.executor, "check_sql", lambda sql: sql)
+    with pytest.raises(ExecutionError) as caught:
+        executor.execute("SELECT '\ud800' AS s")
+    assert caught.value.message.startswith("the client could not send the query or read its result (UnicodeEncodeError")
+
+
+def test_execute_types_a_failure_while_building_the_frame(executor, monkeypatch):
+    def out_of_memory(names, rows):
+        raise MemoryError
+
+    monkeypatch.setattr(db.executor, "_to_frame", out_of_memory)
+    with pytest.raises(ExecutionError) as caught:
+        executor.execute("SELECT 1 AS one")
+    assert caught.value.message == (
+        "the client could not send the query or read its result (MemoryError: MemoryError); select simpler values"
+    )
+
+
+UNCANCELLABLE_SQL = (
+    "SELECT xpath('count(//a[count(//a[count(//a)>0])>0])', ('<r>' || repeat('<a/>', 600) || '</r>')::xml)"
+)
+"""libxml2 work that no cancel or terminate interrupts (about 5 s on an idle core); only the superuser may run it,
+since EXECUTE on xpath is revoked from the reader."""
+
+
+def test_execute_abandons_a_backend_that_ignores_its_cancel(admin_dsn_tiny, monkeypatch):
+    monkeypatch.setattr(db.executor, "check_sql", lambda sql: sql)
+    with Executor(ExecutorSettings(dsn=admin_dsn_tiny, pool_size=1)) as executor:
+        started = time.monotonic()
+        with pytest.raises(ExecutionError) as caught:
+            executor.execute(UNCANCELLABLE_SQL, timeout_s=0.5)
+        elapsed_s = time.monotonic() - started
+        assert executor.execute("SELECT 1 AS one").frame["one"].tolist() == [1]
+    assert caught.value.kind is ErrorKind.TIMEOUT
+    assert caught.value.message.startswith("the server did not stop the query: the query ran longer than its 0.5 s")
+    assert elapsed_s < 0.5 + 4
+
+
+def test_execute_terminates_the_backend_through_the_admin_dsn(tiny_dsn, admin_dsn_tiny, monkeypatch):
+    monkeypatch.setattr(db.executor, "_SET_TIMEOUT_SQL", "SELECT %s::text")
+    monkeypatch.setattr(db.executor.psycopg.Connection, "cancel_safe", lambda self, timeout=None: None)
+    monkeypatch.setattr(db.executor, "_ABANDON_AFTER_S", 30.0)
+    settings = ExecutorSettings(dsn=tiny_dsn, admin_dsn=admin_dsn_tiny, pool_size=1)
+    started = time.monotonic()
+    with Executor(settings) as executor, pytest.raises(ExecutionError) as caught:
+        executor.execute(HEAVY_SQL, timeout_s=0.5)
+    assert time.monotonic() - started < 0.5 + 10
+    assert caught.value.kind is ErrorKind.TIMEOUT
+    assert caught.value.sqlstate == "57P01"
+
+
+def test_admin_dsn_is_not_shown_in_the_settings_repr(admin_dsn_tiny):
+    assert admin_dsn_tiny not in repr(ExecutorSettings(dsn="x", admin_dsn=admin_dsn_tiny))
+
+
+def test_execute_resets_the_session_before_the_pool_lends_it_again(admin_dsn_tiny, monkeypatch):
+    monkeypatch.setattr(db.executor, "check_sql", lambda sql: sql)
+    with Executor(ExecutorSettings(dsn=admin_dsn_tiny, pool_size=1)) as executor:
+        pid = executor.execute("SELECT pg_backend_pid() AS pid, pg_advisory_lock(4251) AS locked").frame["pid"][0]
+        held = executor.execute("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 4251")
+        same_session = executor.execute("SELECT pg_backend_pid() AS pid").frame["pid"][0]
+    assert same_session == pid
+    assert held.frame["n"].tolist() == [0]
+
+
+def test_execute_keeps_working_after_psycopg_prepares_its_statements(executor):
+    results = [executor.execute(f"SELECT {n} AS n").frame["n"][0] for n in range(12)]
+    repeated = [executor.execute("SELECT 7 AS n").frame["n"][0] for _ in range(12)]
+    assert results == list(range(12))
+    assert repeated == [7] * 12
+
+
+def test_execute_counts_empty_cells_against_the_byte_cap(tiny_dsn):
+    columns = ", ".join(f"'' AS c{n}" for n in range(500))
+    tracemalloc.start()
+    try:
+        with Executor(ExecutorSettings(dsn=tiny_dsn, max_bytes=1_000_000, pool_size=1)) as executor:
+            result = executor.execute(f"SELECT {columns} FROM generate_series(1, 100000)")
+        _, peak_bytes = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.truncated is True
+    assert len(result.frame) == 1_000_000 // (500 * db.executor._CELL_OVERHEAD_BYTES)
+    assert peak_bytes < 50 * 1024 * 1024
+
+
+def test_execute_sizes_fetch_batches_by_bytes(tiny_dsn, monkeypatch):
+    batches = []
+    row_sizes = db.executor._row_sizes
+
+    def recording(pgresult):
+        sizes = row_sizes(pgresult)
+        batches.append(sum(sizes))
+        return sizes
+
+    monkeypatch.setattr(db.executor, "_row_sizes", recording)
+    with Executor(ExecutorSettings(dsn=tiny_dsn, max_bytes=1_000_000, pool_size=1)) as executor:
+        result = executor.execute("SELECT g, repeat('x', 100000) AS big FROM generate_series(1, 50) g")
+    assert result.truncated is True
+    assert result.frame["g"].tolist() == list(range(1, 10))
+    assert max(batches) <= 1_000_000
