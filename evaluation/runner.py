@@ -11,7 +11,7 @@ import dspy
 import pandas as pd
 from tqdm import tqdm
 
-from db.errors import ErrorKind, ExecutionError
+from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
 from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
 from optimizers.aggregate import ScoredItem
@@ -19,7 +19,7 @@ from optimizers.gold_cache import GoldCache
 from optimizers.metric import score_frames
 from optimizers.outage import raise_if_connection_lost
 
-__all__ = ["MISSING_MESSAGE", "ItemRecord", "QueryExecutor", "score_item", "score_predictions"]
+__all__ = ["MISSING_MESSAGE", "ItemRecord", "QueryExecutor", "failed_item", "score_item", "score_predictions"]
 
 logger = logging.getLogger(__name__)
 
@@ -152,6 +152,32 @@ def score_item(
     )
 
 
+def failed_item(prediction: Prediction, example: dspy.Example, err: Exception) -> ItemRecord:
+    """Record an item whose scoring failed unexpectedly as a GENERAL error scoring 0, so the run can go on.
+
+    Examples:
+        >>> import dspy
+        >>> example = dspy.Example(req_id=7, difficulty="simple", gold_sql="SELECT 1")
+        >>> failed_item(Prediction(7, 0, "SELECT 1"), example, RecursionError("too deep")).error_message
+        'could not score this item (RecursionError: too deep)'
+    """
+    return ItemRecord(
+        req_id=prediction.req_id,
+        run=prediction.run,
+        difficulty=example.difficulty,
+        gold_rows=None,
+        pred_rows=None,
+        error_kind=ErrorKind.GENERAL.value,
+        row_pm=False,
+        col_pm=False,
+        col_pm_formatted=False,
+        value_match=False,
+        error_message=f"could not score this item ({type(err).__name__}: {str(err)[:500]})",
+        is_missing=prediction.sql is None,
+        sql=prediction.sql,
+    )
+
+
 def _resumed(predictions: Sequence[Prediction], checkpoint: Checkpoint | None) -> dict[tuple, ItemRecord]:
     """Return checkpointed records whose prediction SQL is unchanged, keyed by (req_id, run)."""
     if checkpoint is None:
@@ -179,6 +205,9 @@ def score_predictions(
 ) -> list[ItemRecord]:
     """Score every prediction, in parallel, skipping items already in the checkpoint with the same SQL.
 
+    An item whose scoring raises anything but DatabaseUnavailable (or an interrupt) is recorded by ``failed_item``
+    as a GENERAL error scoring 0, and the run goes on.
+
     Args:
         predictions: One prediction per item, e.g. from ``complete_predictions`` (``sql=None`` = missing).
         examples: The dataset split; each prediction's req_id must be among them.
@@ -202,7 +231,14 @@ def score_predictions(
 
     def score_and_save(prediction: Prediction) -> ItemRecord:
         # Saved by the worker, so an item still running at Ctrl-C is kept when it finishes.
-        record = score_item(prediction, by_id[prediction.req_id], executor, gold_cache, timeout_s=timeout_s)
+        example = by_id[prediction.req_id]
+        try:
+            record = score_item(prediction, example, executor, gold_cache, timeout_s=timeout_s)
+        except DatabaseUnavailable:
+            raise
+        except Exception as err:  # one item the executor or the metric cannot handle must not end the run
+            logger.warning("item %s run %s could not be scored: %r", prediction.req_id, prediction.run, err)
+            record = failed_item(prediction, example, err)
         if checkpoint is not None:
             checkpoint.append(record.to_dict())
         return record

@@ -164,3 +164,57 @@ def test_resume_recomputes_items_whose_sql_changed(dev_examples, module_executor
         checkpoint=checkpoint,
     )
     assert counting.calls == [example.gold_sql] and record.row_pm
+
+
+class ExplodingExecutor(CountingExecutor):
+    """Raise an unexpected exception for one SQL text, as a buggy engine or metric could."""
+
+    def __init__(self, executor, poison: str):
+        super().__init__(executor)
+        self.poison = poison
+
+    def execute(self, sql, *, timeout_s=None):
+        if sql == self.poison:
+            raise RecursionError("maximum recursion depth exceeded")
+        return super().execute(sql, timeout_s=timeout_s)
+
+
+def test_one_item_that_crashes_is_an_error_and_the_run_completes(dev_examples, module_executor, gold_cache, tmp_path):
+    poison = "SELECT 'poison' AS oid"
+    examples = dev_examples[:3]
+    predictions = [Prediction(examples[0].req_id, 0, poison)] + [
+        Prediction(example.req_id, 0, example.gold_sql) for example in examples[1:]
+    ]
+    checkpoint = Checkpoint(tmp_path / "checkpoint.jsonl", IDENTITY)
+    records = score_predictions(
+        predictions,
+        examples,
+        ExplodingExecutor(module_executor, poison),
+        gold_cache,
+        timeout_s=10,
+        checkpoint=checkpoint,
+    )
+    assert [record.req_id for record in records] == [example.req_id for example in examples]
+    assert (records[0].error_kind, records[0].row_pm, records[0].error_message) == (
+        "general",
+        False,
+        "could not score this item (RecursionError: maximum recursion depth exceeded)",
+    )
+    assert all(record.error_kind is None for record in records[1:])
+    assert len(checkpoint.load()) == 3
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT power(10::numeric, 400) AS oid",
+        "SELECT (repeat('[', 3000) || repeat(']', 3000))::jsonb AS oid",
+        "SELECT " + "(" * 200 + "1" + ")" * 200 + " AS oid",
+        "SELECT 'a\ud800' AS oid",
+        "SELECT (3::float8).pg_sleep AS oid",
+        "SELECT xpath('/a', '<a/>'::xml) AS oid",
+    ],
+)
+def test_hostile_prediction_is_an_error_for_its_item(dev_examples, module_executor, gold_cache, sql):
+    record = _score(dev_examples[0], sql, module_executor, gold_cache)
+    assert (record.error_kind, record.row_pm, record.pred_rows) == ("general", False, None)
