@@ -14,7 +14,15 @@ import re
 from db.catalog import Catalog, render_schema_text
 from db.errors import ErrorKind, ExecutionError
 
-__all__ = ["correction_context", "missing_name"]
+__all__ = ["UNSUPPORTED_HINT", "correction_context", "missing_name"]
+
+UNSUPPORTED_HINT = (
+    "The query runs on ALeRCE's TAP service, translated to ADQL; the error names the construct it lacks. "
+    "Avoid window functions, DISTINCT ON, NULLIF, string functions, ARRAY, LATERAL, NULLS FIRST/LAST, now(), "
+    "intervals and extract, and the tables step, pipeline and lc_classifier*. Use instead: GROUP BY with MAX/MIN, "
+    "or a subquery joined back on oid (for ranking = 1 use the ranking column); CASE WHEN; LIKE; IN (...); MJD "
+    "numbers for dates; probability with classifier_name = '...'."
+)
 
 _MISSING = re.compile(
     r'(?:column|relation|function|table|schema|type)\s+"?([\w.]+)"?(?:\(|\s+does not exist)'
@@ -37,7 +45,8 @@ def correction_context(
     """Return (schema_text, hints) for correcting a query that failed with `error`.
 
     A missing name widens the schema to every column of the linked tables plus the tables of the closest
-    valid names, and the hints list those names; a timeout lists the indexed columns of the linked tables.
+    valid names, and the hints list those names; a timeout lists the indexed columns of the linked tables; a
+    construct the engine lacks (kind unsupported, TAP) lists what to avoid and what to use instead.
     """
     if error.kind == ErrorKind.MISSING_STRUCTURE:
         near = _closest(catalog, missing_name(error.message), tables)
@@ -48,6 +57,8 @@ def correction_context(
     schema_text = render_schema_text(catalog, tables, columns)
     if error.kind == ErrorKind.TIMEOUT:
         return schema_text, _indexed(catalog, tables)
+    if error.kind == ErrorKind.UNSUPPORTED:
+        return schema_text, UNSUPPORTED_HINT
     return schema_text, ""
 
 
