@@ -5,16 +5,15 @@ import shutil
 import subprocess
 import time
 
-import pandas as pd
 import pytest
 
+from benchmarks.tap import same_result
 from data.loader import load_dataset
 from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError, GuardError
 from db.executor import ExecutorSettings
 from engines import PostgresEngine, TapSettings
 from engines.adql import translate
 from engines.tap import TapEngine
-from optimizers.metric import IDS, identifier_strings
 
 # Dev golds whose TAP result cannot equal PostgreSQL's, with the reason (README, "Real data").
 EXPECTED_EXCEPTIONS = {
@@ -32,17 +31,6 @@ def tap(tap_url):
 def postgres(tiny_dsn):
     with PostgresEngine(ExecutorSettings(dsn=tiny_dsn, timeout_s=30)) as engine:
         yield engine
-
-
-def same_result(postgres_frame: pd.DataFrame, tap_frame: pd.DataFrame) -> bool:
-    """Same column names (in order) and the same set of values in the first identifier column."""
-    if list(postgres_frame.columns) != list(tap_frame.columns):
-        return False
-    key = next((name for name in IDS if name in postgres_frame.columns), None)
-    if key is None:
-        return len(postgres_frame) == len(tap_frame)
-    position = list(postgres_frame.columns).index(key)
-    return identifier_strings(postgres_frame.iloc[:, position]) == identifier_strings(tap_frame.iloc[:, position])
 
 
 def compare_golds(examples, postgres, tap) -> dict[str, str]:

@@ -1,0 +1,151 @@
+"""Time the ADQL translation, the local DaCHS set-up, and every dev gold through TAP against direct PostgreSQL.
+
+Translation: every dev gold translated `--repeats` times (median and p95 per query). Set-up: `python -m db tap up`
+from scratch (copy of the embedded database into DaCHS, metadata import, server start). Execution: each dev gold
+once on PostgreSQL and once through the local TAP service (one warm-up each), in the same run; the result keeps the
+median of the per-query ratios and which golds give a different identifier set or column names, with the reason.
+The DaCHS server is stopped at the end if this run started it.
+"""
+
+import argparse
+import json
+import logging
+import statistics
+import sys
+import time
+
+import pandas as pd
+
+from benchmarks.common import gold_queries, latency_summary_ms, package_versions
+from data.errors import DataError
+from db.errors import DbError, ExecutionError
+from db.executor import ExecutorSettings
+from db.server import SCALES, ServerSettings, up
+from db.tap_server import GAVO_DIR, TAP_SCHEMA, tap_down, tap_status, tap_up
+from engines import PostgresEngine, TapSettings
+from engines.adql import translate
+from optimizers.metric import IDS, identifier_strings
+
+EXAMPLES = """examples:
+  python -m benchmarks.tap --dataset ../shared/alerce-t2s/dev.csv
+  python -m benchmarks.tap --scale tiny --repeats 20 > tap.json
+
+Needs GAVO DaCHS (sudo bash scripts/install_system_packages.sh --tap). Prints one JSON object on stdout;
+exit codes: 0 done, 1 dataset, database or DaCHS unavailable, 2 bad command line."""
+
+logger = logging.getLogger("benchmarks.tap")
+
+TIMEOUT_S = 60.0
+
+
+def same_result(postgres_frame: pd.DataFrame, tap_frame: pd.DataFrame) -> bool:
+    """Tell whether two results have the same column names (in order) and identifier set (first of IDS)."""
+    if list(postgres_frame.columns) != list(tap_frame.columns):
+        return False
+    key = next((name for name in IDS if name in postgres_frame.columns), None)
+    if key is None:
+        return len(postgres_frame) == len(tap_frame)
+    position = list(postgres_frame.columns).index(key)
+    return identifier_strings(postgres_frame.iloc[:, position]) == identifier_strings(tap_frame.iloc[:, position])
+
+
+def time_translation(golds: list[tuple[int, str]], repeats: int) -> dict:
+    """Return the per-query translation time summary, and the golds ADQL cannot express."""
+    seconds, unsupported = [], {}
+    for req_id, sql in golds:
+        for _ in range(repeats):
+            started = time.perf_counter()
+            try:
+                translate(sql)
+            except ExecutionError as err:
+                unsupported[str(req_id)] = err.message
+                break
+            seconds.append(time.perf_counter() - started)
+    return {"translation_ms": latency_summary_ms(seconds), "unsupported": unsupported}
+
+
+def time_setup(settings: ServerSettings) -> tuple[float, str]:
+    """Stop DaCHS, forget the published copy, and time `tap up` from there; return seconds and the TAP URL."""
+    tap_down()
+    (GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json").unlink(missing_ok=True)
+    started = time.perf_counter()
+    url = tap_up(settings)
+    return time.perf_counter() - started, url
+
+
+def compare(golds: list[tuple[int, str]], postgres: PostgresEngine, tap: object) -> dict:
+    """Run each gold on both engines (one warm-up each); return timings, their median ratio and the differences."""
+    ratios, postgres_s, tap_s, differ, with_rows = [], [], [], {}, 0
+    for req_id, sql in golds:
+        try:
+            postgres.execute(sql)
+            started = time.perf_counter()
+            expected = postgres.execute(sql)
+            postgres_s.append(time.perf_counter() - started)
+            tap.execute(sql)
+            started = time.perf_counter()
+            got = tap.execute(sql)
+            tap_s.append(time.perf_counter() - started)
+        except ExecutionError as err:
+            differ[str(req_id)] = f"{err.kind.value}: {err.message}"
+            continue
+        ratios.append(tap_s[-1] / max(postgres_s[-1], 1e-6))
+        with_rows += len(expected.frame) > 0
+        if not same_result(expected.frame, got.frame):
+            differ[str(req_id)] = f"{len(expected.frame)} rows on PostgreSQL, {len(got.frame)} on TAP"
+    return {
+        "postgres_ms": latency_summary_ms(postgres_s),
+        "tap_ms": latency_summary_ms(tap_s),
+        "tap_over_postgres_median_ratio": round(statistics.median(ratios), 2) if ratios else None,
+        "golds_same_ids_and_columns": len(golds) - len(differ),
+        "golds_with_rows": with_rows,
+        "differ": differ,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print its JSON object on stdout and return the exit code."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.tap",
+        description=__doc__,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--dataset", help="benchmark CSV or folder (default: $ALERCE_T2S_DATA)")
+    parser.add_argument("--scale", choices=tuple(SCALES), default="default", help="embedded scale (default: default)")
+    parser.add_argument("--repeats", type=int, default=20, help="translations per query (default: %(default)s)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
+    from engines.tap import TapEngine
+
+    was_running = tap_status().running
+    try:
+        dataset_file, golds = gold_queries(args.dataset)
+        settings = ServerSettings(scale=args.scale)
+        translation = time_translation(golds, max(1, args.repeats))
+        setup_s, url = time_setup(settings)
+        with (
+            PostgresEngine(ExecutorSettings(dsn=up(settings).reader_dsn, timeout_s=TIMEOUT_S)) as postgres,
+            TapEngine(TapSettings(url=url, timeout_s=TIMEOUT_S)) as tap,
+        ):
+            execution = compare(golds, postgres, tap)
+    except (DataError, DbError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    finally:
+        if not was_running:
+            tap_down()
+    output = {
+        "benchmark": "tap",
+        "params": {"dataset": str(dataset_file), "scale": args.scale, "repeats": args.repeats, "golds": len(golds)},
+        **translation,
+        "dachs_setup_s": round(setup_s, 1),
+        **execution,
+        "versions": package_versions("sqlglot", "pyvo", "astropy", "psycopg"),
+    }
+    print(json.dumps(output, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
