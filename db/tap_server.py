@@ -7,6 +7,7 @@ was killed is started anew. DaCHS is GPL and not a Python dependency; without it
 """
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -57,12 +58,16 @@ def tap_up(settings: ServerSettings | None = None) -> str:
     started = time.perf_counter()
     source = up(settings or ServerSettings())
     _ensure_postgres()
-    marker = GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json"
-    source_id = _source_id(source.admin_dsn)
-    if not marker.exists() or marker.read_text() != source_id:
-        _publish(dachs, source.admin_dsn)
-        marker.write_text(source_id)
-    _start(dachs)
+    folder = GAVO_DIR / "inputs" / TAP_SCHEMA
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two commands publishing at once would drop each other's tables
+        marker = folder / "source.json"
+        source_id = _source_id(source.admin_dsn)
+        if not marker.exists() or marker.read_text() != source_id:
+            _publish(dachs, source.admin_dsn)
+            marker.write_text(source_id)
+        _start(dachs)
     logger.info("local TAP service ready in %.1f s", time.perf_counter() - started)
     return tap_url()
 
@@ -148,7 +153,6 @@ def _publish(dachs: str, source_dsn: str) -> None:
         target.autocommit = True
         target.execute(f"ANALYZE {', '.join(f'{TAP_SCHEMA}.{table.name}' for table in tap_tables(catalog))}")
     rd_path = GAVO_DIR / "inputs" / TAP_SCHEMA / "q.rd"
-    rd_path.parent.mkdir(parents=True, exist_ok=True)
     rd_path.write_text(render_rd(catalog))
     _run([dachs, "imp", "-m", RD_ID])
     _run([dachs, "pub", RD_ID], check=False)
