@@ -9,6 +9,11 @@ A data folder holds, all owned by the server user:
 
 initdb and postgres refuse to run as root, so as root the binaries run as the ``postgres`` system user (or
 ``alerce-pg``, created when missing) through ``runuser``.
+
+Every server process gets a private-memory ceiling (``BACKEND_MEMORY_LIMIT_BYTES``, the soft RLIMIT_DATA): one query
+cannot take the machine's memory, whatever PostgreSQL's own accounting misses (array_agg, libxml2). ``start`` sets it
+on the postmaster, whose children inherit it, and on the processes already running, every time it is called, so a
+server started by an older version gets it on the next ``up``.
 """
 
 import contextlib
@@ -19,6 +24,7 @@ import logging
 import os
 import pwd
 import re
+import resource
 import secrets
 import shutil
 import subprocess
@@ -35,6 +41,9 @@ ADMIN_ROLE = "alerce_admin"
 READER_ROLE = "alerce_reader"
 LOCK_NAME = ".lock"
 OWN_NAMES = (LOCK_NAME, "initdb.pw", "run", "server.log")  # may remain from an interrupted init
+BACKEND_MEMORY_LIMIT_BYTES = 1024**3
+"""Most private memory (heap and anonymous mappings, not shared buffers) of one server process: a query past it
+fails with SQLSTATE 53200 (out of memory) and its session goes on."""
 
 PG_HBA = f"""\
 # Written by alerce-t2s: the read-only role needs no password on 127.0.0.1, everything else needs SCRAM.
@@ -149,6 +158,7 @@ class Cluster:
             ServerError: If the server does not come up; the message quotes the end of its log.
         """
         if self.running_pid() is not None:
+            self.limit_memory()
             return
         self._remove_stale_files()
         logger.info("starting PostgreSQL on 127.0.0.1:%d (data in %s)", port, self.data_dir)
@@ -161,6 +171,7 @@ class Cluster:
                         *("-o", f"-p {int(port)}", "start"),
                     ],
                 )
+                self.limit_memory()
                 return
             except ServerError as err:
                 # Backends of a SIGKILLed postmaster may hold the old shared memory for a moment.
@@ -176,6 +187,38 @@ class Cluster:
                         f"{self._log_tail(3)}"
                     ) from err
                 time.sleep(1.0)
+
+    def limit_memory(self) -> None:
+        """Set the soft RLIMIT_DATA of the postmaster and of its running children to BACKEND_MEMORY_LIMIT_BYTES.
+
+        New backends inherit the postmaster's limit. The hard limit is kept, so a later version may raise the
+        ceiling without root. As root, the limit is set by ``prlimit`` run as the server user (root may lack
+        CAP_SYS_RESOURCE in a container). A failure is logged as a warning: the server still runs, without the
+        ceiling.
+        """
+        pid = self.running_pid()
+        if pid is None:
+            return
+        for process in (pid, *_children(pid)):
+            try:
+                self._set_data_limit(process)
+            except (OSError, ServerError) as err:
+                if process == pid:
+                    logger.warning("cannot limit the memory of the PostgreSQL server (pid %d): %s", pid, err)
+                    return
+                logger.debug("cannot limit the memory of server process %d: %s", process, err)
+
+    def _set_data_limit(self, pid: int) -> None:
+        limit = BACKEND_MEMORY_LIMIT_BYTES
+        if self._user is None:
+            _, hard = resource.prlimit(pid, resource.RLIMIT_DATA)
+            soft = limit if hard == resource.RLIM_INFINITY else min(hard, limit)
+            resource.prlimit(pid, resource.RLIMIT_DATA, (soft, hard))
+            return
+        command = ["runuser", "-u", self._user, "--", "prlimit", f"--pid={pid}", f"--data={limit}:"]
+        proc = subprocess.run(command, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise ServerError(f"prlimit failed (exit {proc.returncode}): {proc.stderr.strip()}")
 
     def stop(self) -> bool:
         """Stop the server (fast shutdown).
@@ -250,6 +293,19 @@ class Cluster:
         except OSError:
             return "(no log)"
         return " | ".join(text[-lines:])
+
+
+def _children(pid: int) -> list[int]:
+    """Return the pids of the running children of process `pid`, from /proc (empty where there is no /proc)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == str(pid):
+            children.append(int(stat.parent.name))
+    return children
 
 
 def _is_alive_postgres(pid: int) -> bool:
