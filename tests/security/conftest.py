@@ -20,6 +20,8 @@ ATTACK_TIMEOUT_S = 1.0
 """Statement timeout of every attack query."""
 ATTACK_MAX_ROWS = 1_000
 """Rows kept per attack query."""
+VICTIM_MARKER = "VICTIM-QUERY-TEXT"
+"""Text of the victim session's last query: it must never appear in what an attack returns."""
 MD5_TABLES = ("object", "probability", "detection", "magstat")
 """Tables whose full contents are hashed with md5 (beside the per-table counts and hashtext sums)."""
 
@@ -55,11 +57,13 @@ def reader_advisory_locks(admin_dsn: str) -> list[tuple]:
 
 
 class Victim:
-    """Another read-only session, standing in for a concurrent user that attacks must not disturb."""
+    """Another read-only session, standing in for a concurrent user that attacks must not disturb or spy on: its
+    last query always holds VICTIM_MARKER, which pg_stat_activity would show to any session of the same role."""
 
     def __init__(self, dsn: str) -> None:
         self.dsn = dsn
         self.conn = psycopg.connect(dsn, autocommit=True)
+        self.conn.execute(f"SELECT '{VICTIM_MARKER}' AS marker")
 
     @property
     def pid(self) -> int:
@@ -69,10 +73,11 @@ class Victim:
     def survived(self) -> bool:
         """Tell whether the session still works; reconnect when it does not, for the next case."""
         try:
-            self.conn.execute("SELECT 1")
+            self.conn.execute(f"SELECT '{VICTIM_MARKER}' AS marker")
         except psycopg.OperationalError:
             self.conn.close()
             self.conn = psycopg.connect(self.dsn, autocommit=True)
+            self.conn.execute(f"SELECT '{VICTIM_MARKER}' AS marker")
             return False
         return True
 

@@ -23,14 +23,20 @@ from db.errors import DbError, ErrorKind, ExecutionError, GuardError
 from db.executor import Executor, ExecutorSettings
 from modules import AlerceText2SQL, PipelineSettings
 from tests.fake_lms import Call, fake_lm, render_answer
-from tests.security.conftest import ATTACK_TIMEOUT_S, Victim, database_state, reader_advisory_locks
+from tests.security.conftest import (
+    ATTACK_TIMEOUT_S,
+    VICTIM_MARKER,
+    Victim,
+    database_state,
+    reader_advisory_locks,
+)
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "attacks.yaml").read_text(encoding="utf-8"))["attacks"]
 MARGIN_S = 5.0
 """Slack allowed beyond the timeout of each execution."""
 MAX_CORRECTIONS = 1
 """Self-correction rounds in the pipeline (the obedient LM repeats the attack)."""
-LEAK_MARKERS = ("root:x:0:0", "CANARY-")
+LEAK_MARKERS = ("root:x:0:0", "CANARY-", VICTIM_MARKER)
 DENIED_WITHOUT_GUARD = (
     "terminate_backends",
     "unicode_escape_terminate_victim",
@@ -42,19 +48,47 @@ DENIED_WITHOUT_GUARD = (
     "query_to_xmlschema_hidden_advisory_lock",
     "unicode_escape_lo_create",
     "notify_channel",
+    "xpath_cubic_count",
+    "xpath_exists_qualified",
+    "xmlagg_of_elements",
+    "functional_pg_sleep_on_cast",
+    "functional_pg_sleep_on_alias",
+    "functional_pg_sleep_for_quoted",
+    "functional_read_canary",
+    "functional_read_canary_on_alias",
+    "functional_terminate_victim",
+    "functional_advisory_lock",
+    "functional_setseed",
+    "other_sessions_query_text",
+    "other_sessions_query_text_qualified",
+    "other_sessions_backend_activity",
+    "other_sessions_activity_function",
+    "other_sessions_locks",
+    "other_sessions_progress",
+    "other_sessions_blocking_pids",
+    "setseed_then_random",
+    "setseed_qualified",
 )
-"""Cases the read-only role alone denies (EXECUTE revoked from PUBLIC by db/provision.py)."""
+"""Cases the read-only role alone denies (EXECUTE or SELECT revoked from PUBLIC by db/provision.py)."""
+BOUNDED_BY_MEMORY_CEILING = (
+    "gigabyte_value",
+    "array_agg_megabyte_strings",
+    "string_agg_megabyte_strings",
+    "jsonb_agg_megabyte_strings",
+)
+"""Cases the server's per-process memory ceiling stops (or the timeout, whichever comes first)."""
 
 
-def param(case: dict) -> pytest.param:
-    """Parametrize a case by id; a case with a known gap is expected to fail until the gap is fixed."""
-    marks = [pytest.mark.xfail(reason=case["gap"], strict=True)] if case.get("gap") else []
+def param(case: dict, path: str) -> pytest.param:
+    """Parametrize a case by id; a case with a known gap on this path is expected to fail until the gap is fixed."""
+    gap = case.get("gap") or case.get(f"{path}_gap")
+    marks = [pytest.mark.xfail(reason=gap, strict=True)] if gap else []
     return pytest.param(case, id=case["id"], marks=marks)
 
 
-EXECUTOR_CASES = [param(case) for case in CASES if "executor" in case]
-PIPELINE_CASES = [param(case) for case in CASES]
-CLI_CASES = [param(case) for case in CASES if "cli_exit" in case]
+EXECUTOR_CASES = [param(case, "executor") for case in CASES if "executor" in case]
+PIPELINE_CASES = [param(case, "pipeline") for case in CASES]
+CLI_CASES = [param(case, "cli") for case in CASES if "cli_exit" in case]
 
 
 @dataclass(frozen=True)
@@ -97,12 +131,21 @@ def classify(err: DbError) -> str:
         return "timeout"
     if isinstance(err, ExecutionError) and err.sqlstate == "42501":
         return "denied"
+    if isinstance(err, ExecutionError) and err.sqlstate == "53200":
+        return "out_of_memory"
+    if isinstance(err, ExecutionError) and err.kind is ErrorKind.GENERAL and err.sqlstate is None:
+        return "failed"
     return f"error {getattr(err, 'sqlstate', None)}"
 
 
 def attack_sql(case: dict, canary: tuple[Path, str], victim: Victim) -> str:
-    """Fill the placeholders of a case's SQL."""
-    return case["sql"].replace("{canary}", str(canary[0])).replace("{victim_pid}", str(victim.pid))
+    """Fill the placeholders of a case's SQL: canary path, victim pid, and the repeated pads."""
+    sql = case["sql"].replace("{canary}", str(canary[0])).replace("{victim_pid}", str(victim.pid))
+    for name in ("pad", "pad2"):
+        if name in case:
+            text, times = case[name]
+            sql = sql.replace("{" + name + "}", text * times)
+    return sql
 
 
 def question_of(case: dict) -> str:
@@ -242,8 +285,8 @@ def test_later_layers_stop_attacks_when_the_guard_is_bypassed(tiny_dsn, admin_ds
                 continue
             run = run_directly(executor, attack_sql(case, canary, victim))
             outcomes[case["id"]] = run.outcome
-            assert canary[1] not in run.text and "root:x:0:0" not in run.text
-            assert run.elapsed_s < ATTACK_TIMEOUT_S + MARGIN_S
+            assert canary[1] not in run.text and "root:x:0:0" not in run.text and VICTIM_MARKER not in run.text
+            assert run.elapsed_s < ATTACK_TIMEOUT_S + MARGIN_S, case["id"]
         assert reader_advisory_locks(admin_dsn_tiny) == [], "an advisory lock outlived a query"
     assert victim.survived(), "a query ended another read-only session"
     victim.conn.close()
@@ -252,6 +295,7 @@ def test_later_layers_stop_attacks_when_the_guard_is_bypassed(tiny_dsn, admin_ds
     assert {case_id: outcomes[case_id] for case_id in DENIED_WITHOUT_GUARD} == dict.fromkeys(
         DENIED_WITHOUT_GUARD, "denied"
     )
+    assert {outcomes[case_id] for case_id in BOUNDED_BY_MEMORY_CEILING} <= {"out_of_memory", "timeout"}
 
 
 def test_huge_value_is_cut_at_the_byte_cap(tiny_dsn):
