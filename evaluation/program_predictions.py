@@ -16,22 +16,23 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import dspy
 
 import lms
 from answering import Text2SQL, load
+from db.errors import DatabaseUnavailable, ErrorKind
 from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
 from optimizers.lm_retries import install_retry_counter, retries_in_thread
 from optimizers.outage import raise_if_connection_lost
 
-if TYPE_CHECKING:
-    import dspy
-
 __all__ = [
     "PREDICTIONS_FILE",
     "ModelRunSettings",
     "Scorer",
+    "failed_answer",
     "predict_dataset",
     "price_usd",
     "run_model",
@@ -114,6 +115,28 @@ def predict_one(t2s: Text2SQL, example: dspy.Example, run: int) -> dict[str, Any
     }
 
 
+def failed_answer(example: dspy.Example, run: int, err: Exception, *, seconds: float) -> dict[str, Any]:
+    """The record of a question whose answering raised unexpectedly: no SQL (scored as missing), one failure.
+
+    Examples:
+        >>> example = dspy.Example(req_id=7, question="q")
+        >>> failed_answer(example, 0, ValueError("lone surrogate"), seconds=0.5)["failures"]
+        [{'stage': 'pipeline', 'kind': 'crash', 'message': 'ValueError: lone surrogate'}]
+    """
+    return {
+        "req_id": example.req_id,
+        "run": run,
+        "sql": None,
+        "difficulty": None,
+        "attempts": [],
+        "error_kind": ErrorKind.GENERAL.value,
+        "failures": [{"stage": "pipeline", "kind": "crash", "message": f"{type(err).__name__}: {str(err)[:500]}"}],
+        "usage": {},
+        "lm_retries": 0,
+        "seconds": round(seconds, 3),
+    }
+
+
 def predict_dataset(
     t2s: Text2SQL, examples: Sequence[dspy.Example], *, runs: int, workers: int, checkpoint: Checkpoint
 ) -> list[dict[str, Any]]:
@@ -121,6 +144,8 @@ def predict_dataset(
 
     Returns:
         One record per (run, question), in run then dataset order.
+
+    A question whose answering raises anything else is recorded by ``failed_answer`` and the run goes on.
 
     Raises:
         KeyboardInterrupt: Interrupted; finished answers are in the checkpoint.
@@ -136,7 +161,14 @@ def predict_dataset(
     answerers = {run: t2s.with_lm(_run_lm(t2s.lm, run)) for run in range(runs)}
 
     def answer_and_save(example: dspy.Example, run: int) -> dict[str, Any]:
-        record = predict_one(answerers[run], example, run)
+        started = time.perf_counter()
+        try:
+            record = predict_one(answerers[run], example, run)
+        except (DatabaseUnavailable, dspy.LMError):
+            raise
+        except Exception as err:  # one question the program cannot handle must not end the run
+            logger.warning("question %s run %s could not be answered: %r", example.req_id, run, err)
+            record = failed_answer(example, run, err, seconds=time.perf_counter() - started)
         checkpoint.append(record)
         return record
 

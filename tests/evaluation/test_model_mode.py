@@ -146,3 +146,28 @@ def test_contradicting_options_exit_2(capsys, argv, message):
     with pytest.raises(SystemExit) as caught:
         main(argv)
     assert caught.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_question_that_crashes_the_program_is_an_error_and_the_report_is_written(
+    evaluate, oracle, tmp_path, monkeypatch
+):
+    import evaluation.program_predictions as program_predictions
+
+    answer = program_predictions.predict_one
+    crashing = {}
+
+    def predict_one(t2s, example, run):
+        if not crashing:
+            crashing["req_id"] = example.req_id
+        if example.req_id == crashing["req_id"]:
+            raise ValueError("messages contains text that is not valid Unicode (lone surrogate U+D800)")
+        return answer(t2s, example, run)
+
+    monkeypatch.setattr(program_predictions, "predict_one", predict_one)
+    report_dir = tmp_path / "crash"
+    code, out = evaluate("--model", MODEL, "--uncompiled", "--report", str(report_dir), "--json")
+    assert code == 0 and all((report_dir / name).is_file() for name in REPORT_FILES)
+    failed = [a for a in predictions(report_dir) if a["req_id"] == crashing["req_id"]]
+    assert len(predictions(report_dir)) == 6
+    assert failed[0]["sql"] is None and failed[0]["failures"][0]["kind"] == "crash"
+    assert json.loads(out)["summary"]["overall"]["row_pm"]["mean"] > 0
