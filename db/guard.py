@@ -306,7 +306,7 @@ def _check_tree(statement: exp.Expression) -> None:
             raise GuardError(f"Function {node.key.upper()} is not allowed in queries.")
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier) and _is_denied_relation(node.name):
             raise GuardError(f"Relation {node.name} is not allowed in queries: it shows other sessions.")
-        if isinstance(node, exp.DataType) and _is_xml_type(node):
+        if (isinstance(node, exp.DataType) and _is_xml_type(node)) or _is_document_test(node):
             raise GuardError(_XML_TYPE_MESSAGE)
     for node in nodes:
         if isinstance(node, exp.Column | exp.Dot):
@@ -330,6 +330,12 @@ def _check_name_path(node: exp.Column | exp.Dot) -> None:
     for name in names[1:]:
         if _is_denied(name):
             raise GuardError(f"Function {name} is not allowed in queries (written as {'.'.join(names)}).")
+
+
+def _is_document_test(node: exp.Expression) -> bool:
+    """Tell whether a node is ``x IS [NOT] DOCUMENT``, which parses its operand as xml (sqlglot sees a column)."""
+    test = node.expression if isinstance(node, exp.Is) else None
+    return isinstance(test, exp.Column) and not test.table and test.name.lower() == "document"
 
 
 def _is_xml_type(node: exp.DataType) -> bool:
