@@ -150,8 +150,10 @@ def check_sql(sql: str) -> str:
         The statement from its first to its last token: no surrounding comments, whitespace or semicolons.
 
     Raises:
-        GuardError: the text is empty, does not parse, holds several statements, is not a SELECT, modifies data,
-            locks rows or calls a denied function.
+        GuardError: the text is empty, over MAX_SQL_CHARS, not valid Unicode, takes more than MAX_PARSE_S to parse,
+            is nested too deeply, does not parse, holds several statements, is not a SELECT, modifies data, locks
+            rows, calls a denied function (directly or in functional notation), reads a view of other sessions or
+            uses the xml type.
 
     Examples:
         >>> check_sql("  SELECT oid FROM object LIMIT 5; ")
