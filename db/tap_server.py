@@ -120,16 +120,21 @@ def _source_id(admin_dsn: str) -> str:
     return json.dumps({"database": database, "build": build})
 
 
-def _feed_dsn() -> str:
-    """Return the conninfo of DaCHS's admin profile (``/var/gavo/etc/feed`` including ``dsn``)."""
+def _profile(name: str) -> dict[str, str]:
+    """Read a DaCHS database profile (``/var/gavo/etc/<name>``, after the ``dsn`` profile it includes)."""
     settings: dict[str, str] = {}
-    for name in ("dsn", "feed"):
-        for line in (GAVO_DIR / "etc" / name).read_text().splitlines():
+    for file in ("dsn", name):
+        for line in (GAVO_DIR / "etc" / file).read_text().splitlines():
             key, _, value = line.partition("=")
             if value and key.strip() != "include":
                 settings[key.strip()] = value.strip()
+    return settings
+
+
+def _feed_dsn() -> str:
+    """Return the conninfo of DaCHS's admin profile ``feed``."""
     keys = {"database": "dbname", "host": "host", "port": "port", "user": "user", "password": "password"}
-    return " ".join(f"{keys[key]}='{value}'" for key, value in settings.items() if key in keys)
+    return " ".join(f"{keys[key]}='{value}'" for key, value in _profile("feed").items() if key in keys)
 
 
 def _publish(dachs: str, source_dsn: str) -> None:
@@ -149,6 +154,10 @@ def _publish(dachs: str, source_dsn: str) -> None:
                 for chunk in out:
                     into.write(chunk)
         target.execute(render_index_ddl(catalog))
+        # Queries run as DaCHS's query roles (uploads as the untrusted one); `dachs imp -m` grants nothing.
+        for role in {_profile(name)["user"] for name in ("trustedquery", "untrustedquery")}:
+            target.execute(f"GRANT USAGE ON SCHEMA {TAP_SCHEMA} TO {role}")
+            target.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {TAP_SCHEMA} TO {role}")
         target.commit()
         target.autocommit = True
         target.execute(f"ANALYZE {', '.join(f'{TAP_SCHEMA}.{table.name}' for table in tap_tables(catalog))}")

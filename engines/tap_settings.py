@@ -22,7 +22,9 @@ class TapSettings:
         url: Base URL of the TAP service (the folder holding ``/sync``, ``/async``, ``/capabilities``).
         timeout_s: Default time limit of one query, in seconds.
         max_rows: Default row cap, sent as MAXREC (lowered to the service's hard limit).
-        sync_limit_s: Longest time limit run synchronously; longer ones run as async jobs (DaCHS default 60 s).
+        sync_limit_s: Longest time limit run synchronously; longer ones run as async jobs. ALeRCE's service runs
+            queries of several minutes in sync mode (DaCHS's own default sync limit is 60 s, past which it
+            answers "Query timed out").
         connect_timeout_s: Time allowed to open a connection to the service.
         retries: Extra attempts after a transient HTTP failure (connection refused, 5xx, 429).
         backoff_s: Wait before the first retry, doubled for each further one.
@@ -31,7 +33,7 @@ class TapSettings:
     url: str = dataclasses.field(default_factory=default_tap_url)
     timeout_s: float = 60.0
     max_rows: int = 100_000
-    sync_limit_s: float = 60.0
+    sync_limit_s: float = 600.0
     connect_timeout_s: float = 3.0
     retries: int = 2
     backoff_s: float = 0.5

@@ -106,3 +106,12 @@ def test_a_dead_tap_url_fails_fast_with_one_message():
     with pytest.raises(DatabaseUnavailable, match=r"^Cannot use the TAP service at http://127.0.0.1:9/tap: "):
         engine.execute("SELECT oid FROM object")
     assert time.monotonic() - started < 15
+
+
+def test_a_long_time_limit_runs_as_an_async_job(tap_url):
+    engine = TapEngine(TapSettings(url=tap_url, sync_limit_s=1.0))
+    result = engine.execute("SELECT oid FROM object ORDER BY oid", timeout_s=30, max_rows=4)
+    assert len(result.frame) == 4 and result.truncated
+    with pytest.raises(ExecutionError) as caught:
+        engine.execute("SELECT nosuch FROM object", timeout_s=30)
+    assert caught.value.kind is ErrorKind.MISSING_STRUCTURE

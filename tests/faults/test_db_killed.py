@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import pandas as pd
 
-import evaluation.cli
+import engines.postgres
 import lms
 import optimizers.compile_cli as compile_cli
 from db.executor import Executor
@@ -86,7 +86,7 @@ def test_evaluate_killed_while_scoring_resumes_without_rescoring(
     monkeypatch.setattr(KillingExecutor, "server", scratch_server)
     monkeypatch.setattr(KillingExecutor, "kill_before", 7)
     monkeypatch.setattr(KillingExecutor, "executed", [])
-    monkeypatch.setattr(evaluation.cli, "Executor", KillingExecutor)
+    monkeypatch.setattr(engines.postgres, "Executor", KillingExecutor)
     report = tmp_path / "report"
     argv = ["--predictions", str(predictions), "--dataset", str(synthetic_csv()), "--dsn", scratch.reader_dsn]
     argv += ["--workers", "1", "--report", str(report), "--gold-cache", str(tmp_path / "gold"), "-q"]

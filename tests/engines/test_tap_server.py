@@ -1,0 +1,65 @@
+"""`python -m db tap ...`: idempotent, recovers from a killed server; `python -m db adql`."""
+
+import os
+import signal
+import time
+
+from db.cli import main as db_main
+from db.tap_server import GAVO_DIR, tap_status, tap_up
+
+
+def test_tap_up_twice_reuses_the_published_copy(pg_server, tap_url):
+    started = time.monotonic()
+    assert tap_up(pg_server) == tap_url
+    assert time.monotonic() - started < 10
+    assert tap_status().source == "alerce_tiny"
+
+
+def test_tap_up_recovers_from_a_killed_server(pg_server, tap_url):
+    pid = int((GAVO_DIR / "state" / "web.pid").read_text().split()[0])
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while tap_status().running and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not tap_status().running
+    assert tap_up(pg_server) == tap_url
+    assert tap_status().running
+
+
+def test_db_tap_status_and_url_print_the_local_service(capsys, tap_url):
+    assert db_main(["tap", "url"]) == 0
+    assert capsys.readouterr().out == f"{tap_url}\n"
+    assert db_main(["tap", "status"]) == 0
+    assert capsys.readouterr().out == f"running: yes\nurl: {tap_url}\ndatabase: alerce_tiny\n"
+
+
+def test_db_adql_prints_the_translation(capsys, tmp_path):
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT oid FROM object WHERE ndet <> 1 LIMIT 5;\n")
+    assert db_main(["adql", str(query)]) == 0
+    assert capsys.readouterr().out == "SELECT TOP 5 object.oid FROM ztf.object AS object WHERE object.ndet != 1\n"
+
+
+def test_db_adql_lists_uploads_on_stderr(capsys, tmp_path):
+    query = tmp_path / "q.sql"
+    query.write_text("WITH catalog (source_id, ra, dec) AS (VALUES ('a', 1.0, 2.0)) SELECT * FROM catalog")
+    assert db_main(["adql", str(query)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "SELECT * FROM TAP_UPLOAD.catalog_upload AS \"catalog\"\n"
+    assert err == "upload: TAP_UPLOAD.catalog_upload (1 rows: source_id, ra, dec)\n"
+
+
+def test_db_adql_refuses_an_unsupported_construct_in_one_line(capsys, tmp_path):
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT DISTINCT ON (oid) oid FROM probability")
+    assert db_main(["adql", str(query)]) == 1
+    assert capsys.readouterr().err == (
+        "error: Not available on TAP (ADQL): DISTINCT ON; use GROUP BY with MAX/MIN, or a subquery joined back.\n"
+    )
+
+
+def test_db_adql_runs_the_guard_first(capsys, tmp_path):
+    query = tmp_path / "q.sql"
+    query.write_text("DELETE FROM object")
+    assert db_main(["adql", str(query)]) == 1
+    assert capsys.readouterr().err == "error: Only one SELECT or WITH statement is allowed, got DELETE.\n"
