@@ -4,6 +4,8 @@ import os
 import signal
 import time
 
+import pytest
+
 from db.cli import main as db_main
 from db.tap_server import GAVO_DIR, tap_status, tap_up
 
@@ -45,7 +47,7 @@ def test_db_adql_lists_uploads_on_stderr(capsys, tmp_path):
     query.write_text("WITH catalog (source_id, ra, dec) AS (VALUES ('a', 1.0, 2.0)) SELECT * FROM catalog")
     assert db_main(["adql", str(query)]) == 0
     out, err = capsys.readouterr()
-    assert out == "SELECT * FROM TAP_UPLOAD.catalog_upload AS \"catalog\"\n"
+    assert out == 'SELECT * FROM TAP_UPLOAD.catalog_upload AS "catalog"\n'
     assert err == "upload: TAP_UPLOAD.catalog_upload (1 rows: source_id, ra, dec)\n"
 
 
@@ -63,3 +65,20 @@ def test_db_adql_runs_the_guard_first(capsys, tmp_path):
     query.write_text("DELETE FROM object")
     assert db_main(["adql", str(query)]) == 1
     assert capsys.readouterr().err == "error: Only one SELECT or WITH statement is allowed, got DELETE.\n"
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+@pytest.mark.parametrize("command", [["tap"], ["adql"]], ids=["tap", "adql"])
+def test_help_exits_0_with_examples(capsys, command, flag):
+    with pytest.raises(SystemExit) as exit_info:
+        db_main([*command, flag])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "examples:" in out and f"python -m db {command[0]}" in out
+
+
+def test_tap_needs_an_action(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        db_main(["tap"])
+    assert exit_info.value.code == 2
+    assert "the following arguments are required: ACTION" in capsys.readouterr().err

@@ -1,0 +1,83 @@
+"""The TAP engine's error mapping and retries, without a server (pyvo's errors raised by a stand-in)."""
+
+import pytest
+import requests
+from pyvo.dal import DALQueryError, DALServiceError
+
+from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
+from engines import TapSettings
+from engines.tap import TapEngine
+
+
+class Flaky:
+    """Raise the given errors in turn, then return `value`; count the calls."""
+
+    def __init__(self, errors, value="done"):
+        self.errors, self.value, self.calls = list(errors), value, 0
+
+    def __call__(self):
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return self.value
+
+
+@pytest.fixture
+def engine(monkeypatch):
+    monkeypatch.setattr("engines.tap.time.sleep", lambda seconds: None)
+    return TapEngine(TapSettings(url="http://tap.invalid/tap", retries=2))
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        (
+            "Field query: No such field known: column 'nosuch' could not be located in table metadata",
+            "missing_structure",
+        ),
+        ("Could not locate table 'public.objekt'", "missing_structure"),
+        ("Query timed out (took too long).", "timeout"),
+        ("Field query: Expected end of text, found 'LIMIT' (at char 30)", "general"),
+    ],
+)
+def test_service_query_errors_keep_their_message_and_get_a_kind(engine, message, kind):
+    with pytest.raises(ExecutionError) as caught:
+        engine._with_retries(Flaky([DALQueryError(message)]))
+    assert caught.value.kind is ErrorKind(kind)
+    assert caught.value.message == message
+
+
+def test_transient_http_failures_are_retried_then_succeed(engine):
+    call = Flaky([DALServiceError("busy", code=503), DALServiceError("busy", code=502)])
+    assert engine._with_retries(call) == "done"
+    assert call.calls == 3
+
+
+def test_retries_are_bounded(engine):
+    call = Flaky([DALServiceError("busy", code=503)] * 5)
+    with pytest.raises(DatabaseUnavailable, match=r"^Cannot use the TAP service at http://tap.invalid/tap: busy\."):
+        engine._with_retries(call)
+    assert call.calls == 3
+
+
+def test_a_client_error_is_not_retried(engine):
+    call = Flaky([DALServiceError("not found", code=404)])
+    with pytest.raises(DatabaseUnavailable):
+        engine._with_retries(call)
+    assert call.calls == 1
+
+
+def test_a_read_timeout_is_a_timeout(engine):
+    call = Flaky([requests.ReadTimeout("read timed out")])
+    with pytest.raises(ExecutionError) as caught:
+        engine._with_retries(call)
+    assert caught.value.kind is ErrorKind.TIMEOUT
+    assert call.calls == 1
+
+
+def test_an_unsupported_query_fails_before_any_request(monkeypatch):
+    engine = TapEngine(TapSettings(url="http://tap.invalid/tap"))
+    monkeypatch.setattr(engine, "target", lambda: pytest.fail("the service was asked"))
+    monkeypatch.setattr("engines.tap.translate", lambda sql, target: pytest.fail("translated before the guard"))
+    with pytest.raises(ExecutionError, match="Only one SELECT or WITH statement is allowed, got DROP"):
+        engine.execute("DROP TABLE object")
