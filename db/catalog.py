@@ -118,6 +118,10 @@ class Catalog:
         wanted = _normalize(name)
         return next((table for table in self.tables if table.name == wanted), None)
 
+    def only(self, names: frozenset[str] | set[str]) -> Catalog:
+        """Return the catalog restricted to the tables called `names` (those a service publishes), in order."""
+        return Catalog(schema=self.schema, tables=[table for table in self.tables if table.name in names])
+
     def indexed_columns(self, table: str) -> list[str]:
         """Return the columns of `table` covered by a secondary index (a partition reports its parent's)."""
         found = self.table(table)

@@ -32,6 +32,10 @@ class Engine(Protocol):
         """Identify the engine and the data it serves (starts with the engine name), for result caches."""
         ...
 
+    def tables(self) -> frozenset[str] | None:
+        """Return the catalog tables the engine serves, or None when it serves all of them."""
+        ...
+
     def close(self) -> None:
         """Release connections; the next `execute` opens new ones."""
         ...

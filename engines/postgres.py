@@ -27,6 +27,10 @@ class PostgresEngine:
         """Return ``postgres-`` and the database contents' fingerprint."""
         return f"{self.name}-{self.executor.fingerprint()}"
 
+    def tables(self) -> None:
+        """Serve every catalog table."""
+        return None
+
     def close(self) -> None:
         """Close the pooled connections."""
         self.executor.close()

@@ -114,6 +114,10 @@ class TapEngine:
                 self._target, self._hard_limit = self._with_retries(self._read_service)
             return self._target
 
+    def tables(self) -> frozenset[str]:
+        """Return the tables the service publishes in schema ztf (read from ``tap_schema`` once)."""
+        return self.target().tables
+
     def fingerprint(self) -> str:
         """Return ``tap-`` and a hash of the URL and the published tables."""
         target = self.target()

@@ -2,7 +2,7 @@
 
 import dspy
 
-from db.catalog import load_catalog, render_schema_text
+from db.catalog import Catalog, render_schema_text
 from db.errors import ExecutionError
 from modules.classification import Classification
 from modules.decomposition import Decomposition
@@ -13,7 +13,7 @@ from modules.run_record import RunRecord
 from modules.schema_linking import SchemaLinking
 from modules.self_correction import SelfCorrection
 from modules.settings import PipelineSettings
-from modules.sql_executor import SQLExecutor
+from modules.sql_executor import SQLExecutor, served_catalog
 
 __all__ = ["AlerceText2SQL"]
 
@@ -49,9 +49,10 @@ class AlerceText2SQL(dspy.Module):
         """
         record = RunRecord()
         knowledge = format_knowledge(external_knowledge, domain_knowledge)
-        link = self._link(question, knowledge, record)
+        catalog = served_catalog(self.executor)
+        link = self._link(question, knowledge, catalog, record)
         # Routing needs the shape of the schema, not the meaning of each column.
-        structure = render_schema_text(load_catalog(), link.tables, link.columns, detail="names")
+        structure = render_schema_text(catalog, link.tables, link.columns, detail="names")
         difficulty = self._classify(question, structure, record)
         plan = self._plan(question, knowledge, link.schema_text, difficulty, record)
         demos = self.demo_retriever.demos(question) if self.demo_retriever is not None else None
@@ -70,9 +71,8 @@ class AlerceText2SQL(dspy.Module):
             plan=plan,
         )
 
-    def _link(self, question: str, knowledge: str, record: RunRecord) -> dspy.Prediction:
+    def _link(self, question: str, knowledge: str, catalog: Catalog, record: RunRecord) -> dspy.Prediction:
         if not self.settings.is_on("schema_linking"):
-            catalog = load_catalog()
             return dspy.Prediction(
                 tables=list(catalog.table_names),
                 columns=None,
@@ -80,7 +80,7 @@ class AlerceText2SQL(dspy.Module):
                 dropped_names=[],
             )
         with record.stage("schema_linking"):
-            link = self.schema_linking(question=question, knowledge=knowledge)
+            link = self.schema_linking(question=question, knowledge=knowledge, catalog=catalog)
         record.add_failures(link.failures)
         return link
 

@@ -2,14 +2,14 @@
 
 import dspy
 
-from db.catalog import load_catalog, render_schema_text
+from db.catalog import render_schema_text
 from modules.execution import execute_with_corrections
 from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
 from modules.knowledge import format_knowledge
 from modules.predictor import make_predictor
 from modules.run_record import RunRecord
-from modules.sql_executor import SQLExecutor
+from modules.sql_executor import SQLExecutor, served_catalog
 from modules.stage_call import call_predictor
 from signatures import GenerateSQL
 
@@ -38,7 +38,7 @@ class DirectText2SQL(dspy.Module):
     def forward(self, question: str, external_knowledge: object = "", domain_knowledge: object = "") -> dspy.Prediction:
         """Answer one question; the prediction has the same fields as `AlerceText2SQL`'s."""
         record = RunRecord()
-        catalog = load_catalog()
+        catalog = served_catalog(self.executor)
         with record.stage("generation"):
             answer, failure = call_predictor(
                 "generation",

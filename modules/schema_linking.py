@@ -27,18 +27,19 @@ class SchemaLinking(dspy.Module):
         self.tables = make_predictor(SelectTables, reasoning)
         self.columns = make_predictor(SelectColumns, reasoning)
 
-    def forward(self, question: str, knowledge: str = "") -> dspy.Prediction:
+    def forward(self, question: str, knowledge: str = "", catalog: Catalog | None = None) -> dspy.Prediction:
         """Link the question to the schema.
 
         Args:
             question: The astronomer's question.
             knowledge: Knowledge text for the prompt (may be empty).
+            catalog: The tables to link to (default: the whole catalog; a TAP engine serves fewer).
 
         Returns:
             A prediction with `tables`, `columns` (None when not pruned), `schema_text`, `dropped_names` and
             `failures`; when no valid table remains, `tables` is the whole catalog.
         """
-        catalog = load_catalog()
+        catalog = catalog or load_catalog()
         failures: list[StageFailure] = []
         answer, failure = call_predictor(
             STAGE, self.tables, question=question, knowledge=knowledge, table_catalog=render_table_catalog(catalog)

@@ -4,7 +4,9 @@ from typing import Protocol
 
 import pandas as pd
 
-__all__ = ["QueryResult", "SQLExecutor"]
+from db.catalog import Catalog, load_catalog
+
+__all__ = ["QueryResult", "SQLExecutor", "served_catalog"]
 
 
 class QueryResult(Protocol):
@@ -21,3 +23,15 @@ class SQLExecutor(Protocol):
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> QueryResult:
         """Execute `sql` and return its rows."""
         ...
+
+
+def served_catalog(executor: object) -> Catalog:
+    """Return the catalog of the tables `executor` serves: all, unless it has a `tables()` that says otherwise.
+
+    A TAP engine serves only what the service publishes (``engines.Engine.tables``), so stages never offer the
+    model a table the service lacks.
+    """
+    catalog = load_catalog()
+    tables = getattr(executor, "tables", None)
+    served = tables() if callable(tables) else None
+    return catalog if served is None else catalog.only(served)

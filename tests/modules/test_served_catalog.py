@@ -1,0 +1,46 @@
+"""Stages offer the model only the tables the engine serves (a TAP service publishes fewer)."""
+
+import dspy
+
+from db.catalog import load_catalog
+from db.errors import ErrorKind, ExecutionError
+from modules import AlerceText2SQL
+from modules.sql_executor import served_catalog
+from tests.fake_lms import fake_lm, render_answer
+
+
+class ServingExecutor:
+    """Accepts every statement and serves only `served` tables."""
+
+    def __init__(self, served):
+        self.served = frozenset(served)
+
+    def tables(self):
+        return self.served
+
+    def execute(self, sql, *, timeout_s=None, max_rows=None):
+        raise ExecutionError(ErrorKind.GENERAL, None, "not run in this test")
+
+
+def test_served_catalog_keeps_every_table_without_a_tables_method():
+    assert served_catalog(object()).table_names == load_catalog().table_names
+
+
+def test_served_catalog_keeps_only_the_served_tables_in_catalog_order():
+    assert served_catalog(ServingExecutor({"probability", "object"})).table_names == ["object", "probability"]
+
+
+def test_the_program_links_to_the_served_tables_only():
+    calls = []
+
+    def answer(call):
+        calls.append(call)
+        fields = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
+        return render_answer(fields.get(call.stage, {"sql": ""}))
+
+    program = AlerceText2SQL(ServingExecutor({"object", "probability"}))
+    with dspy.context(lm=fake_lm(answer)):
+        program(question="Objects?")
+    text = next(call for call in calls if call.stage == "tables").inputs["table_catalog"]
+    assert "object:" in text and "probability:" in text
+    assert "lc_classifier:" not in text and "step:" not in text
