@@ -4,7 +4,7 @@ Translation: every dev gold translated `--repeats` times (median and p95 per que
 from scratch (copy of the embedded database into DaCHS, metadata import, server start). Execution: each dev gold
 once on PostgreSQL and once through the local TAP service (one warm-up each), in the same run; the result keeps the
 median of the per-query ratios and which golds give a different identifier set or column names, with the reason.
-The DaCHS server is stopped at the end if this run started it.
+The run holds the local DaCHS alone (other runs wait) and stops it at the end.
 """
 
 import argparse
@@ -13,6 +13,7 @@ import logging
 import statistics
 import sys
 import time
+from contextlib import ExitStack
 
 import pandas as pd
 
@@ -21,7 +22,7 @@ from data.errors import DataError
 from db.errors import DbError, ExecutionError
 from db.executor import ExecutorSettings
 from db.server import SCALES, ServerSettings, up
-from db.tap_server import GAVO_DIR, TAP_SCHEMA, tap_down, tap_status, tap_up
+from db.tap_server import tap_session
 from engines import PostgresEngine, TapSettings
 from engines.adql import translate
 from optimizers.metric import IDS, identifier_strings
@@ -64,13 +65,12 @@ def time_translation(golds: list[tuple[int, str]], repeats: int) -> dict:
     return {"translation_ms": latency_summary_ms(seconds), "unsupported": unsupported}
 
 
-def time_setup(settings: ServerSettings) -> tuple[float, str]:
-    """Stop DaCHS, forget the published copy, and time `tap up` from there; return seconds and the TAP URL."""
-    tap_down()
-    (GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json").unlink(missing_ok=True)
+def time_setup(settings: ServerSettings) -> tuple[float, ExitStack, str]:
+    """Time publishing from scratch (server stopped, copy forgotten); return seconds, the held session and URL."""
+    session = ExitStack()
     started = time.perf_counter()
-    url = tap_up(settings)
-    return time.perf_counter() - started, url
+    url = session.enter_context(tap_session(settings, fresh=True))
+    return time.perf_counter() - started, session, url
 
 
 def compare(golds: list[tuple[int, str]], postgres: PostgresEngine, tap: object) -> dict:
@@ -118,13 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
     from engines.tap import TapEngine
 
-    was_running = tap_status().running
     try:
         dataset_file, golds = gold_queries(args.dataset)
         settings = ServerSettings(scale=args.scale)
         translation = time_translation(golds, max(1, args.repeats))
-        setup_s, url = time_setup(settings)
+        setup_s, session, url = time_setup(settings)
         with (
+            session,
             PostgresEngine(ExecutorSettings(dsn=up(settings).reader_dsn, timeout_s=TIMEOUT_S)) as postgres,
             TapEngine(TapSettings(url=url, timeout_s=TIMEOUT_S)) as tap,
         ):
@@ -132,9 +132,6 @@ def main(argv: list[str] | None = None) -> int:
     except (DataError, DbError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    finally:
-        if not was_running:
-            tap_down()
     output = {
         "benchmark": "tap",
         "params": {"dataset": str(dataset_file), "scale": args.scale, "repeats": args.repeats, "golds": len(golds)},

@@ -19,6 +19,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import psycopg
 
@@ -27,12 +28,14 @@ from db.errors import ServerError
 from db.server import ServerSettings, up
 from db.tap_rd import RD_ID, TAP_SCHEMA, render_index_ddl, render_rd, render_tables_ddl, tap_tables
 
-__all__ = ["TapServerStatus", "tap_down", "tap_status", "tap_up", "tap_url"]
+__all__ = ["TapServerStatus", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
 
 logger = logging.getLogger(__name__)
 
 GAVO_DIR = Path(os.environ.get("GAVO_ROOT", "/var/gavo"))
 _START_TIMEOUT_S = 60.0
+_LOCK_WAIT_S = 1800.0
+_depth = 0  # how many nested `_exclusive` blocks of this process hold the DaCHS lock
 _NOT_INSTALLED = (
     "GAVO DaCHS is not installed (no `dachs` command); on Debian run `sudo bash scripts/install_system_packages.sh` "
     "(gavodachs2-server). The TAP engine still works against any --tap-url."
@@ -52,24 +55,85 @@ def tap_up(settings: ServerSettings | None = None) -> str:
     """Publish the embedded database of `settings` (started and built if needed) through DaCHS; return its URL.
 
     Raises:
-        ServerError: DaCHS is missing or cannot be set up or started.
+        ServerError: DaCHS is missing, cannot be set up or started, or another run holds it too long.
     """
+    with _exclusive():
+        return _up(settings)
+
+
+@contextlib.contextmanager
+def tap_session(settings: ServerSettings | None = None, *, fresh: bool = False) -> Iterator[str]:
+    """Publish like `tap_up` and keep the local DaCHS for this run until the block ends; yield its URL.
+
+    Other runs (tests, benchmarks, `tap up`) wait meanwhile, so none republishes another database under it. A
+    server this session had to start is stopped at the end.
+
+    Args:
+        settings: The embedded database to publish.
+        fresh: Stop the server and copy the database again, as on a new machine (for timing the set-up).
+    """
+    with _exclusive():
+        was_running = _answers()
+        if fresh:
+            tap_down()
+            (GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json").unlink(missing_ok=True)
+        url = _up(settings)
+        try:
+            yield url
+        finally:
+            if not was_running:
+                tap_down()
+
+
+def _up(settings: ServerSettings | None) -> str:
     dachs = _dachs()
     started = time.perf_counter()
     source = up(settings or ServerSettings())
     _ensure_postgres()
-    folder = GAVO_DIR / "inputs" / TAP_SCHEMA
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / ".lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two commands publishing at once would drop each other's tables
-        marker = folder / "source.json"
-        source_id = _source_id(source.admin_dsn)
-        if not marker.exists() or marker.read_text() != source_id:
-            _publish(dachs, source.admin_dsn)
-            marker.write_text(source_id)
-        _start(dachs)
+    marker = GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json"
+    source_id = _source_id(source.admin_dsn)
+    if not marker.exists() or marker.read_text() != source_id:
+        _publish(dachs, source.admin_dsn)
+        marker.write_text(source_id)
+    _start(dachs)
     logger.info("local TAP service ready in %.1f s", time.perf_counter() - started)
     return tap_url()
+
+
+@contextlib.contextmanager
+def _exclusive() -> Iterator[None]:
+    """Hold the local DaCHS alone: two runs publishing at once would drop each other's tables.
+
+    Re-entrant within this process (a test session publishes again inside its own session).
+    """
+    global _depth
+    lock = _acquire() if _depth == 0 else None
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+        if lock is not None:
+            lock.close()  # closing the file releases the lock
+
+
+def _acquire() -> TextIO:
+    """Open and lock the DaCHS lock file, waiting up to _LOCK_WAIT_S for another run to let go."""
+    folder = GAVO_DIR / "inputs" / TAP_SCHEMA
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = (folder / ".lock").open("w")
+    deadline = time.monotonic() + _LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return lock
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                lock.close()
+                raise ServerError(
+                    f"The local DaCHS has been in use by another run for {_LOCK_WAIT_S:g} s; try again later."
+                ) from None
+            time.sleep(1.0)
 
 
 def tap_down() -> bool:
