@@ -18,6 +18,7 @@ __all__ = [
     "SPLIT_FILES",
     "dataset_sha256",
     "default_data_dir",
+    "grounding_files",
     "load_dataset",
     "resolve_dataset_path",
     "split_file",
@@ -86,6 +87,19 @@ def resolve_dataset_path(arg: str | None) -> Path:
     if not candidate.exists():
         raise DatasetNotFound(f"Dataset not found: '{candidate}' (from {source}). {HOW_TO_GET_DATA}", str(candidate))
     return candidate
+
+
+def grounding_files(path: str | Path) -> tuple[Path, ...]:
+    """Every split file of the dataset folder at ``path`` (a file counts with its folder's splits), sorted.
+
+    The embedded database is grounded on these, so that every gold query of every split has answers.
+    """
+    path = Path(path).expanduser()
+    folder = path.parent if path.is_file() else path
+    found = {folder / name for names in SPLIT_FILES.values() for name in names if (folder / name).is_file()}
+    if path.is_file():
+        found.add(path)
+    return tuple(sorted(found))
 
 
 def dataset_sha256(path: str | Path, split: str = "dev") -> str:

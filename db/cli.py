@@ -37,6 +37,7 @@ UP_EXAMPLES = """\
 examples:
   python -m db up
   python -m db up --scale tiny --seed 0 --data-dir /tmp/alerce-pg --port 54330
+  python -m db up --ground dev.csv my_queries.sql     data answering these gold queries, with near misses
 
 Prints the reader DSN (read-only role alerce_reader) on stdout; progress goes to stderr.
 A second `up` reuses the running server and the built database.
@@ -95,6 +96,15 @@ def build_parser() -> argparse.ArgumentParser:
                 "--seed", type=int, default=None, help="generator seed (default: keep the built one, else 0)"
             )
             sub.add_argument(
+                "--ground",
+                type=Path,
+                nargs="+",
+                metavar="FILE",
+                default=None,
+                help="ground the data on the gold queries of these files (CSV with a gold_query or sql column, or "
+                "SQL text); the database is rebuilt when the grounded set changes (default: keep its grounding)",
+            )
+            sub.add_argument(
                 "--port",
                 type=int,
                 default=None,
@@ -123,7 +133,7 @@ def _run_command(args: argparse.Namespace) -> int:
         if args.command in TAP_COMMANDS:
             return run_tap_command(args)
         if args.command == "up":
-            given = {"data_dir": args.data_dir, "port": args.port}
+            given = {"data_dir": args.data_dir, "port": args.port, "ground": tuple(args.ground or ()) or None}
             overrides = {key: value for key, value in given.items() if value is not None}
             info = up(ServerSettings(**overrides, scale=args.scale, seed=args.seed))
             print(info.reader_dsn)
@@ -153,7 +163,8 @@ def print_status(data_dir: Path | None) -> None:
         print(f"pid: {state.pid}")
     for build in state.databases:
         rows = sum(build.row_counts.values())
+        grounding = f"grounded on {build.grounded_queries} queries" if build.grounding else "not grounded"
         print(
             f"database: {build.database} (scale {build.scale}, seed {build.seed}, q3c {build.q3c}, {rows} rows, "
-            f"built {build.built_at:%Y-%m-%d %H:%M:%S %Z})"
+            f"{grounding}, built {build.built_at:%Y-%m-%d %H:%M:%S %Z})"
         )

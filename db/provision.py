@@ -14,6 +14,7 @@ import importlib.util
 import json
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import psycopg
 from psycopg import sql
 
 from db.cluster import READER_ROLE
+from db.grounding.sources import grounding_digest
 from db.q3c import FALLBACK_SQL_PATH, install_q3c
 
 logger = logging.getLogger(__name__)
@@ -105,11 +107,14 @@ WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind = 'v'
 ORDER BY 1
 """
 
+_BUILD_INFO_COLUMNS_SQL = """
+SELECT column_name FROM information_schema.columns WHERE table_schema = 'meta' AND table_name = 'build_info'
+"""
 META_DDL = """
 CREATE SCHEMA meta;
 CREATE TABLE meta.build_info (
     scale text NOT NULL, seed integer NOT NULL, built_at timestamptz NOT NULL, checksum text NOT NULL,
-    q3c text NOT NULL, row_counts jsonb NOT NULL
+    q3c text NOT NULL, row_counts jsonb NOT NULL, grounding text NOT NULL, grounded_queries integer NOT NULL
 );
 COMMENT ON TABLE meta.build_info IS 'alerce-t2s: how this database was built (one row)';
 """
@@ -126,6 +131,8 @@ class BuildInfo:
     checksum: str
     q3c: str
     row_counts: dict[str, int]
+    grounding: str = ""
+    grounded_queries: int = 0
 
 
 def database_name(scale: str) -> str:
@@ -137,20 +144,24 @@ def build_checksum(ddl: str) -> str:
     """Fingerprint what a database is built from: the DDL, the q3c fallback and the generator's sources."""
     digest = hashlib.sha256(ddl.encode())
     digest.update(FALLBACK_SQL_PATH.read_bytes())
-    spec = importlib.util.find_spec("db.synthetic")
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        for path in sorted(Path(location).rglob("*.py")):
-            digest.update(path.read_bytes())
+    for package in ("db.synthetic", "db.grounding"):
+        spec = importlib.util.find_spec(package)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            for path in sorted(Path(location).rglob("*.py")):
+                digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-def provision_database(admin_dsn: str, *, scale: str, seed: int | None) -> BuildInfo:
+def provision_database(
+    admin_dsn: str, *, scale: str, seed: int | None, ground: Sequence[str] | None = None
+) -> BuildInfo:
     """Make sure the scale's database exists and is built, building it if needed.
 
     Args:
         admin_dsn: Superuser DSN for the ``postgres`` maintenance database.
         scale: One of SCALES.
         seed: Generator seed; None accepts any existing build and builds with seed 0.
+        ground: Gold queries to ground the data on; None accepts any existing grounding (none for a new build).
 
     Returns:
         The build info of the (possibly new) database.
@@ -160,21 +171,29 @@ def provision_database(admin_dsn: str, *, scale: str, seed: int | None) -> Build
     ddl = render_ddl(load_catalog())
     checksum = build_checksum(ddl)
     name = database_name(scale)
+    digest = grounding_digest(list(ground)) if ground else ""
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (BUILD_LOCK_KEY,))
         _ensure_reader_role(conn)
         existing = read_build_info(admin_dsn, name)
-        if existing and existing.checksum == checksum and seed in (None, existing.seed):
+        if (
+            existing
+            and existing.checksum == checksum
+            and seed in (None, existing.seed)
+            and (ground is None or existing.grounding == digest)
+        ):
             logger.debug("database %s is built (scale %s, seed %d)", name, existing.scale, existing.seed)
             with psycopg.connect(_with_dbname(admin_dsn, name)) as built:
                 _grant_reader(built, name)
             return existing
         if existing:
-            logger.info("rebuilding database %s: its build is out of date or has another seed", name)
+            logger.info("rebuilding database %s: its build is out of date, or has another seed or grounding", name)
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
         conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE template0").format(sql.Identifier(name)))
         started = time.monotonic()
-        info = _build(_with_dbname(admin_dsn, name), ddl, scale=scale, seed=seed or 0, checksum=checksum)
+        info = _build(
+            _with_dbname(admin_dsn, name), ddl, scale=scale, seed=seed or 0, checksum=checksum, ground=ground or ()
+        )
     rows = sum(info.row_counts.values())
     logger.info("built database %s in %.1f s (%d rows)", name, time.monotonic() - started, rows)
     return info
@@ -189,43 +208,65 @@ def read_build_info(admin_dsn: str, name: str) -> BuildInfo | None:
     with psycopg.connect(_with_dbname(admin_dsn, name), autocommit=True) as conn:
         if conn.execute("SELECT to_regclass('meta.build_info')").fetchone()[0] is None:
             return None
-        row = conn.execute("SELECT scale, seed, built_at, checksum, q3c, row_counts FROM meta.build_info").fetchone()
+        columns = {r[0] for r in conn.execute(_BUILD_INFO_COLUMNS_SQL).fetchall()}
+        if not {"grounding", "grounded_queries"} <= columns:
+            return None
+        row = conn.execute(
+            "SELECT scale, seed, built_at, checksum, q3c, row_counts, grounding, grounded_queries FROM meta.build_info"
+        ).fetchone()
     if row is None:
         return None
-    scale, seed, built_at, checksum, q3c, counts = row
+    scale, seed, built_at, checksum, q3c, counts, grounding, grounded = row
     return BuildInfo(
-        database=name, scale=scale, seed=seed, built_at=built_at, checksum=checksum, q3c=q3c, row_counts=counts
+        database=name,
+        scale=scale,
+        seed=seed,
+        built_at=built_at,
+        checksum=checksum,
+        q3c=q3c,
+        row_counts=counts,
+        grounding=grounding,
+        grounded_queries=grounded,
     )
 
 
-def _build(dsn: str, ddl: str, *, scale: str, seed: int, checksum: str) -> BuildInfo:
+def _build(dsn: str, ddl: str, *, scale: str, seed: int, checksum: str, ground: Sequence[str]) -> BuildInfo:
     name = psycopg.conninfo.conninfo_to_dict(dsn)["dbname"]
     logger.info("building database %s (scale %s, seed %d)", name, scale, seed)
     with psycopg.connect(dsn) as conn:
         q3c = install_q3c(conn)
         conn.execute(ddl)
-        counts = _fill(conn, scale=scale, seed=seed)
         if q3c == "extension":
             _create_q3c_indexes(conn)
+        counts = _fill(conn, scale=scale, seed=seed, ground=ground)
         conn.execute(META_DDL)
         built_at = datetime.datetime.now(datetime.UTC)
+        digest = grounding_digest(list(ground)) if ground else ""
         conn.execute(
-            "INSERT INTO meta.build_info VALUES (%s, %s, %s, %s, %s, %s)",
-            (scale, seed, built_at, checksum, q3c, json.dumps(counts)),
+            "INSERT INTO meta.build_info VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (scale, seed, built_at, checksum, q3c, json.dumps(counts), digest, len(set(ground))),
         )
         _grant_reader(conn, name)
         conn.commit()
         conn.autocommit = True
         conn.execute("VACUUM (ANALYZE)")
     return BuildInfo(
-        database=name, scale=scale, seed=seed, built_at=built_at, checksum=checksum, q3c=q3c, row_counts=counts
+        database=name,
+        scale=scale,
+        seed=seed,
+        built_at=built_at,
+        checksum=checksum,
+        q3c=q3c,
+        row_counts=counts,
+        grounding=digest,
+        grounded_queries=len(set(ground)),
     )
 
 
-def _fill(conn: psycopg.Connection, *, scale: str, seed: int) -> dict[str, int]:
+def _fill(conn: psycopg.Connection, *, scale: str, seed: int, ground: Sequence[str]) -> dict[str, int]:
     from db.synthetic import build
 
-    return {table: int(count) for table, count in build(conn, scale=scale, seed=seed).items()}
+    return {table: int(count) for table, count in build(conn, scale=scale, seed=seed, ground=ground).items()}
 
 
 def _create_q3c_indexes(conn: psycopg.Connection) -> None:

@@ -18,6 +18,7 @@ import psycopg
 
 from db.cluster import ADMIN_ROLE, READER_ROLE, Cluster
 from db.errors import ServerError
+from db.grounding.sources import read_queries
 from db.provision import SCALES, BuildInfo, database_name, provision_database, read_build_info
 
 logger = logging.getLogger(__name__)
@@ -76,12 +77,15 @@ class ServerSettings:
         port: TCP port on 127.0.0.1, used when the server is started (default: ``$ALERCE_T2S_PORT``, else 54329).
         scale: Synthetic data scale: ``tiny``, ``default`` or ``large``.
         seed: Generator seed; None keeps any existing build and builds new ones with seed 0.
+        ground: Files of gold queries to ground the data on (see ``db.grounding``); None keeps any existing
+            grounding, an empty tuple asks for none.
     """
 
     data_dir: Path = field(default_factory=default_data_dir)
     port: int = field(default_factory=default_port)
     scale: str = "default"
     seed: int | None = None
+    ground: tuple[Path, ...] | None = None
 
     def __post_init__(self) -> None:
         """Reject unknown scales."""
@@ -137,8 +141,11 @@ def up(settings: ServerSettings | None = None) -> ServerInfo:
         port, pid = _running(cluster)
         if port != settings.port:
             logger.warning("the server in %s already runs on port %d; using it", cluster.data_dir, port)
+        queries = None if settings.ground is None else read_queries(list(settings.ground))
         with _connection_errors(port):
-            provision_database(_admin_dsn(cluster, port, "postgres"), scale=settings.scale, seed=settings.seed)
+            provision_database(
+                _admin_dsn(cluster, port, "postgres"), scale=settings.scale, seed=settings.seed, ground=queries
+            )
     name = database_name(settings.scale)
     return ServerInfo(
         reader_dsn=_reader_dsn(port, name),
@@ -189,14 +196,15 @@ def running_dsn(*, scale: str = "default", data_dir: Path | None = None, admin: 
     return _admin_dsn(Cluster(state.data_dir), state.port, name) if admin else _reader_dsn(state.port, name)
 
 
-def resolve_dsn(dsn: str | None = None, scale: str = "default") -> str:
+def resolve_dsn(dsn: str | None = None, scale: str = "default", ground: tuple[Path, ...] | None = None) -> str:
     """Choose the database to query: an explicit DSN, else ``$ALERCE_DSN``, else the embedded server.
 
-    The embedded server is started, and the scale's database built, if needed.
+    The embedded server is started, and the scale's database built (grounded on ``ground``), if needed.
 
     Args:
         dsn: An explicit PostgreSQL URL or conninfo string.
         scale: Scale of the embedded database when neither a DSN nor ``$ALERCE_DSN`` is given.
+        ground: Gold-query files the embedded database must be grounded on (None: keep its grounding).
 
     Returns:
         A DSN; for the embedded server, the read-only reader DSN.
@@ -206,7 +214,7 @@ def resolve_dsn(dsn: str | None = None, scale: str = "default") -> str:
     if os.environ.get(DSN_ENV):
         return os.environ[DSN_ENV]
     logger.info("no --dsn or %s given: using the embedded server (scale %s)", DSN_ENV, scale)
-    return up(ServerSettings(scale=scale)).reader_dsn
+    return up(ServerSettings(scale=scale, ground=ground)).reader_dsn
 
 
 @contextlib.contextmanager

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from data.loader import grounding_files
 from db.server import ServerInfo, ServerSettings, down, up
 
 if TYPE_CHECKING:
@@ -66,15 +67,18 @@ def dev_csv_path() -> Path:
 
 
 @pytest.fixture(scope="session")
-def pg_server() -> Iterator[ServerSettings]:
+def pg_server(dev_csv_path: Path) -> Iterator[ServerSettings]:
     """Start one embedded server for the test run on a free port; stop it (and delete its data) at the end.
 
     Yields:
-        ServerSettings for the tiny scale, seed 0; ``dataclasses.replace`` it for other scales.
+        ServerSettings for the tiny scale, seed 0, grounded on the dev split (as evaluate grounds it);
+        ``dataclasses.replace`` it for other scales.
     """
     persistent = os.environ.get("ALERCE_T2S_TEST_DATA_DIR")
     data_dir = Path(persistent) if persistent else Path(tempfile.mkdtemp(prefix="alerce-t2s-test-"))
-    settings = ServerSettings(data_dir=data_dir, port=free_port(), scale="tiny", seed=0)
+    settings = ServerSettings(
+        data_dir=data_dir, port=free_port(), scale="tiny", seed=0, ground=grounding_files(dev_csv_path)
+    )
     try:
         yield settings
     finally:

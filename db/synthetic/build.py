@@ -2,11 +2,12 @@
 
 import logging
 import time
+from collections.abc import Sequence
 
 import numpy as np
 import psycopg
 
-from db.synthetic import crossmatch, patches, planted
+from db.synthetic import crossmatch
 from db.synthetic.bookkeeping import bookkeeping_frames
 from db.synthetic.chunk import generate_chunk
 from db.synthetic.copy import TableWriter
@@ -70,17 +71,26 @@ def _write_chunk(writer: TableWriter, tables: dict, seed: float) -> None:
             writer.write(name, tables[name])
 
 
-def _planted_chunk(writer, rng, scale) -> int:
-    spec = patches.planted_spec(rng, scale.old_feature_fraction)
-    tables = generate_chunk(rng, spec, 0, scale.max_forced_rows, patches.patch_detections)
-    patches.patch_tables(tables)
-    _write_chunk(writer, tables, 0.0)
-    return len(tables["detection"])
+def _grounded_chunk(writer, rng, scale, entities) -> set[str]:
+    """Write the grounded entities' rows; return their oids."""
+    from db.grounding.rows import grounded_tables
+
+    tables = grounded_tables(
+        entities, rng, old_feature_fraction=scale.old_feature_fraction, max_forced_rows=scale.max_forced_rows
+    )
+    for name in _LOAD_ORDER:
+        if name not in tables:
+            continue
+        if name == "dataquality":
+            writer.write_generated(name, tables[name], DATAQUALITY_SQL, 0.0)
+        else:
+            writer.write(name, tables[name])
+    return {e.oid for e in entities if e.needs_object}
 
 
-def _random_chunks(writer, seed: int, scale, gidx: int) -> None:
+def _random_chunks(writer, seed: int, scale, reserved: set[str]) -> None:
     counters: dict[int, int] = {}
-    reserved = {oid for oid, _, _ in planted.PLANTED}
+    gidx = 0
     oid_rng = np.random.default_rng([seed, 1])
     for k, start in enumerate(range(0, scale.n_objects, scale.chunk_objects)):
         rng = np.random.default_rng([seed, 2, k])
@@ -95,9 +105,6 @@ def _random_chunks(writer, seed: int, scale, gidx: int) -> None:
 
 def _unlinked_allwise(writer, seed: int, scale) -> None:
     rng = np.random.default_rng([seed, 3])
-    ra, dec = zip(*planted.ALLWISE_NEAR, strict=True)
-    nan = np.full(len(ra), np.nan)
-    writer.write("allwise", crossmatch.allwise_sources(rng, np.array(ra), np.array(dec), nan, nan))
     total = int(scale.n_objects * scale.allwise_unlinked_per_object)
     for start in range(0, total, 100_000):
         n = min(100_000, total - start)
@@ -107,29 +114,46 @@ def _unlinked_allwise(writer, seed: int, scale) -> None:
         writer.write("allwise", wise.drop_duplicates("oid_catalog"))
 
 
-def build(conn, *, scale: str = "default", seed: int = 0) -> dict[str, int]:
+def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] = ()) -> dict[str, int]:
     """Fill schema `alerce` (which must exist) with synthetic data and commit.
 
     Args:
         conn: psycopg 3 connection with rights to write the alerce tables.
         scale: 'tiny', 'default' or 'large' (see scales.py).
-        seed: random seed; the same (scale, seed) always gives the same data.
+        seed: random seed; the same (scale, seed, ground) always gives the same data.
+        ground: gold queries whose answers (and near misses) are added on top of the random population.
 
     Returns:
-        Rows written per table.
+        Rows per table.
     """
+    from db.grounding.entities import entities_for_queries
+    from db.grounding.thinning import thin_unordered_limits
+
     size = get_scale(scale)
     t0 = time.monotonic()
+    entities = entities_for_queries(list(ground))
+    reserved = {e.oid for e in entities if e.oid}
     indexes = _prepare(conn)
     writer = TableWriter(conn)
     for name, frame in bookkeeping_frames().items():
         writer.write(name, frame)
-    gidx = _planted_chunk(writer, np.random.default_rng([seed, 0]), size)
-    _random_chunks(writer, seed, size, gidx)
+    _random_chunks(writer, seed, size, reserved)
     _unlinked_allwise(writer, seed, size)
+    t1 = time.monotonic()
+    grounded = _grounded_chunk(writer, np.random.default_rng([seed, 4]), size, entities) if entities else set()
     conn.execute("SET session_replication_role = origin")
     for _, definition in indexes:
         conn.execute(definition)
+    if ground:
+        conn.execute("SET search_path TO alerce, public")
+        deleted = thin_unordered_limits(conn, list(ground), grounded)
+        log.info(
+            "grounded %d queries: %d entities, %d base objects thinned, %.1f s",
+            len(ground),
+            len(entities),
+            deleted,
+            time.monotonic() - t1,
+        )
     conn.commit()
     was_autocommit = conn.autocommit
     conn.autocommit = True
@@ -137,6 +161,14 @@ def build(conn, *, scale: str = "default", seed: int = 0) -> dict[str, int]:
         conn.execute("ANALYZE")
     finally:
         conn.autocommit = was_autocommit
-    writer.counts.setdefault("outlier", 0)
     log.info("built scale %s (seed %d) in %.1f s", scale, seed, time.monotonic() - t0)
-    return dict(writer.counts)
+    return _row_counts(conn)
+
+
+def _row_counts(conn) -> dict[str, int]:
+    """Rows per alerce table after thinning (partitions counted in their parent only)."""
+    names = conn.execute(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'alerce' AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1"
+    ).fetchall()
+    return {name: conn.execute(f"SELECT count(*) FROM alerce.{name}").fetchone()[0] for (name,) in names}

@@ -14,6 +14,7 @@ __all__ = ["probability_rows"]
 _LC_INDEX = {c: i for i, c in enumerate(vocab.LC_CLASSES)}
 _STAMP_INDEX = {c: i for i, c in enumerate(vocab.STAMP_CLASSES)}
 _BRANCH = np.array(vocab.LC_BRANCH)
+_GRID = 1e-6  # probabilities are written with 6 decimals
 
 
 def _ranks(p: np.ndarray) -> np.ndarray:
@@ -24,6 +25,19 @@ def _ranks(p: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def _distinct(p: np.ndarray) -> np.ndarray:
+    """Probabilities on the stored grid (1e-6), strictly decreasing in rank order, so that no two tie."""
+    order = np.argsort(-p, axis=1, kind="stable")
+    ranked = np.round(np.take_along_axis(p, order, axis=1), 6)
+    ranked[:, -1] = np.maximum(ranked[:, -1], _GRID)
+    for j in range(ranked.shape[1] - 2, 0, -1):
+        ranked[:, j] = np.maximum(ranked[:, j], np.round(ranked[:, j + 1] + _GRID, 6))
+    ranked[:, 0] = np.round(ranked[:, 0] - (ranked.sum(axis=1) - p.sum(axis=1)), 6)  # the top keeps the sum
+    out = np.empty_like(ranked)
+    np.put_along_axis(out, order, ranked, axis=1)
+    return out
+
+
 def _block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
     m, k = p.shape
     return pd.DataFrame(
@@ -32,7 +46,7 @@ def _block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) ->
             "class_name": np.tile(np.array(classes, dtype=object), m),
             "classifier_name": name,
             "classifier_version": version,
-            "probability": p.astype(np.float32).ravel(),
+            "probability": _distinct(p).astype(np.float32).ravel(),
             "ranking": _ranks(p).ravel(),
         }
     )
@@ -61,13 +75,21 @@ def lc_matrix(rng: np.random.Generator, spec: pd.DataFrame) -> np.ndarray:
         idx2 = spec.loc[second, "lc_second"].map(_LC_INDEX).to_numpy()
         p_fixed[rows[second], idx2] = spec.loc[second, "lc_p2"].to_numpy()
         fixed[rows[second], idx2] = True
-    weights = np.where(_BRANCH[None, :] == _BRANCH[cls][:, None], 3.0, 1.0)
+    # hierarchical like the real classifier (p_lc = p_top * p_branch): the remaining mass stays mostly in the
+    # class's own branch, and only a small share (mean 1/6) leaks to the classes of the other two branches
+    same = _BRANCH[None, :] == _BRANCH[cls][:, None]
     alpha = np.where(second[:, None], 4.0, 0.8)
-    w = rng.gamma(alpha * np.ones_like(p_fixed), 1.0) * weights
+    w = rng.gamma(alpha * np.ones_like(p_fixed), 1.0)
     w[fixed] = 0.0
-    w /= w.sum(axis=1, keepdims=True)
-    rest = 1.0 - p_fixed.sum(axis=1, keepdims=True)
-    return np.where(fixed, p_fixed, w * rest)
+    rest = 1.0 - p_fixed.sum(axis=1)
+    leak = rest * rng.beta(1.2, 6.0, m)
+    inside, outside = np.where(same, w, 0.0), np.where(same, 0.0, w)
+    inside_sum, outside_sum = inside.sum(axis=1), outside.sum(axis=1)
+    leak = np.where(inside_sum > 0, leak, rest)
+    share_in = np.divide(inside, inside_sum[:, None], out=np.zeros_like(w), where=inside_sum[:, None] > 0)
+    share_out = np.divide(outside, outside_sum[:, None], out=np.zeros_like(w), where=outside_sum[:, None] > 0)
+    spread = share_in * (rest - leak)[:, None] + share_out * leak[:, None]
+    return np.where(fixed, p_fixed, spread)
 
 
 def _lc_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:

@@ -32,7 +32,8 @@ def ps1_rows(rng: np.random.Generator, spec: pd.DataFrame, first_band: pd.DataFr
     """ps1_ztf: the first alert of each object, plus the first alert of the other band for 20 %."""
     first_band = first_band.sort_values(["_obj", "mjd"])
     second = first_band.groupby("_obj").nth(1)
-    extra = second[rng.random(len(second)) < 0.2]
+    both = spec["ps1_both"].to_numpy()[second["_obj"].to_numpy()] if "ps1_both" in spec else False
+    extra = second[(rng.random(len(second)) < 0.2) | both]
     base = first_band.groupby("_obj").head(1)
     src = pd.concat([base, extra]).sort_values(["_obj", "mjd"])
     obj = src["_obj"].to_numpy()
@@ -61,6 +62,11 @@ def ps1_rows(rng: np.random.Generator, spec: pd.DataFrame, first_band: pd.DataFr
     df.loc[missing, "nmtchps"] = 0
     for k in (1, 2, 3):
         df[f"unique{k}"] = rng.random(n) < 0.1
+    if "ps1_both" in spec:
+        # the second band's first alert of these objects saw another nearest PS1 source
+        changed = spec["ps1_both"].to_numpy()[obj] & df.duplicated("oid").to_numpy()
+        df.loc[changed, "objectidps1"] = df.loc[changed, "objectidps2"]
+        df.loc[changed, "unique1"] = True
     return df
 
 
@@ -82,10 +88,10 @@ def gaia_rows(rng: np.random.Generator, spec: pd.DataFrame, first: pd.DataFrame)
 
 
 def ss_rows(rng: np.random.Generator, spec: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:
-    """ss_ztf: sentinels (-999, 'null') unless the object is an asteroid or has planted values."""
+    """ss_ztf: sentinels (-999, 'null') unless the object is an asteroid or has grounded values."""
     kind = spec["kind"].to_numpy()
-    planted = spec["ssnamenr"].to_numpy() != ""
-    keep = (rng.random(len(spec)) < 0.85) | (kind == "asteroid") | planted
+    named = spec["ssnamenr"].to_numpy() != ""
+    keep = (rng.random(len(spec)) < 0.85) | (kind == "asteroid") | named
     ast = kind == "asteroid"
     n = len(spec)
     pool = np.array([str(v) for v in rng.integers(1000, 600000, 400)] + ["2003FP134", "2011QN47", "2019AB12"])
@@ -94,7 +100,7 @@ def ss_rows(rng: np.random.Generator, spec: pd.DataFrame, first: pd.DataFrame) -
     name = np.where(ast, rng.choice(pool, n), "null").astype(object)
     dist = np.where(np.isnan(spec["ssdistnr"].to_numpy()), dist, spec["ssdistnr"].to_numpy())
     mag = np.where(np.isnan(spec["ssmagnr"].to_numpy()), mag, spec["ssmagnr"].to_numpy())
-    name[planted] = spec["ssnamenr"].to_numpy()[planted]
+    name[named] = spec["ssnamenr"].to_numpy()[named]
     return pd.DataFrame(
         {
             "oid": spec["oid"].to_numpy()[keep],

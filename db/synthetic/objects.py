@@ -1,6 +1,6 @@
 """Per-object generation plan ("spec"): kind, classes, epochs, magnitudes, positions, cross-match flags.
 
-Every other module derives its rows from the spec, so a planted object only has to override spec columns.
+Every other module derives its rows from the spec, so a grounded object only has to override spec columns.
 """
 
 import numpy as np
@@ -24,10 +24,12 @@ def _ndet(rng: np.random.Generator, kind: np.ndarray) -> np.ndarray:
     ndet[kind == "asteroid"] = 1 + (rng.random((kind == "asteroid").sum()) < 0.15)
     ndet[kind == "bogus"] = 1 + (rng.random((kind == "bogus").sum()) < 0.3)
     ndet[kind == "short"] = rng.integers(3, 10, (kind == "short").sum())
+    # a floor plus a lognormal excess, not a clipped lognormal: clipping piles objects up exactly on the floor,
+    # which real light curves do not do and which makes `ndet > 30` and `ndet >= 30` differ far too often
     sn = kind == "SN"
-    ndet[sn] = np.clip(np.round(rng.lognormal(np.log(30), 0.7, sn.sum())), 10, 150)
+    ndet[sn] = np.minimum(10 + np.round(rng.lognormal(np.log(20), 0.8, sn.sum())), 250)
     var = kind == "var"
-    ndet[var] = np.clip(np.round(rng.lognormal(np.log(70), 0.9, var.sum())), 30, 2000)
+    ndet[var] = np.minimum(30 + np.round(rng.lognormal(np.log(45), 1.0, var.sum())), 2000)
     return ndet
 
 
@@ -205,7 +207,7 @@ def assign_oids(spec: pd.DataFrame, counters: dict, rng: np.random.Generator, re
         spec: object spec; its `oid` column is overwritten.
         counters: year -> next counter value; updated in place so chunks never reuse a name.
         rng: random generator (gaps between consecutive names).
-        reserved: names that must not be produced (the planted oids).
+        reserved: names that must not be produced (the grounded oids).
     """
     years = _year_of(spec["firstmjd"].to_numpy())
     order = np.argsort(spec["firstmjd"].to_numpy(), kind="stable")

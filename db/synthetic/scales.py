@@ -11,7 +11,7 @@ class Scale:
 
     Attributes:
         name: scale name.
-        n_objects: random (non-planted) objects.
+        n_objects: random (non-grounded) objects.
         chunk_objects: objects generated and copied per chunk (bounds memory).
         allwise_unlinked_per_object: AllWISE sources without a ZTF match, per object.
         old_feature_fraction: share of lc-classified objects that also carry the older feature version.
