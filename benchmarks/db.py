@@ -1,8 +1,10 @@
 """Build the synthetic ALeRCE databases in a throwaway server and time the gold queries and q3c cone searches.
 
-For each requested scale: build time, database size, rows per table. On the default scale: latency of every dev
-gold query through db.executor.Executor (one warm-up, then timed repetitions) and of q3c_radial_query cone
-searches around the positions of random objects. The server runs out of a temporary data folder on a free port and
+For each requested scale: build time, database size, rows per table, with the data grounded on every split file
+of the dataset folder (as evaluate grounds it); the default scale is also built without grounding first, and the
+difference is reported as the time grounding adds to `db up`. On the default scale: latency of every dev gold
+query through db.executor.Executor (one warm-up, then timed repetitions) and of q3c_radial_query cone searches
+around the positions of random objects. The server runs out of a temporary data folder on a free port and
 is stopped (and the folder deleted) at the end, even on error; the user's own server is never touched.
 """
 
@@ -19,6 +21,7 @@ import psycopg
 
 from benchmarks.common import free_port, gold_queries, latency_summary_ms, package_versions, throwaway_data_dir
 from data.errors import DataError
+from data.loader import grounding_files
 from db.cluster import Cluster
 from db.errors import DbError
 from db.executor import Executor, ExecutorSettings
@@ -52,15 +55,15 @@ def start_server(data_dir: Path, port: int) -> float:
     return time.perf_counter() - started
 
 
-def build_scale(data_dir: Path, port: int, scale: str) -> tuple[ServerInfo, dict]:
-    """Build one scale's database (seed SEED) and measure it.
+def build_scale(data_dir: Path, port: int, scale: str, ground: tuple[Path, ...]) -> tuple[ServerInfo, dict]:
+    """Build one scale's database (seed SEED, grounded on ``ground``) and measure it.
 
     Returns:
         The server info with the database's DSNs, and the scale's measurements.
     """
     started_at = time.time()
     started = time.perf_counter()
-    info = up(ServerSettings(data_dir=data_dir, port=port, scale=scale, seed=SEED))
+    info = up(ServerSettings(data_dir=data_dir, port=port, scale=scale, seed=SEED, ground=ground))
     build_s = time.perf_counter() - started
     build = read_build_info(info.admin_dsn, database_name(scale))
     with psycopg.connect(info.admin_dsn) as conn:
@@ -75,6 +78,7 @@ def build_scale(data_dir: Path, port: int, scale: str) -> tuple[ServerInfo, dict
         "objects": counts.get("object"),
         "detections": counts.get("detection"),
         "q3c": build.q3c if build else None,
+        "grounded_queries": build.grounded_queries if build else 0,
     }
     logger.info(
         "scale %s: %.1f s, %.1f MB, %s objects, %s detections",
@@ -145,7 +149,7 @@ def measure_default(info: ServerInfo, golds: list[tuple[int, str]]) -> dict:
     return {"gold_latency_ms": gold, "cone_search_ms": cones}
 
 
-def run(scales: list[str], golds: list[tuple[int, str]], data_dir: Path, port: int) -> dict:
+def run(scales: list[str], golds: list[tuple[int, str]], data_dir: Path, port: int, ground: tuple[Path, ...]) -> dict:
     """Start the server, build every scale and measure; stop the server at the end."""
     try:
         start_s = start_server(data_dir, port)
@@ -154,7 +158,13 @@ def run(scales: list[str], golds: list[tuple[int, str]], data_dir: Path, port: i
         results["cone_search_ms"] = None
         infos = {}
         for scale in scales:
-            infos[scale], results["scales"][scale] = build_scale(data_dir, port, scale)
+            if scale == "default" and ground:
+                _, plain = build_scale(data_dir, port, scale, ())
+                results["default_ungrounded_build_s"] = plain["build_s"]
+            infos[scale], results["scales"][scale] = build_scale(data_dir, port, scale, ground)
+        if "default_ungrounded_build_s" in results:
+            added = results["scales"]["default"]["build_s"] - results["default_ungrounded_build_s"]
+            results["grounding_added_s"] = round(added, 2)
         if "default" in infos:
             results |= measure_default(infos["default"], golds)
         with psycopg.connect(infos[scales[0]].reader_dsn) as conn:
@@ -207,19 +217,21 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     port = args.port or free_port()
     try:
-        dataset, golds = gold_queries(args.dataset) if "default" in args.scales else (None, [])
+        dataset, golds = gold_queries(args.dataset)
+        ground = grounding_files(dataset)
         if args.data_dir is not None:
-            results = run(args.scales, golds, args.data_dir, port)
+            results = run(args.scales, golds, args.data_dir, port, ground)
         else:
             with throwaway_data_dir("alerce-t2s-bench-") as data_dir:
-                results = run(args.scales, golds, data_dir, port)
+                results = run(args.scales, golds, data_dir, port, ground)
     except (DataError, DbError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     params = {
         "scales": args.scales,
         "seed": SEED,
-        "dataset": str(dataset) if dataset else None,
+        "dataset": str(dataset),
+        "ground": [str(path) for path in ground],
         "gold_repeats": GOLD_REPEATS,
         "gold_timeout_s": GOLD_TIMEOUT_S,
         "cone_count": CONE_COUNT,

@@ -4,7 +4,14 @@ Runs every gold query, then plausible mutations of it (drop `ranking = 1`, swap 
 MJD literal by one day, drop one WHERE conjunct), and reports whether each gold is non-empty, fast and
 discriminative (at least one mutation returns a different identifier set).
 
-Usage: python -m benchmarks.db_fidelity --dataset dev.csv [--dsn DSN] [--timeout 10]
+With ``--peer-predictions`` (default: peer_predictions_dev.csv beside the dataset, when present) it also scores
+real LLM predictions on the database and reports how often the row and formatted-column verdicts agree with the
+live ALeRCE database's (items whose live gold ran).
+
+Without --dsn the embedded database is used, grounded on every split file of the dataset folder (as evaluate
+grounds it), and the time grounding adds to the build is reported.
+
+Usage: python -m benchmarks.db_fidelity --dataset dev.csv [--dsn DSN] [--timeout 10] [--peer-predictions FILE]
 """
 
 import argparse
@@ -13,6 +20,7 @@ import logging
 import os
 import sys
 import time
+from pathlib import Path
 
 import psycopg
 import sqlglot
@@ -23,6 +31,7 @@ from optimizers.metric import IDS
 
 log = logging.getLogger("benchmarks.db_fidelity")
 
+_PEER_MAX_BYTES = 1024 * 1024 * 1024  # large gold results (tens of thousands of wide rows) must not be truncated
 _CLASSIFIER_SWAP = {"lc_classifier": "stamp_classifier", "stamp_classifier": "lc_classifier"}
 
 
@@ -165,14 +174,19 @@ def evaluate(conn, req_id: int, sql: str, timeout_s: float) -> dict:
     return item
 
 
-def _resolve_dsn(dsn: str | None) -> str:
-    if dsn:
-        return dsn
-    try:
-        from db.server import resolve_dsn
-    except ImportError as err:
-        raise SystemExit("No --dsn given and db.server.resolve_dsn is unavailable; pass --dsn.") from err
-    return resolve_dsn(None)
+def _resolve_dsn(dsn: str | None, dataset) -> str:
+    from data.loader import grounding_files
+    from db.server import resolve_dsn
+
+    return resolve_dsn(dsn, ground=None if dsn else grounding_files(dataset))
+
+
+def _peer_file(arg: str | None, dataset) -> Path | None:
+    if arg:
+        return Path(arg)
+    folder = Path(dataset).parent if Path(dataset).is_file() else Path(dataset)
+    candidate = folder / "peer_predictions_dev.csv"
+    return candidate if candidate.is_file() else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,14 +195,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", default=os.environ.get("ALERCE_T2S_DATA"), help="dev CSV with gold_query")
     parser.add_argument("--dsn", default=None, help="PostgreSQL DSN of the synthetic database")
     parser.add_argument("--timeout", type=float, default=10.0, help="per-statement timeout in seconds")
-    parser.add_argument("--all-mutations", action="store_true", help="run every mutation (default: stop at first)")
+    parser.add_argument(
+        "--peer-predictions",
+        default=None,
+        help="CSV of real LLM predictions with live verdicts (default: peer_predictions_dev.csv beside the dataset)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
     if not args.dataset:
         parser.error("--dataset is required (or set ALERCE_T2S_DATA)")
     _, golds = gold_queries(args.dataset)
     items = []
-    with psycopg.connect(_resolve_dsn(args.dsn)) as conn:
+    dsn = _resolve_dsn(args.dsn, args.dataset)
+    with psycopg.connect(dsn) as conn:
         conn.execute("SET search_path TO alerce, public")
         conn.commit()
         for req_id, gold_sql in golds:
@@ -208,8 +227,28 @@ def main(argv: list[str] | None = None) -> int:
         "discriminative": sum(1 for i in items if i["discriminative"]),
         "within_10s": sum(1 for i in items if i["runs"] and i["seconds"] <= 10.0),
     }
-    print(json.dumps({"totals": totals, "queries": items}, indent=1))
+    report = {"totals": totals}
+    peers = _peer_file(args.peer_predictions, args.dataset)
+    if peers is not None:
+        report["peer_predictions"] = _peer_report(dsn, peers, dict(golds), args.timeout)
+    print(json.dumps({**report, "queries": items}, indent=1))
     return 0
+
+
+def _peer_report(dsn: str, path: Path, golds: dict[int, str], timeout_s: float) -> dict:
+    import pandas as pd
+
+    from benchmarks.peer_fidelity import peer_agreement
+    from db.executor import Executor, ExecutorSettings
+
+    with Executor(ExecutorSettings(dsn=dsn, timeout_s=timeout_s, max_bytes=_PEER_MAX_BYTES)) as executor:
+        result = peer_agreement(executor, pd.read_csv(path), golds, timeout_s)
+    log.info(
+        "peer predictions: row agreement %s, formatted column agreement %s",
+        result["row_agreement"],
+        result["col_formatted_agreement"],
+    )
+    return {"file": path.name, **result}
 
 
 if __name__ == "__main__":

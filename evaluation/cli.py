@@ -20,9 +20,9 @@ import dspy
 
 from cli import add_engine_arguments, add_verbosity_arguments, engine_settings, logging_to_stderr
 from data.errors import DataError
-from data.loader import ENV_VAR, SPLITS, load_dataset, resolve_dataset_path, split_file
+from data.loader import ENV_VAR, SPLITS, grounding_files, load_dataset, resolve_dataset_path, split_file
 from db.errors import DatabaseUnavailable, DbError
-from db.server import DSN_ENV
+from db.server import DSN_ENV, resolve_dsn
 from engines import open_engine
 from evaluation.ablation import add_model_mode_arguments, check_model_mode_arguments, render_ablation, run_ablation
 from evaluation.checkpoint import CHECKPOINT_FILE, Checkpoint
@@ -154,6 +154,8 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
     predictions, source = _predictions_source(args) if args.predictions is not None else ([], {})
     dataset_file = split_file(resolve_dataset_path(args.dataset), args.split)
     examples = load_dataset(dataset_file, args.split)
+    if args.engine == "postgres":
+        resolve_dsn(args.dsn, ground=grounding_files(dataset_file))  # golds of every split have answers
     score = functools.partial(_score, args, examples=examples, dataset_file=dataset_file)
     if args.predictions is None:
         settings = ModelRunSettings(

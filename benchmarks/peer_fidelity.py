@@ -1,0 +1,71 @@
+"""Agreement of the embedded database's verdicts with the live ALeRCE database's, on real LLM predictions.
+
+Each prediction of a peer-predictions CSV (req_id, sql, live_row_pm, live_col_pm_formatted, live_gold_error) is
+executed on the database, scored with the paper's row and formatted-column PM against its gold, and compared with
+the verdict the live database gave. Items whose live gold failed are left out (they say nothing about the data).
+Used by ``benchmarks.db_fidelity --peer-predictions``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+
+import pandas as pd
+from tqdm import tqdm
+
+from db.errors import ExecutionError
+from db.executor import Executor
+from optimizers.metric import column_match_formatted, row_match
+
+__all__ = ["peer_agreement"]
+
+logger = logging.getLogger(__name__)
+
+
+def _frame(executor: Executor, sql: str, timeout_s: float, memo: dict) -> pd.DataFrame | None:
+    if sql not in memo:
+        try:
+            memo[sql] = executor.execute(sql, timeout_s=timeout_s).frame
+        except ExecutionError:
+            memo[sql] = None
+    return memo[sql]
+
+
+def peer_agreement(executor: Executor, peers: pd.DataFrame, golds: dict[int, str], timeout_s: float) -> dict:
+    """Score every peer prediction whose live gold ran and report agreement with the live verdicts.
+
+    Args:
+        executor: Runs gold and predicted SQL on the database under test.
+        peers: The peer predictions (columns req_id, sql, live_row_pm, live_col_pm_formatted, live_gold_error).
+        golds: Gold SQL per req_id.
+        timeout_s: Time limit of one query.
+
+    Returns:
+        Counts and agreement rates overall, and the disagreements per req_id (live verdict -> local verdict).
+    """
+    live_gold_ran = peers["live_gold_error"].isna() | (peers["live_gold_error"].astype(str).str.strip() == "")
+    items = peers[live_gold_ran & peers["req_id"].isin(list(golds))]
+    memo: dict[str, pd.DataFrame | None] = {}
+    agree = Counter()
+    by_question: dict[int, Counter] = defaultdict(Counter)
+    for row in tqdm(items.itertuples(index=False), total=len(items), desc="peer predictions", disable=None):
+        gold_sql = golds[int(row.req_id)]
+        gold = _frame(executor, gold_sql, timeout_s, memo)
+        sql = "" if pd.isna(row.sql) else str(row.sql)
+        pred = _frame(executor, sql, timeout_s, memo) if sql.strip() else None
+        local_row = row_match(gold, pred, sql).pm
+        local_col = column_match_formatted(sql, gold, pred).pm
+        live_row, live_col = bool(row.live_row_pm), bool(row.live_col_pm_formatted)
+        agree["row"] += local_row == live_row
+        agree["col"] += local_col == live_col
+        if local_row != live_row:
+            cause = "live timeout" if str(row.live_pred_error) == "timeout" else "other"
+            by_question[int(row.req_id)][f"live {int(live_row)} local {int(local_row)} ({cause})"] += 1
+    n = len(items)
+    return {
+        "items": n,
+        "row_agreement": round(agree["row"] / n, 4) if n else None,
+        "col_formatted_agreement": round(agree["col"] / n, 4) if n else None,
+        "row_disagreements": {str(k): dict(v) for k, v in sorted(by_question.items())},
+    }
