@@ -128,6 +128,7 @@ def up(settings: ServerSettings | None = None) -> ServerInfo:
         ServerError: If the server cannot be initialised or started.
     """
     settings = settings or ServerSettings()
+    queries = None if settings.ground is None else read_queries(list(settings.ground))
     cluster = Cluster(settings.data_dir)
     with cluster.lock():
         if not cluster.is_initialized():
@@ -141,7 +142,6 @@ def up(settings: ServerSettings | None = None) -> ServerInfo:
         port, pid = _running(cluster)
         if port != settings.port:
             logger.warning("the server in %s already runs on port %d; using it", cluster.data_dir, port)
-        queries = None if settings.ground is None else read_queries(list(settings.ground))
         with _connection_errors(port):
             provision_database(
                 _admin_dsn(cluster, port, "postgres"), scale=settings.scale, seed=settings.seed, ground=queries

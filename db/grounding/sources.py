@@ -65,7 +65,7 @@ def _sql_queries(text: str) -> list[str]:
         statements = sqlglot.parse(text, read="postgres")
     except SqlglotError:
         return [part.strip() for part in text.split(";") if part.strip()]
-    return [s.sql(dialect="postgres") for s in statements if s is not None]
+    return [s.sql(dialect="postgres", comments=False) for s in statements if s is not None]
 
 
 def grounding_digest(queries: list[str]) -> str:
