@@ -37,6 +37,8 @@ exit codes: 0 done, 1 dataset, database or DaCHS unavailable, 2 bad command line
 logger = logging.getLogger("benchmarks.tap")
 
 TIMEOUT_S = 60.0
+# Both engines keep whole results (TAP has no byte cap), so the identifier sets compare.
+LIMITS = {"max_rows": 100_000, "max_bytes": 1 << 30}
 
 
 def same_result(postgres_frame: pd.DataFrame, tap_frame: pd.DataFrame) -> bool:
@@ -92,7 +94,7 @@ def compare(golds: list[tuple[int, str]], postgres: PostgresEngine, tap: object)
         ratios.append(tap_s[-1] / max(postgres_s[-1], 1e-6))
         with_rows += len(expected.frame) > 0
         if not same_result(expected.frame, got.frame):
-            differ[str(req_id)] = f"{len(expected.frame)} rows on PostgreSQL, {len(got.frame)} on TAP"
+            differ[str(req_id)] = _difference(expected, got)
     return {
         "postgres_ms": latency_summary_ms(postgres_s),
         "tap_ms": latency_summary_ms(tap_s),
@@ -101,6 +103,12 @@ def compare(golds: list[tuple[int, str]], postgres: PostgresEngine, tap: object)
         "golds_with_rows": with_rows,
         "differ": differ,
     }
+
+
+def _difference(expected: object, got: object) -> str:
+    cut = [name for name, result in (("PostgreSQL", expected), ("TAP", got)) if result.truncated]
+    note = f" (cut at the row or byte cap on {' and '.join(cut)})" if cut else ""
+    return f"{len(expected.frame)} rows on PostgreSQL, {len(got.frame)} on TAP{note}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         setup_s, session, url = time_setup(settings)
         with (
             session,
-            PostgresEngine(ExecutorSettings(dsn=up(settings).reader_dsn, timeout_s=TIMEOUT_S)) as postgres,
-            TapEngine(TapSettings(url=url, timeout_s=TIMEOUT_S)) as tap,
+            PostgresEngine(ExecutorSettings(dsn=up(settings).reader_dsn, timeout_s=TIMEOUT_S, **LIMITS)) as postgres,
+            TapEngine(TapSettings(url=url, timeout_s=TIMEOUT_S, max_rows=LIMITS["max_rows"])) as tap,
         ):
             execution = compare(golds, postgres, tap)
     except (DataError, DbError) as err:
