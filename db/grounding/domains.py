@@ -126,8 +126,12 @@ def satisfying(table: str, column: str, conditions, variant: int = 0, classifier
     return _rounded(value, step)
 
 
-def violating(table: str, column: str, conditions, index: int, classifier: str | None = None):
-    """A value just outside condition ``index`` (and inside the others where possible), or ``...`` if none."""
+def violating(table: str, column: str, conditions, index: int, classifier: str | None = None, *, dense: bool = True):
+    """A value just outside condition ``index`` (and inside the others where possible), or ``...`` if none.
+
+    ``dense`` says the query's answers are many: a real database then holds objects on an integer threshold
+    itself, so the near miss sits there; for a rare population it sits one unit outside the closed bound.
+    """
     op, values = conditions[index]
     _, high, step, _ = _domain(column)
     value = values[0] if values else None
@@ -135,8 +139,9 @@ def violating(table: str, column: str, conditions, index: int, classifier: str |
     # of "the first week") still agrees; other columns miss by half a step
     miss = _DATE_MISS_DAYS if "mjd" in column else step / 2
     if _is_integer(table, column) and op in (">", ">=", "<", "<="):
-        # whole numbers miss on the threshold itself: `ndet > 30` against 30, `ndet >= 30` against 29
-        return int(value) - (op == ">=") if op in (">", ">=") else int(value) + (op == "<=")
+        # dense: on the threshold itself (`ndet > 30` against 30); rare: one unit outside (29 for `> 30`)
+        below, above = (int(value) - (op == ">=" or not dense), int(value) + (op == "<=" or not dense))
+        return below if op in (">", ">=") else above
     if op in (">", ">="):
         return _rounded(float(value) - miss, step / 2)
     if op in ("<", "<="):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from db.grounding.bind import bind_values
@@ -36,13 +37,24 @@ class Entity:
     needs_object: bool = True
 
 
-def entities_for_queries(queries: list[str]) -> list[Entity]:
-    """Entities answering (and nearly answering) each query; entities naming the same oid are merged."""
+def entities_for_queries(queries: list[str], is_dense: Callable[[str], bool] | None = None) -> list[Entity]:
+    """Entities answering (and nearly answering) each query; entities naming the same oid are merged.
+
+    Args:
+        queries: Gold SQL.
+        is_dense: Says whether a query has many answers already (see ``domains.violating``); default: all dense.
+    """
     out: list[Entity] = []
     for sql in queries:
+        dense = is_dense(sql) if is_dense is not None else True
         for world in read_worlds(sql):
-            out.extend(_world_entities(world))
+            out.extend(_world_entities(world, dense))
     return _merge_by_oid(out)
+
+
+def literal_oids(queries: list[str]) -> set[str]:
+    """Every oid the queries name (``oid = '...'``, ``oid IN (...)``)."""
+    return {oid for sql in queries for world in read_worlds(sql) for oid in _literal_oids(world)}
 
 
 def _conditions(world: World) -> dict[tuple[RowRef, str], list[tuple[str, tuple]]]:
@@ -88,12 +100,12 @@ def _flippable(conditions: dict) -> list[tuple[tuple[RowRef, str], int]]:
     ]
 
 
-def _violated(conditions: dict, chosen: dict, key, index: int) -> dict | None:
+def _violated(conditions: dict, chosen: dict, key, index: int, dense: bool) -> dict | None:
     ref, column = key
     if column == "classifier_name":
         value = _other_classifier(conditions[key], chosen.get((ref, "class_name")))
     else:
-        value = violating(ref.table, column, conditions[key], index, _classifier(conditions, ref))
+        value = violating(ref.table, column, conditions[key], index, _classifier(conditions, ref), dense=dense)
     if value is ...:
         return None
     return {**chosen, key: value}
@@ -109,19 +121,19 @@ def _other_classifier(conds: list, class_name) -> object:
     return others[0] if others else ...
 
 
-def _world_entities(world: World) -> list[Entity]:
+def _world_entities(world: World, dense: bool) -> list[Entity]:
     if not world.refs:
         return []
     conditions = _conditions(world)
     flips = _flippable(conditions)
     oids = _literal_oids(world)
     if oids:
-        return _literal_entities(world, conditions, flips, oids)
+        return _literal_entities(world, conditions, flips, oids, dense)
     base = _choose(conditions, 0)
-    rows_violate = _row_violations(conditions, base)
+    rows_violate = _row_violations(conditions, base, dense)
     out = [_entity(world, _choose(conditions, v), None, variant=v, rows_violate=rows_violate) for v in (0, 1)]
     for key, index in flips:
-        values = _violated(conditions, base, key, index)
+        values = _violated(conditions, base, key, index, dense)
         if values is not None:
             out.append(_entity(world, values, None, variant=0))
     for k in range(len(world.cones)):
@@ -129,17 +141,17 @@ def _world_entities(world: World) -> list[Entity]:
     return [e for e in out if e is not None]
 
 
-def _literal_entities(world: World, conditions: dict, flips: list, oids: list[str]) -> list[Entity]:
+def _literal_entities(world: World, conditions: dict, flips: list, oids: list[str], dense: bool) -> list[Entity]:
     keep = len(oids) if len(oids) < 3 or not flips else (len(oids) + 1) // 2
     base = _choose(conditions, 0)
-    rows_violate = _row_violations(conditions, base)
+    rows_violate = _row_violations(conditions, base, dense)
     out = []
     cycle = itertools.cycle(flips or [None])
     for i, oid in enumerate(oids):
         values = base
         if i >= keep:
             key_index = next(cycle)
-            values = _violated(conditions, base, *key_index) or base
+            values = _violated(conditions, base, *key_index, dense) or base
         out.append(_entity(world, values, oid, variant=i, rows_violate=rows_violate if i < keep else None))
     return [e for e in out if e is not None]
 
@@ -160,12 +172,12 @@ def _entity(
     return entity
 
 
-def _row_violations(conditions: dict, chosen: dict) -> dict:
+def _row_violations(conditions: dict, chosen: dict, dense: bool) -> dict:
     """For per-row tables, a value breaking each column's first condition: half the rows of an answer get it."""
     out = {}
     for (ref, column), conds in conditions.items():
         if ref.table in _PER_ROW and column not in _IDENTITY and (ref, column) in chosen:
-            value = violating(ref.table, column, conds, 0, _classifier(conditions, ref))
+            value = violating(ref.table, column, conds, 0, _classifier(conditions, ref), dense=dense)
             if value is not ...:
                 out[(ref, column)] = value
     return out

@@ -14,6 +14,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from db.grounding.density import guarded
 from db.grounding.predicates import schema
 
 __all__ = ["thin_unordered_limits"]
@@ -37,6 +38,8 @@ WHERE n.nspname = 'alerce' AND c.relkind IN ('r', 'p') AND NOT c.relispartition 
 def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: set[str]) -> int:
     """Delete base objects until each unordered LIMIT of ``queries`` has headroom; return how many were deleted.
 
+    Deletions are collected over all queries and made once per table at the end.
+
     Args:
         conn: Connection of the builder (search_path alerce, public), inside the build transaction.
         queries: The grounded gold queries.
@@ -45,26 +48,25 @@ def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: se
     tables = _children_first(
         [row[0] for row in conn.execute(_OID_TABLES_SQL).fetchall()], conn.execute(_REFERENCES_SQL).fetchall()
     )
-    deleted = 0
+    victims: set[str] = set()
     for sql in queries:
         for counting, limit in _counting_queries(sql):
             per_oid = _counts(conn, counting)
             if per_oid is None:
                 continue
+            per_oid = {oid: n for oid, n in per_oid.items() if oid not in victims}
             total = sum(per_oid.values())
-            victims = []
             for oid, count in sorted(per_oid.items(), key=lambda item: (-item[1], item[0])):
                 if total < limit:
                     break
                 if oid not in keep:
-                    victims.append(oid)
+                    victims.add(oid)
                     total -= count
             if total >= limit:
                 logger.info("grounded rows alone reach LIMIT %d of: %.70s", limit, " ".join(sql.split()))
-            if victims:
-                _delete(conn, tables, victims)
-                deleted += len(victims)
-    return deleted
+    if victims:
+        _delete(conn, tables, sorted(victims))
+    return len(victims)
 
 
 def _children_first(tables: list[str], references: list[tuple[str, str]]) -> list[str]:
@@ -79,9 +81,12 @@ def _children_first(tables: list[str], references: list[tuple[str, str]]) -> lis
 
 
 def _counting_queries(sql: str) -> list[tuple[str, int]]:
-    """(rows-per-oid query, limit) for each LIMIT whose SELECT has no ORDER BY."""
+    """(rows-per-oid query, limit) for each LIMIT whose SELECT has no ORDER BY (none if the guard refuses it)."""
+    statement = guarded(sql)
+    if statement is None:
+        return []
     try:
-        tree = sqlglot.parse_one(sql, read="postgres")
+        tree = sqlglot.parse_one(statement, read="postgres")
     except SqlglotError:
         return []
     out = []
@@ -131,5 +136,11 @@ def _counts(conn: psycopg.Connection, counting: str) -> dict[str, int] | None:
 
 
 def _delete(conn: psycopg.Connection, tables: list[str], oids: list[str]) -> None:
+    """Delete the objects from every table, joining a temporary table (a hash join, not an array scan per row)."""
+    conn.execute("CREATE TEMP TABLE _thinned (oid varchar PRIMARY KEY) ON COMMIT DROP")
+    with conn.cursor().copy("COPY _thinned (oid) FROM STDIN") as copy:
+        for oid in oids:
+            copy.write_row((oid,))
+    conn.execute("ANALYZE _thinned")
     for table in tables:
-        conn.execute(f"DELETE FROM alerce.{table} WHERE oid = ANY(%s)", (oids,))
+        conn.execute(f"DELETE FROM alerce.{table} AS t USING _thinned AS v WHERE t.oid = v.oid")

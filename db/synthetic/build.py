@@ -126,30 +126,31 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
     Returns:
         Rows per table.
     """
-    from db.grounding.entities import entities_for_queries
+    from db.grounding.density import answers_many
+    from db.grounding.entities import entities_for_queries, literal_oids
     from db.grounding.thinning import thin_unordered_limits
 
     size = get_scale(scale)
     t0 = time.monotonic()
-    entities = entities_for_queries(list(ground))
-    reserved = {e.oid for e in entities if e.oid}
+    queries = list(ground)
     indexes = _prepare(conn)
     writer = TableWriter(conn)
     for name, frame in bookkeeping_frames().items():
         writer.write(name, frame)
-    _random_chunks(writer, seed, size, reserved)
+    _random_chunks(writer, seed, size, literal_oids(queries))
     _unlinked_allwise(writer, seed, size)
-    t1 = time.monotonic()
-    grounded = _grounded_chunk(writer, np.random.default_rng([seed, 4]), size, entities) if entities else set()
     conn.execute("SET session_replication_role = origin")
     for _, definition in indexes:
         conn.execute(definition)
-    if ground:
+    if queries:
+        t1 = time.monotonic()
         conn.execute("SET search_path TO alerce, public")
-        deleted = thin_unordered_limits(conn, list(ground), grounded)
+        entities = entities_for_queries(queries, lambda sql: answers_many(conn, sql))
+        grounded = _grounded_chunk(writer, np.random.default_rng([seed, 4]), size, entities)
+        deleted = thin_unordered_limits(conn, queries, grounded)
         log.info(
             "grounded %d queries: %d entities, %d base objects thinned, %.1f s",
-            len(ground),
+            len(queries),
             len(entities),
             deleted,
             time.monotonic() - t1,

@@ -47,7 +47,8 @@ def test_between_in_not_null_and_boolean_columns():
 
 def test_a_union_gives_one_world_per_branch():
     sql = (
-        "SELECT oid FROM probability WHERE class_name = 'AGN' UNION SELECT oid FROM probability WHERE class_name = 'QSO'"
+        "SELECT oid FROM probability WHERE class_name = 'AGN' "
+        "UNION SELECT oid FROM probability WHERE class_name = 'QSO'"
     )
     worlds = read_worlds(sql)
     assert [[a.values for a in w.atoms] for w in worlds] == [[("AGN",)], [("QSO",)]]
