@@ -198,6 +198,7 @@ def load(
     direct: bool = False,
     lm: dspy.LM | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    ground: tuple[Path, ...] | None = None,
 ) -> Text2SQL:
     """Build the program for a model, load its compiled artifact and connect to the database.
 
@@ -214,6 +215,8 @@ def load(
         direct: Run the one-call ``DirectText2SQL`` baseline instead (no artifact, no stages).
         lm: A ready LM (tests, notebooks with custom settings); None resolves ``model``.
         timeout_s: Time limit of each generated query, in seconds.
+        ground: Gold-query files to ground the embedded database on (``python -m db up --ground``); None keeps
+            its grounding.
 
     Returns:
         The loaded program; close it (or use it as a context manager) to release the connections.
@@ -229,7 +232,12 @@ def load(
             raise UnknownStageError(name, OPTIONAL_STAGES)
     lm = lm if lm is not None else lms.resolve_lm(model)
     settings = EngineSettings(
-        engine=engine, dsn=dsn, tap_url=tap_url, timeout_s=timeout_s, connect_timeout_s=CONNECT_TIMEOUT_S
+        engine=engine,
+        dsn=dsn,
+        tap_url=tap_url,
+        timeout_s=timeout_s,
+        connect_timeout_s=CONNECT_TIMEOUT_S,
+        ground=ground,
     )
     executor = open_engine(settings)
     try:

@@ -42,12 +42,13 @@ def peer_agreement(executor: Executor, peers: pd.DataFrame, golds: dict[int, str
         timeout_s: Time limit of one query.
 
     Returns:
-        Counts and agreement rates overall, and the disagreements per req_id (live verdict -> local verdict).
+        Counts and agreement rates overall and over the items whose prediction did not time out on the live server
+        (a live timeout says nothing about the data), and the disagreements per req_id and cause.
     """
     live_gold_ran = peers["live_gold_error"].isna() | (peers["live_gold_error"].astype(str).str.strip() == "")
     items = peers[live_gold_ran & peers["req_id"].isin(list(golds))]
     memo: dict[str, pd.DataFrame | None] = {}
-    agree = Counter()
+    agree, agree_ran_live, ran_live = Counter(), Counter(), 0
     by_question: dict[int, Counter] = defaultdict(Counter)
     for row in tqdm(items.itertuples(index=False), total=len(items), desc="peer predictions", disable=None):
         gold_sql = golds[int(row.req_id)]
@@ -59,13 +60,23 @@ def peer_agreement(executor: Executor, peers: pd.DataFrame, golds: dict[int, str
         live_row, live_col = bool(row.live_row_pm), bool(row.live_col_pm_formatted)
         agree["row"] += local_row == live_row
         agree["col"] += local_col == live_col
+        timed_out_live = str(row.live_pred_error) == "timeout"
+        if not timed_out_live:
+            ran_live += 1
+            agree_ran_live["row"] += local_row == live_row
+            agree_ran_live["col"] += local_col == live_col
         if local_row != live_row:
-            cause = "live timeout" if str(row.live_pred_error) == "timeout" else "other"
+            cause = "live timeout" if timed_out_live else "other"
             by_question[int(row.req_id)][f"live {int(live_row)} local {int(local_row)} ({cause})"] += 1
     n = len(items)
     return {
         "items": n,
         "row_agreement": round(agree["row"] / n, 4) if n else None,
         "col_formatted_agreement": round(agree["col"] / n, 4) if n else None,
+        "without_live_timeouts": {
+            "items": ran_live,
+            "row_agreement": round(agree_ran_live["row"] / ran_live, 4) if ran_live else None,
+            "col_formatted_agreement": round(agree_ran_live["col"] / ran_live, 4) if ran_live else None,
+        },
         "row_disagreements": {str(k): dict(v) for k, v in sorted(by_question.items())},
     }

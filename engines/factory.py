@@ -1,6 +1,7 @@
 """Build the engine a command or the Python API asked for, from one settings object."""
 
 import dataclasses
+from pathlib import Path
 
 from db.executor import ExecutorSettings
 from db.server import resolve_dsn
@@ -23,6 +24,8 @@ class EngineSettings:
         max_rows: Default row cap (None: the engine's default).
         pool_size: Most concurrent PostgreSQL connections.
         connect_timeout_s: Time allowed to reach the database or service (None: the engine's default).
+        ground: Gold-query files the embedded database must be grounded on (None: keep its grounding); used
+            only when the embedded server is the database.
     """
 
     engine: str = "postgres"
@@ -32,6 +35,7 @@ class EngineSettings:
     max_rows: int | None = None
     pool_size: int = 2
     connect_timeout_s: float | None = None
+    ground: tuple[Path, ...] | None = None
 
     def __post_init__(self) -> None:
         """Reject unknown engine names."""
@@ -52,5 +56,5 @@ def open_engine(settings: EngineSettings | None = None) -> Engine:
         from engines.tap import TapEngine  # pyvo and astropy load only when TAP is used
 
         return TapEngine(TapSettings(url=settings.tap_url or default_tap_url(), **given))
-    dsn = resolve_dsn(settings.dsn)
+    dsn = resolve_dsn(settings.dsn, ground=settings.ground)
     return PostgresEngine(ExecutorSettings(dsn=dsn, pool_size=settings.pool_size, **given))

@@ -22,7 +22,7 @@ from cli import add_engine_arguments, add_verbosity_arguments, engine_settings, 
 from data.errors import DataError
 from data.loader import ENV_VAR, SPLITS, grounding_files, load_dataset, resolve_dataset_path, split_file
 from db.errors import DatabaseUnavailable, DbError
-from db.server import DSN_ENV, resolve_dsn
+from db.server import DSN_ENV
 from engines import open_engine
 from evaluation.ablation import add_model_mode_arguments, check_model_mode_arguments, render_ablation, run_ablation
 from evaluation.checkpoint import CHECKPOINT_FILE, Checkpoint
@@ -154,8 +154,6 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
     predictions, source = _predictions_source(args) if args.predictions is not None else ([], {})
     dataset_file = split_file(resolve_dataset_path(args.dataset), args.split)
     examples = load_dataset(dataset_file, args.split)
-    if args.engine == "postgres":
-        resolve_dsn(args.dsn, ground=grounding_files(dataset_file))  # golds of every split have answers
     score = functools.partial(_score, args, examples=examples, dataset_file=dataset_file)
     if args.predictions is None:
         settings = ModelRunSettings(
@@ -169,6 +167,7 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
             dsn=args.dsn,
             engine=args.engine,
             tap_url=args.tap_url,
+            ground=grounding_files(dataset_file),
             timeout_s=_timeouts(args)[0],
         )
         dataset_identity = {"split": args.split, "dataset_sha256": _sha256(dataset_file)}
@@ -189,7 +188,8 @@ def _score(
 ) -> dict:
     """Score one prediction per item against the gold results and write the report files; return the report."""
     timeout_s, gold_timeout_s, is_external = _timeouts(args)
-    settings = engine_settings(args, timeout_s=timeout_s, pool_size=max(2, args.workers))
+    ground = grounding_files(dataset_file)  # the golds of every split of the dataset have answers
+    settings = engine_settings(args, timeout_s=timeout_s, pool_size=max(2, args.workers), ground=ground)
     with open_engine(settings) as executor:
         gold_cache = GoldCache(executor, cache_dir=args.gold_cache and Path(args.gold_cache), timeout_s=gold_timeout_s)
         identity = {

@@ -63,6 +63,7 @@ class ModelRunSettings:
         dsn: The database (None: ``$ALERCE_DSN``, else the embedded server).
         engine: Where the SQL runs: ``postgres`` or ``tap``.
         tap_url: The TAP service (None: ``$ALERCE_TAP_URL``, else ALeRCE's).
+        ground: Gold-query files to ground the embedded database on before answering (None: keep its grounding).
         timeout_s: Time limit of the program's own queries (self-correction), in seconds.
     """
 
@@ -76,6 +77,7 @@ class ModelRunSettings:
     dsn: str | None = None
     engine: str = "postgres"
     tap_url: str | None = None
+    ground: tuple[Path, ...] | None = None
     timeout_s: float = 30.0
 
 
@@ -270,6 +272,7 @@ def run_model(
         dsn=settings.dsn,
         engine=settings.engine,
         tap_url=settings.tap_url,
+        ground=settings.ground,
         without=settings.without,
         uncompiled=settings.uncompiled,
         direct=settings.direct,

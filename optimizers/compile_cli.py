@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import os
 import sys
@@ -19,7 +20,6 @@ from cli import add_engine_arguments, add_verbosity_arguments, engine_settings, 
 from data.errors import DataError
 from data.loader import dataset_sha256, grounding_files, load_dataset, resolve_dataset_path, split_file
 from db.errors import DatabaseUnavailable, DbError
-from db.server import resolve_dsn
 from engines import EngineSettings, open_engine
 from lms import LMConfigError, add_model_argument, resolve_lm
 from modules.settings import SCHEMA_DETAILS
@@ -148,14 +148,13 @@ def run(settings: CompileSettings, *, dataset: Path, engine: EngineSettings, out
     if settings.optimizer == "gepa" and not settings.reflection_model:
         raise CompileError("The gepa optimizer needs a reflection model: add --reflection-model PROVIDER/MODEL.")
     examples = load_dataset(dataset)
-    if engine.engine == "postgres":
-        resolve_dsn(engine.dsn, ground=grounding_files(dataset))  # golds of every split have answers
     lm = resolve_lm(settings.model)
     reflection_lm = resolve_lm(settings.reflection_model) if settings.reflection_model else None
     out = out or default_artifact_dir(settings.model)
     check_writable(out)
     _configure_lm_cache()
-    with open_engine(engine) as executor:
+    ground = grounding_files(dataset)  # the golds of every split of the dataset have answers
+    with open_engine(dataclasses.replace(engine, ground=ground)) as executor:
         program, report = compile_program(
             settings,
             examples,

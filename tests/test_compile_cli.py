@@ -60,7 +60,7 @@ def fake_backends(monkeypatch, tiny_dsn, tmp_path):
     lm = gated_lm()
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(cli, "resolve_lm", lambda model: lm)
-    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn: tiny_dsn)
+    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
     monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     return lm
 
@@ -82,6 +82,21 @@ def test_compile_writes_the_artifact_and_prints_its_folder(fake_backends, tmp_pa
     program, loaded = load_program("fake/gated", executor=None, program_path=out / PROGRAM_FILE)
     assert loaded == manifest
     assert len(program.generation.direct.demos) == 2
+
+
+def test_compile_grounds_the_embedded_database_on_the_dataset_splits(monkeypatch, tiny_dsn, tmp_path):
+    dataset = tmp_path / "splits"
+    dataset.mkdir()
+    for name in ("dev.csv", "test.csv"):
+        (dataset / name).write_bytes(SYNTHETIC_CSV.read_bytes())
+    grounded = []
+    monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
+    monkeypatch.setattr(cli, "resolve_lm", lambda model: gated_lm())
+    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: grounded.append(ground) or tiny_dsn)
+    monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
+    argv = ["--model", "fake/gated", "--optimizer", "none", "--dataset", str(dataset), "--out", str(tmp_path / "a")]
+    assert cli.main([*argv, "-q"]) == 0
+    assert grounded == [(dataset / "dev.csv", dataset / "test.csv")]
 
 
 def test_unwritable_out_exits_1_before_compiling(fake_backends, tmp_path, capsys):

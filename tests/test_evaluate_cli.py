@@ -168,3 +168,16 @@ def test_interrupt_exits_130(tmp_path, gold_csv, dev_csv_path, tiny_dsn, capsys,
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.strip() == f"interrupted: finished items are saved; resume with --report {tmp_path / 'report'}"
+
+
+def test_scoring_grounds_the_embedded_database_on_the_dataset_splits(examples, tmp_path, dev_csv_path, tiny_dsn):
+    import engines.factory
+
+    grounded = []
+    predictions = tmp_path / "one.csv"
+    pd.DataFrame({"req_id": [examples[0].req_id], "sql": [examples[0].gold_sql]}).to_csv(predictions, index=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: grounded.append(ground) or tiny_dsn)
+        args = _args(tmp_path, predictions, dev_csv_path, tiny_dsn)
+        assert main([*args[:4], *args[6:]]) == 0
+    assert grounded == [(dev_csv_path,)]
