@@ -228,6 +228,7 @@ def _publish(dachs: str, source_dsn: str) -> None:
     rd_path = GAVO_DIR / "inputs" / TAP_SCHEMA / "q.rd"
     rd_path.write_text(render_rd(catalog))
     _run([dachs, "imp", "-m", RD_ID])
+    _run([dachs, "limits", "-t", RD_ID])  # fills tap_schema.tables.nrows, which TAP engines fingerprint
     _run([dachs, "pub", RD_ID], check=False)
 
 

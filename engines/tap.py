@@ -67,6 +67,7 @@ class TapEngine:
         self._lock = threading.Lock()
         self._target: TapTarget | None = None
         self._hard_limit: int | None = None
+        self._contents = ""
 
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> TapResult:
         """Guard, translate and run one SELECT statement.
@@ -111,7 +112,7 @@ class TapEngine:
         """Return the service's schema facts, reading its limits and ``tap_schema`` tables once."""
         with self._lock:
             if self._target is None:
-                self._target, self._hard_limit = self._with_retries(self._read_service)
+                self._target, self._hard_limit, self._contents = self._with_retries(self._read_service)
             return self._target
 
     def tables(self) -> frozenset[str]:
@@ -119,9 +120,13 @@ class TapEngine:
         return self.target().tables
 
     def fingerprint(self) -> str:
-        """Return ``tap-`` and a hash of the URL and the published tables."""
-        target = self.target()
-        text = "\x1f".join([self.settings.url, *sorted(target.tables)])
+        """Return ``tap-`` and a hash of the URL, the published tables and their row counts where listed.
+
+        The row counts (``tap_schema.tables.nrows``, filled by DaCHS's ``dachs limits``) change when the service's
+        data change; a service that does not list them is identified by its URL and tables only.
+        """
+        self.target()
+        text = "\x1f".join([self.settings.url, self._contents])
         return f"{self.name}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
     def close(self) -> None:
@@ -143,17 +148,24 @@ class TapEngine:
         session = _TimeoutSession((self.settings.connect_timeout_s, read_timeout_s))
         return pyvo.dal.TAPService(self.settings.url, session=session)
 
-    def _read_service(self) -> tuple[TapTarget, int | None]:
+    def _read_service(self) -> tuple[TapTarget, int | None, str]:
+        """Read the hard row limit, the tables of schema ztf and their row counts (where listed)."""
         service = self._service(self.settings.timeout_s)
         try:
             hard_limit = int(service.hardlimit)
         except (DALServiceError, TypeError, ValueError):
             hard_limit = None
-        query = f"SELECT table_name FROM tap_schema.tables WHERE schema_name = '{TAP_SCHEMA}'"
-        names = service.run_sync(query, maxrec=10_000).to_table()["table_name"]
-        tables = frozenset(str(name).split(".")[-1].lower() for name in names)
-        logger.debug("TAP service %s publishes %d tables in %s", self.settings.url, len(tables), TAP_SCHEMA)
-        return default_target(tables), hard_limit
+        where = f"WHERE schema_name = '{TAP_SCHEMA}'"
+        try:
+            rows = service.run_sync(f"SELECT table_name, nrows FROM tap_schema.tables {where}", maxrec=10_000)
+        except DALQueryError:  # a service whose tap_schema has no nrows column
+            rows = service.run_sync(f"SELECT table_name FROM tap_schema.tables {where}", maxrec=10_000)
+        table = rows.to_table()
+        names = [str(name).split(".")[-1].lower() for name in table["table_name"]]
+        counts = [str(count) for count in table["nrows"]] if "nrows" in table.colnames else [""] * len(names)
+        contents = ",".join(sorted(f"{name}={count}" for name, count in zip(names, counts, strict=True)))
+        logger.debug("TAP service %s publishes %d tables in %s", self.settings.url, len(names), TAP_SCHEMA)
+        return default_target(frozenset(names)), hard_limit, contents
 
     def _run(self, translation: Translation, *, timeout_s: float, max_rows: int) -> pyvo.dal.TAPResults:
         uploads = {name: _upload_table(upload) for name, upload in translation.uploads.items()} or None

@@ -6,6 +6,7 @@ from pyvo.dal import DALQueryError, DALServiceError
 
 from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
 from engines import TapSettings
+from engines.adql import default_target
 from engines.tap import TapEngine
 
 
@@ -81,3 +82,15 @@ def test_an_unsupported_query_fails_before_any_request(monkeypatch):
     monkeypatch.setattr("engines.tap.translate", lambda sql, target: pytest.fail("translated before the guard"))
     with pytest.raises(ExecutionError, match="Only one SELECT or WITH statement is allowed, got DROP"):
         engine.execute("DROP TABLE object")
+
+
+def test_the_fingerprint_changes_with_the_row_counts_the_service_lists(monkeypatch):
+    def engine_listing(contents):
+        engine = TapEngine(TapSettings(url="http://tap.invalid/tap"))
+        monkeypatch.setattr(engine, "_read_service", lambda: (default_target(), None, contents))
+        return engine
+
+    first = engine_listing("object=20149,probability=341809").fingerprint()
+    assert first.startswith("tap-") and len(first) == 20
+    assert engine_listing("object=20149,probability=341809").fingerprint() == first
+    assert engine_listing("object=549,probability=17582").fingerprint() != first
