@@ -15,7 +15,8 @@ import hashlib
 import logging
 import threading
 import time
-from typing import Any, Self
+from collections.abc import Callable
+from typing import Any, Self, TypeVar
 
 import pandas as pd
 import pyvo
@@ -32,6 +33,8 @@ from engines.tap_settings import TAP_URL_ENV, TapSettings
 __all__ = ["TapEngine", "TapResult"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 _MISSING_MARKERS = (
     "could not locate",
@@ -183,9 +186,10 @@ class TapEngine:
         finally:
             _delete_job(job)
 
-    def _with_retries(self, call: Any) -> Any:
+    def _with_retries(self, call: Callable[[], T]) -> T:
         """Run `call`, retrying transient HTTP failures; translate pyvo and HTTP errors into project errors."""
-        for attempt in range(self.settings.retries + 1):
+        attempt = 0
+        while True:
             try:
                 return call()
             except DALQueryError as err:
@@ -193,12 +197,12 @@ class TapEngine:
             except (DALServiceError, DALFormatError, requests.RequestException) as err:
                 if _is_timeout(err):
                     raise ExecutionError(ErrorKind.TIMEOUT, None, _timeout_message("the TAP query", None)) from err
-                if not _is_transient(err) or attempt == self.settings.retries:
+                if not _is_transient(err) or attempt >= self.settings.retries:
                     raise DatabaseUnavailable(_unavailable_message(self.settings.url, err)) from err
                 delay_s = self.settings.backoff_s * 2**attempt
                 logger.info("TAP service failed (%s); retrying in %.1f s", _reason(err), delay_s)
                 time.sleep(delay_s)
-        raise AssertionError("unreachable")
+                attempt += 1
 
 
 class _TimeoutSession(requests.Session):
