@@ -24,6 +24,7 @@ __all__ = [
     "column_match_formatted",
     "column_match_raw",
     "identifier_strings",
+    "prediction_identifier",
     "row_match",
     "score_frames",
 ]
@@ -116,6 +117,27 @@ def _alias_id(pred_sql: str, columns: pd.Index) -> str | None:
                 raise ValueError("SELECT list longer than the result")
             return columns[position]
     return None
+
+
+def prediction_identifier(pred_df: pd.DataFrame, pred_sql: str) -> str | None:
+    """Return the column row PM would compare in a predicted result, without a gold: IDS, aliases, then id-like.
+
+    A SELECT list where the reference's alias mapping crashes falls through to the id-like rule here.
+
+    Examples:
+        >>> prediction_identifier(pd.DataFrame({"ztf_id": ["ZTF1"]}), "SELECT oid AS ztf_id FROM object")
+        'ztf_id'
+        >>> prediction_identifier(pd.DataFrame({"ndet": [3]}), "SELECT ndet FROM object") is None
+        True
+    """
+    columns = pred_df.loc[:, ~pred_df.columns.duplicated()].columns
+    found = _first_id(columns)
+    if found is None:
+        try:
+            found = _alias_id(pred_sql, columns)
+        except ValueError:
+            found = None
+    return found if found is not None else _first_id_like(columns)
 
 
 def identifier_strings(values: pd.Series) -> set[str]:

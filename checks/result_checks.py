@@ -1,0 +1,149 @@
+"""Deterministic checks of an executed result against the question's text.
+
+Each check reads only generic phrasing ("the 10 brightest", "at most 5", "how many", quoted column names) and
+the result's shape; none knows any particular question.
+"""
+
+import re
+
+import pandas as pd
+
+from checks.findings import Finding, FindingKind
+from optimizers.metric import prediction_identifier
+
+__all__ = ["check_result", "stated_row_limit"]
+
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "twenty": 20, "fifty": 50, "hundred": 100,
+}  # fmt: skip
+_NUMBER = r"(\d[\d,]*|" + "|".join(_NUMBER_WORDS) + r")"
+_LIMIT_PATTERNS = (
+    re.compile(rf"\b(?:top|first|at most|up to|maximum of|limit(?: to| of)?)\s+{_NUMBER}\b(?!\s*(?:days?|%|percent))"),
+    re.compile(rf"\bthe\s+{_NUMBER}\s+(?:\w+est|most|least|highest|lowest|largest|smallest|latest|earliest)\b"),
+    re.compile(rf"\b{_NUMBER}\s+(?:\w+est|most|least)\b"),
+)
+_PER_GROUP = re.compile(r"\b(?:each|per|every|for all|respectively|by (?:band|filter|class|classifier))\b")
+_ASKS_OBJECTS = re.compile(r"\b(?:objects?|oids?|sources?|candidates?|sne|supernovae)\b")
+_ASKS_ROWS_OF = re.compile(r"\b(?:detections?|light ?curves?|alerts?|candids?|photometry|magnitudes|features?)\b")
+_ASKS_COUNT = re.compile(r"\b(?:how many|number of|count)\b")
+_QUOTES = "\"'`\u2018\u2019\u201c\u201d"
+_QUOTED = re.compile(f"[{_QUOTES}]([A-Za-z_][A-Za-z0-9_]*)[{_QUOTES}]")
+_COLUMN_NAME = re.compile(r"[a-z_][a-z0-9_]*")  # column names are lower case; quoted class names are not
+_COLUMN_LIST = re.compile(r"\b(?:following columns?|columns?)\s*:\s*([^.\n]+)")
+
+
+def _number(text: str) -> int:
+    return _NUMBER_WORDS.get(text) or int(text.replace(",", ""))
+
+
+def stated_row_limit(question: str) -> int | None:
+    """Return the most rows the question allows ("the 10 brightest", "at most 5", "top 1000"), or None.
+
+    A question that asks per group ("for each class", "per band") states no overall limit.
+
+    Examples:
+        >>> stated_row_limit("Give me the 10 brightest SNe Ia")
+        10
+        >>> stated_row_limit("Return at most five objects")
+        5
+        >>> stated_row_limit("The top 3 objects of each class") is None
+        True
+    """
+    text = question.lower()
+    if _PER_GROUP.search(text):
+        return None
+    limits = [_number(match.group(1)) for pattern in _LIMIT_PATTERNS for match in pattern.finditer(text)]
+    return max(limits) if limits else None
+
+
+def requested_columns(question: str) -> list[str]:
+    """Return the column names the question names explicitly (quoted, or listed after 'columns:'), lower case only.
+
+    Examples:
+        >>> requested_columns("Return the following columns: oid, ndet and meanra.")
+        ['oid', 'ndet', 'meanra']
+        >>> requested_columns("Give the 'oid' and the \\"firstmjd\\" of SNe")
+        ['oid', 'firstmjd']
+    """
+    names = [match.group(1) for match in _QUOTED.finditer(question)]
+    for match in _COLUMN_LIST.finditer(question):
+        names.extend(part.strip().strip(_QUOTES) for part in re.split(r",|\band\b", match.group(1)))
+    return list(dict.fromkeys(name for name in names if _COLUMN_NAME.fullmatch(name)))
+
+
+def _empty(question: str, frame: pd.DataFrame, sql: str) -> Finding | None:
+    if len(frame) == 0:
+        return Finding(kind=FindingKind.EMPTY_RESULT, message="The query returned no rows; check its conditions.")
+    return None
+
+
+def _row_count(question: str, frame: pd.DataFrame, sql: str) -> Finding | None:
+    limit = stated_row_limit(question)
+    if limit is not None and len(frame) > limit:
+        return Finding(
+            kind=FindingKind.ROW_COUNT,
+            message=f"The question asks for at most {limit} rows, the result has {len(frame)}.",
+        )
+    return None
+
+
+def _missing_columns(question: str, frame: pd.DataFrame, sql: str) -> Finding | None:
+    labels = {str(name).lower() for name in frame.columns}
+    missing = [name for name in requested_columns(question) if name.lower() not in labels]
+    if missing:
+        return Finding(
+            kind=FindingKind.MISSING_COLUMNS,
+            message=f"The question asks for the column(s) {', '.join(missing)}, which the result lacks.",
+        )
+    return None
+
+
+def _repeated_objects(question: str, frame: pd.DataFrame, sql: str) -> Finding | None:
+    text = question.lower()
+    if len(frame) < 2 or not _ASKS_OBJECTS.search(text) or _ASKS_ROWS_OF.search(text) or _PER_GROUP.search(text):
+        return None
+    column = "oid" if "oid" in frame.columns else prediction_identifier(frame, sql)
+    if column is None or str(column).lower() not in ("oid", "objectid", "object_id"):
+        return None
+    values = frame.loc[:, ~frame.columns.duplicated()][column]
+    repeats = len(values) - values.nunique(dropna=False)
+    if repeats:
+        return Finding(
+            kind=FindingKind.REPEATED_OBJECTS,
+            message=f"The question asks for objects, yet {repeats} rows repeat an object already listed.",
+        )
+    return None
+
+
+def _count_as_rows(question: str, frame: pd.DataFrame, sql: str) -> Finding | None:
+    text = question.lower()
+    if len(frame) > 1 and _ASKS_COUNT.search(text) and not _PER_GROUP.search(text):
+        return Finding(
+            kind=FindingKind.COUNT_AS_ROWS,
+            message=f"The question asks for a count, the result has {len(frame)} rows; return one row.",
+        )
+    return None
+
+
+CHECKS = (_empty, _row_count, _missing_columns, _repeated_objects, _count_as_rows)
+"""Every result check, in the order they report."""
+
+
+def check_result(question: str, frame: pd.DataFrame, sql: str = "") -> list[Finding]:
+    """Return the findings of every result check on one executed result.
+
+    Args:
+        question: The question as asked.
+        frame: The rows the query returned.
+        sql: The executed SQL (read to find the identifier column through aliases).
+
+    Returns:
+        The findings, in the order of ``CHECKS``; empty when the result looks consistent with the question.
+
+    Examples:
+        >>> [f.kind.value for f in check_result("How many SNe are there?", pd.DataFrame({"count": [1, 2]}))]
+        ['count_as_rows']
+    """
+    found = (check(question, frame, sql) for check in CHECKS)
+    return [finding for finding in found if finding is not None]
