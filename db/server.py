@@ -32,6 +32,7 @@ __all__ = [
     "default_data_dir",
     "default_port",
     "down",
+    "embedded_admin_dsn",
     "resolve_dsn",
     "running_dsn",
     "status",
@@ -194,6 +195,21 @@ def running_dsn(*, scale: str = "default", data_dir: Path | None = None, admin: 
     if name not in {build.database for build in state.databases}:
         raise ServerError(f"Database {name} is not built; build it with `python -m db up --scale {scale}`.")
     return _admin_dsn(Cluster(state.data_dir), state.port, name) if admin else _reader_dsn(state.port, name)
+
+
+def embedded_admin_dsn(reader_dsn: str, data_dir: Path | None = None) -> str | None:
+    """The superuser DSN of the embedded server when ``reader_dsn`` is its reader DSN, else None.
+
+    The executor uses it only to end a backend that ignores its own timeout; nothing else connects with it.
+    """
+    cluster = Cluster(data_dir or default_data_dir())
+    if not cluster.is_initialized() or cluster.running_pid() is None or cluster.running_port() is None:
+        return None
+    port = cluster.running_port()
+    for scale in SCALES:
+        if reader_dsn == _reader_dsn(port, database_name(scale)):
+            return _admin_dsn(cluster, port, database_name(scale))
+    return None
 
 
 def resolve_dsn(dsn: str | None = None, scale: str = "default", ground: tuple[Path, ...] | None = None) -> str:

@@ -4,7 +4,7 @@ import dataclasses
 from pathlib import Path
 
 from db.executor import ExecutorSettings
-from db.server import resolve_dsn
+from db.server import embedded_admin_dsn, resolve_dsn
 from engines.engine import ENGINE_NAMES, Engine
 from engines.postgres import PostgresEngine
 from engines.tap_settings import TapSettings, default_tap_url
@@ -57,4 +57,5 @@ def open_engine(settings: EngineSettings | None = None) -> Engine:
 
         return TapEngine(TapSettings(url=settings.tap_url or default_tap_url(), **given))
     dsn = resolve_dsn(settings.dsn, ground=settings.ground)
-    return PostgresEngine(ExecutorSettings(dsn=dsn, pool_size=settings.pool_size, **given))
+    admin = embedded_admin_dsn(dsn)  # lets the executor end a backend that ignores its timeout
+    return PostgresEngine(ExecutorSettings(dsn=dsn, pool_size=settings.pool_size, admin_dsn=admin, **given))

@@ -4,13 +4,12 @@ import logging
 
 import dspy
 
+from lms.lm_watch import FATAL_LM_ERRORS
 from modules.failures import FailureKind, StageFailure
 
 __all__ = ["call_predictor"]
 
 logger = logging.getLogger(__name__)
-
-_FATAL_LM_ERRORS = (dspy.LMConfigurationError, dspy.LMAuthError, dspy.LMBillingError)
 
 
 def call_predictor(
@@ -18,7 +17,8 @@ def call_predictor(
 ) -> tuple[dspy.Prediction | None, StageFailure | None]:
     """Run `predictor` and turn a parse or LM failure into a typed `StageFailure`.
 
-    Configuration, authentication and billing errors still raise: they would fail every question alike.
+    Fatal LM errors (``lms.FATAL_LM_ERRORS``: configuration, authentication, billing, unknown model, provider
+    unreachable) still raise: they would fail every question alike.
 
     Args:
         stage: Stage name recorded in the failure.
@@ -28,16 +28,24 @@ def call_predictor(
     Returns:
         (prediction, None) on success, (None, failure) otherwise.
     """
+    inputs = {name: _valid_text(value) for name, value in inputs.items()}
     try:
         return predictor(**inputs), None
     except dspy.AdapterParseError as err:
         failure = StageFailure(stage, FailureKind.PARSE, _first_line(err))
-    except _FATAL_LM_ERRORS:
+    except FATAL_LM_ERRORS:
         raise
     except dspy.LMError as err:
         failure = StageFailure(stage, FailureKind.LM_ERROR, f"{type(err).__name__}: {_first_line(err)}")
     logger.info("stage %s failed (%s): %s", stage, failure.kind, failure.message)
     return None, failure
+
+
+def _valid_text(value: object) -> object:
+    """Text that UTF-8 can encode: a lone surrogate (e.g. from a JSON escape in LM output) becomes '?'."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    return value
 
 
 def _first_line(err: Exception) -> str:

@@ -280,3 +280,10 @@ def test_up_reapplies_protections_to_an_existing_database(scratch_server: Server
         ).fetchone()[0]
         assert conn.execute("SHOW temp_file_limit").fetchone()[0] == "1GB"
     assert may_terminate is False
+
+
+def test_embedded_admin_dsn_only_for_the_embedded_reader_dsn(pg_server, tiny_server) -> None:
+    from db.server import embedded_admin_dsn
+
+    assert embedded_admin_dsn(tiny_server.reader_dsn, pg_server.data_dir) == tiny_server.admin_dsn
+    assert embedded_admin_dsn("postgresql://someone@elsewhere:5432/ztf", pg_server.data_dir) is None
