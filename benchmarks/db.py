@@ -208,6 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="data folder of the throwaway server, kept afterwards (default: a temporary folder)",
     )
     parser.add_argument("--port", type=int, default=None, help="TCP port of the throwaway server (default: free)")
+    parser.add_argument(
+        "--ground",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        default=None,
+        help="gold-query files to ground on (default: every split file of the dataset folder)",
+    )
     return parser
 
 
@@ -218,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     port = args.port or free_port()
     try:
         dataset, golds = gold_queries(args.dataset)
-        ground = grounding_files(dataset)
+        ground = tuple(args.ground) if args.ground else grounding_files(dataset)
         if args.data_dir is not None:
             results = run(args.scales, golds, args.data_dir, port, ground)
         else:

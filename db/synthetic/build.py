@@ -139,7 +139,6 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
         writer.write(name, frame)
     _random_chunks(writer, seed, size, literal_oids(queries))
     _unlinked_allwise(writer, seed, size)
-    conn.execute("SET session_replication_role = origin")
     for _, definition in indexes:
         conn.execute(definition)
     if queries:
@@ -155,6 +154,7 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
             deleted,
             time.monotonic() - t1,
         )
+    conn.execute("SET session_replication_role = origin")  # foreign-key triggers stay off until here
     conn.commit()
     was_autocommit = conn.autocommit
     conn.autocommit = True
