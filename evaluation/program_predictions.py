@@ -25,6 +25,8 @@ from answering import Text2SQL, load
 from db.errors import DatabaseUnavailable, ErrorKind
 from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
+from lms import LMWatch
+from lms.lm_watch import raise_if_every_call_failed
 from optimizers.lm_retries import install_retry_counter, retries_in_thread
 from optimizers.outage import raise_if_connection_lost
 
@@ -147,7 +149,8 @@ def predict_dataset(
     Returns:
         One record per (run, question), in run then dataset order.
 
-    A question whose answering raises anything else is recorded by ``failed_answer`` and the run goes on.
+    A question whose answering raises anything else is recorded by ``failed_answer`` and the run goes on. Each
+    record counts the LM calls made (``lm_calls``) and failed (``lm_failed_calls``) while answering it.
 
     Raises:
         KeyboardInterrupt: Interrupted; finished answers are in the checkpoint.
@@ -161,16 +164,21 @@ def predict_dataset(
     if len(todo) < len(keys):
         logger.info("resuming: %d of %d answers already in %s", len(keys) - len(todo), len(keys), checkpoint.path)
     answerers = {run: t2s.with_lm(_run_lm(t2s.lm, run)) for run in range(runs)}
+    watch = LMWatch()
 
     def answer_and_save(example: dspy.Example, run: int) -> dict[str, Any]:
         started = time.perf_counter()
+        calls_before, failed_before = watch.in_thread()
         try:
-            record = predict_one(answerers[run], example, run)
+            with dspy.context(callbacks=[*dspy.settings.callbacks, watch]):
+                record = predict_one(answerers[run], example, run)
         except (DatabaseUnavailable, dspy.LMError):
             raise
         except Exception as err:  # one question the program cannot handle must not end the run
             logger.warning("question %s run %s could not be answered: %r", example.req_id, run, err)
             record = failed_answer(example, run, err, seconds=time.perf_counter() - started)
+        calls, failed = watch.in_thread()
+        record |= {"lm_calls": calls - calls_before, "lm_failed_calls": failed - failed_before}
         checkpoint.append(record)
         return record
 
@@ -237,6 +245,14 @@ def _describe(t2s: Text2SQL, settings: ModelRunSettings) -> dict[str, Any]:
     }
 
 
+def _raise_if_every_call_failed(records: Sequence[dict[str, Any]]) -> None:
+    """Refuse to score a run whose every LM call failed (resumed answers included): it measured nothing."""
+    calls = sum(int(record.get("lm_calls") or 0) for record in records)
+    failed = sum(int(record.get("lm_failed_calls") or 0) for record in records)
+    messages = [f["message"] for record in records for f in record["failures"] if f["kind"] == "lm_error"]
+    raise_if_every_call_failed(calls, failed, messages[-1] if messages else None)
+
+
 def run_model(
     settings: ModelRunSettings,
     examples: Sequence[dspy.Example],
@@ -261,7 +277,7 @@ def run_model(
 
     Raises:
         lms.LMConfigError, optimizers.errors.OptimizerError, db.errors.DbError: The model, artifact or database
-            is unusable.
+            is unusable (``lms.LMUnusable``: every LM call of the run failed).
         evaluation.errors.CheckpointMismatch: predictions.jsonl was written for another program or dataset.
     """
     lm = lm if lm is not None else lms.resolve_lm(settings.model)
@@ -282,6 +298,7 @@ def run_model(
         identity = {**_describe(t2s, settings), **dataset_identity, "timeout_s": settings.timeout_s}
         checkpoint = Checkpoint(report_dir / PREDICTIONS_FILE, identity)
         records = predict_dataset(t2s, examples, runs=settings.runs, workers=settings.workers, checkpoint=checkpoint)
+    _raise_if_every_call_failed(records)
     predictions = [Prediction(record["req_id"], record["run"], record["sql"]) for record in records]
     source = {
         "kind": "program",

@@ -6,16 +6,20 @@ Example:
     'local-gemma3-270m'
 """
 
-from lms.errors import LMConfigError, LocalModelUnavailable, MissingApiKey, UnknownModel
+from lms.errors import LMConfigError, LMUnusable, LocalModelUnavailable, MissingApiKey, UnknownModel
 from lms.llama_engine import LlamaCppEngine, LlamaSettings
+from lms.lm_watch import FATAL_LM_ERRORS, LMWatch
 from lms.local_models import LOCAL_MODELS, LOCAL_PREFIX, LocalModel, build_engine, local_model
 from lms.resolve import DEFAULT_LOCAL_MODEL, add_model_argument, model_slug, resolve_lm
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",
+    "FATAL_LM_ERRORS",
     "LOCAL_MODELS",
     "LOCAL_PREFIX",
     "LMConfigError",
+    "LMUnusable",
+    "LMWatch",
     "LlamaCppEngine",
     "LlamaSettings",
     "LocalModel",

@@ -5,7 +5,7 @@ Every class derives from ``LMConfigError`` so a command can catch one class and 
 
 from __future__ import annotations
 
-__all__ = ["LMConfigError", "LocalModelUnavailable", "MissingApiKey", "UnknownModel"]
+__all__ = ["LMConfigError", "LMUnusable", "LocalModelUnavailable", "MissingApiKey", "UnknownModel"]
 
 
 class LMConfigError(Exception):
@@ -51,3 +51,15 @@ class LocalModelUnavailable(LMConfigError):  # noqa: N818
         super().__init__(f"Local model '{model}' is unavailable: {detail}. Install it with: pip install {package}")
         self.model = model
         self.package = package
+
+
+class LMUnusable(LMConfigError):  # noqa: N818
+    """The LM cannot answer at all: a call failed in a way every call would, or every call of a run failed.
+
+    Attributes:
+        kind: The failing call's error class name (``LMAuthError``, ``LMTransportError``, ...).
+    """
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind

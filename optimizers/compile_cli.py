@@ -21,7 +21,7 @@ from data.errors import DataError
 from data.loader import dataset_sha256, grounding_files, load_dataset, resolve_dataset_path, split_file
 from db.errors import DatabaseUnavailable, DbError
 from engines import EngineSettings, open_engine
-from lms import LMConfigError, add_model_argument, resolve_lm
+from lms import LMConfigError, LMUnusable, add_model_argument, resolve_lm
 from modules.settings import SCHEMA_DETAILS
 from modules.stages import STAGES
 from optimizers.artifact import REPO_DIR, check_writable, default_artifact_dir, save_artifact
@@ -143,7 +143,8 @@ def run(settings: CompileSettings, *, dataset: Path, engine: EngineSettings, out
 
     Raises:
         CompileError, ArtifactMismatch: see ``optimizers.errors``.
-        DataError, DbError, LMConfigError: the dataset, database or model is not usable.
+        DataError, DbError, LMConfigError: the dataset, database or model is not usable (``LMUnusable``: the LM
+            failed fatally or on every call; nothing is written).
     """
     if settings.optimizer == "gepa" and not settings.reflection_model:
         raise CompileError("The gepa optimizer needs a reflection model: add --reflection-model PROVIDER/MODEL.")
@@ -151,18 +152,25 @@ def run(settings: CompileSettings, *, dataset: Path, engine: EngineSettings, out
     lm = resolve_lm(settings.model)
     reflection_lm = resolve_lm(settings.reflection_model) if settings.reflection_model else None
     out = out or default_artifact_dir(settings.model)
+    is_new = not out.exists()
     check_writable(out)
     _configure_lm_cache()
     ground = grounding_files(dataset)  # the golds of every split of the dataset have answers
-    with open_engine(dataclasses.replace(engine, ground=ground)) as executor:
-        program, report = compile_program(
-            settings,
-            examples,
-            executor=executor,
-            gold_cache=GoldCache(executor),
-            lm=lm,
-            reflection_lm=reflection_lm,
-        )
+    try:
+        with open_engine(dataclasses.replace(engine, ground=ground)) as executor:
+            program, report = compile_program(
+                settings,
+                examples,
+                executor=executor,
+                gold_cache=GoldCache(executor),
+                lm=lm,
+                reflection_lm=reflection_lm,
+            )
+    except BaseException:
+        if is_new:  # leave no empty artifact folder behind
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
     file = split_file(dataset)
     report["dataset"] = {"name": file.name, "sha256": dataset_sha256(dataset), "n_examples": len(examples)}
     folder = save_artifact(program, out, report)
@@ -196,6 +204,9 @@ def _compile(args: argparse.Namespace, settings: CompileSettings) -> int:
         return 130
     except DatabaseUnavailable as err:
         print(f"error: {err} LM calls made so far are cached; rerun the same command to resume.", file=sys.stderr)
+        return 1
+    except LMUnusable as err:
+        print(f"error: {err} No artifact was written.", file=sys.stderr)
         return 1
     except (OptimizerError, DataError, DbError, LMConfigError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ import psycopg
 import sqlglot
 from dspy.utils.usage_tracker import UsageTracker
 
+from lms import LMWatch
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import signature_hash
 from optimizers.lm_retries import install_retry_counter, retries_total
@@ -85,7 +87,7 @@ def _metered_feedback(metric: Any, usage: StageUsage, guard: OutageGuard) -> Any
     return metered
 
 
-def evaluate_pm(program: dspy.Module, examples: list[dspy.Example], metric: Any, num_threads: int) -> float:
+def evaluate_pm(program: Callable[..., Any], examples: list[dspy.Example], metric: Any, num_threads: int) -> float:
     """Return the mean row PM of ``program`` on ``examples`` (0 to 1), with a progress bar when stderr is a terminal."""
     if not examples:
         return 0.0
@@ -161,6 +163,7 @@ def compile_program(
 
     Raises:
         DatabaseUnavailable: The database went away during a phase (DSPy would have scored the rest as zeros).
+        LMUnusable: A fatal LM error (``lms.FATAL_LM_ERRORS``) happened, or every LM call of a phase failed.
     """
     started = time.monotonic()
     install_retry_counter()
@@ -185,17 +188,19 @@ def compile_program(
         reflection_lm=reflection_lm,
     )
     tracker = SharedUsageTracker()
-    with dspy.context(lm=lm, adapter=make_adapter(settings.adapter), usage_tracker=tracker):
-        with guard.phase():
-            before = evaluate_pm(student, validation, metric, settings.num_threads)
+    watch = LMWatch()
+    callbacks = [*dspy.settings.callbacks, watch]
+    with dspy.context(lm=lm, adapter=make_adapter(settings.adapter), usage_tracker=tracker, callbacks=callbacks):
+        with guard.phase(), watch.phase():
+            before = evaluate_pm(watch.guarded(student), validation, metric, settings.num_threads)
         logger.info("validation PM before: %.3f", before)
-        with guard.phase(), contextlib.redirect_stdout(sys.stderr):
+        with guard.phase(), watch.phase(), contextlib.redirect_stdout(sys.stderr):
             compiled = STRATEGIES[settings.optimizer](student, train, validation, context)
-        with guard.phase():
+        with guard.phase(), watch.phase():
             after = (
                 before
                 if settings.optimizer == "none"
-                else evaluate_pm(compiled, validation, metric, settings.num_threads)
+                else evaluate_pm(watch.guarded(compiled), validation, metric, settings.num_threads)
             )
         logger.info("validation PM after: %.3f", after)
     report = {
