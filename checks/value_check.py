@@ -95,7 +95,7 @@ def _flagged(sql: str, vocabulary: Vocabulary) -> tuple[exp.Expression | None, l
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
         scopes = traverse_scope(tree)
-    except SqlglotError:
+    except (SqlglotError, RecursionError):  # sqlglot recurses per nesting level; very deep SQL exhausts it
         return None, []
     flagged = []
     for scope in scopes:
