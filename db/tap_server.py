@@ -57,6 +57,7 @@ def tap_up(settings: ServerSettings | None = None) -> str:
     Raises:
         ServerError: DaCHS is missing, cannot be set up or started, or another run holds it too long.
     """
+    _dachs()  # a missing DaCHS is reported at once, not after waiting for the lock
     with _exclusive():
         return _up(settings)
 
@@ -72,6 +73,7 @@ def tap_session(settings: ServerSettings | None = None, *, fresh: bool = False) 
         settings: The embedded database to publish.
         fresh: Stop the server and copy the database again, as on a new machine (for timing the set-up).
     """
+    _dachs()
     with _exclusive():
         was_running = _answers()
         if fresh:

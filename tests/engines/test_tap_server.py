@@ -82,3 +82,12 @@ def test_tap_needs_an_action(capsys):
         db_main(["tap"])
     assert exit_info.value.code == 2
     assert "the following arguments are required: ACTION" in capsys.readouterr().err
+
+
+def test_tap_up_without_dachs_says_so_in_one_line(capsys, monkeypatch):
+    monkeypatch.setattr("db.tap_server.shutil.which", lambda name: None)
+    assert db_main(["tap", "up"]) == 1
+    assert capsys.readouterr().err == (
+        "error: GAVO DaCHS is not installed (no `dachs` command); on Debian run `sudo bash "
+        "scripts/install_system_packages.sh` (gavodachs2-server). The TAP engine still works against any --tap-url.\n"
+    )
