@@ -8,6 +8,7 @@ was killed is started anew. DaCHS is GPL and not a Python dependency; without it
 
 import contextlib
 import fcntl
+import functools
 import json
 import logging
 import os
@@ -156,10 +157,15 @@ def tap_status() -> TapServerStatus:
 
 def tap_url() -> str:
     """Return the TAP URL of the local DaCHS (``[web]serverPort`` of its configuration, default 8080)."""
-    port = "8080"
-    if shutil.which("dachs"):
-        port = _run([_dachs(), "config", "web", "serverPort"]).strip() or port
-    return f"http://127.0.0.1:{port}/tap"
+    return f"http://127.0.0.1:{_server_port()}/tap"
+
+
+@functools.cache
+def _server_port() -> str:
+    """Read the configured port once: each `dachs` command costs a second or two of start-up."""
+    if shutil.which("dachs") is None:
+        return "8080"
+    return _run([_dachs(), "config", "web", "serverPort"]).strip() or "8080"
 
 
 def _dachs() -> str:
