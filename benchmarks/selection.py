@@ -7,7 +7,8 @@ reports the mean candidate's row PM, the row PM of the candidate the result vote
 as an expectation), and the oracle (any candidate right); how many candidates the value check flags, its precision
 (flagged ones that are wrong) and recall (wrong ones it flags), and row PM after replacing the flagged literals;
 and precision and recall of every result check on the executed candidates. "Wrong" is the local verdict;
-``precision_live`` and the ``*_live`` scores use the file's live verdicts (items whose live gold ran).
+``precision_live`` and the ``*_live`` scores use the file's live verdicts (items whose live gold ran), and
+``precision_column_pm`` counts a flagged candidate as wrong when its formatted column PM is 0.
 
 Without --dsn the embedded database is used, grounded on every split file of the dataset folder.
 """
@@ -33,7 +34,7 @@ from db.errors import ExecutionError
 from engines import EngineSettings, open_engine
 from modules.extract_sql import extract_sql
 from optimizers.gold_cache import GoldCache
-from optimizers.metric import row_match
+from optimizers.metric import column_match_formatted, row_match
 
 log = logging.getLogger("benchmarks.selection")
 
@@ -133,6 +134,7 @@ def score_candidates(engine, candidates: pd.DataFrame, examples: dict, *, timeou
                 sql=sql,
                 frame=frame,
                 pm=row_match(gold, frame, sql).pm,
+                col_pm=column_match_formatted(sql, gold, frame).pm,
                 live_pm=_live(row),
                 value_flagged=flagged[i],
                 fixed_sql=fixed_sql,

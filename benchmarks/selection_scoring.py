@@ -22,8 +22,8 @@ class Scored:
     Attributes:
         req_id, difficulty, model, id: Which question, its gold difficulty, who wrote it, the candidate id.
         sql: The SQL executed; frame: its rows, or None on an error.
-        pm: Row PM on the local database; live_pm: the file's live verdict (None when absent or the live gold
-            failed).
+        pm: Row PM on the local database; col_pm: formatted column PM there.
+        live_pm: The file's live row verdict (None when absent or the live gold failed).
         value_flagged: The value check flagged the SQL; fixed_sql, fixed_frame, fixed_pm: after replacing the
             flagged literals (the originals when nothing was flagged).
         result_kinds: Kinds of the result checks' findings on the executed result.
@@ -36,6 +36,7 @@ class Scored:
     sql: str
     frame: pd.DataFrame | None
     pm: bool
+    col_pm: bool
     live_pm: bool | None
     value_flagged: bool
     fixed_sql: str
@@ -74,6 +75,7 @@ def _check_counts(items: Iterable[Scored], is_flagged: Callable[[Scored], bool])
         "precision": _rate(len(flagged_wrong), len(flagged)),
         "recall": _rate(len(flagged_wrong), len(wrong)),
         "precision_live": _rate(sum(not i.live_pm for i in live), len(live)),
+        "precision_column_pm": _rate(sum(not i.col_pm for i in flagged), len(flagged)),
     }
 
 

@@ -26,9 +26,14 @@ _LIMIT_PATTERNS = (
 _PER_GROUP = re.compile(r"\b(?:each|per|every|for all|respectively|by (?:band|filter|class|classifier))\b")
 _ASKS_OBJECTS = re.compile(r"\b(?:objects?|oids?|sources?|candidates?|sne|supernovae)\b")
 _ASKS_ROWS_OF = re.compile(r"\b(?:detections?|light ?curves?|alerts?|candids?|photometry|magnitudes|features?)\b")
-_ASKS_COUNT = re.compile(r"\b(?:how many|number of|count)\b")
+_ASKS_COUNT = re.compile(
+    r"\bhow many\b|^\W*(?:count|(?:what is |give me |get |find |return )?the (?:total )?number of)\b"
+)
 _QUOTES = "\"'`\u2018\u2019\u201c\u201d"
-_QUOTED = re.compile(f"[{_QUOTES}]([A-Za-z_][A-Za-z0-9_]*)[{_QUOTES}]")
+_QUOTED = re.compile(  # a quoted name said to be a column: "as 'x'", "named 'x'", "column 'x'", "'x' column"
+    rf"(?:\b(?:as|named|called|columns?)\s+[{_QUOTES}]([A-Za-z_][A-Za-z0-9_]*)[{_QUOTES}])"
+    rf"|(?:[{_QUOTES}]([A-Za-z_][A-Za-z0-9_]*)[{_QUOTES}]\s+columns?\b)"
+)
 _COLUMN_NAME = re.compile(r"[a-z_][a-z0-9_]*")  # column names are lower case; quoted class names are not
 _COLUMN_LIST = re.compile(r"\b(?:following columns?|columns?)\s*:\s*([^.\n]+)")
 
@@ -58,17 +63,19 @@ def stated_row_limit(question: str) -> int | None:
 
 
 def requested_columns(question: str) -> list[str]:
-    """Return the column names the question names explicitly (quoted, or listed after 'columns:'), lower case only.
+    """Return the column names the question spells out: quoted and called a column, or a list after 'columns:'.
 
     Examples:
         >>> requested_columns("Return the following columns: oid, ndet and meanra.")
         ['oid', 'ndet', 'meanra']
-        >>> requested_columns("Give the 'oid' and the \\"firstmjd\\" of SNe")
-        ['oid', 'firstmjd']
+        >>> requested_columns("Rename fid as 'band', from the 'object' table")
+        ['band']
     """
-    names = [match.group(1) for match in _QUOTED.finditer(question)]
+    names = [match.group(1) or match.group(2) for match in _QUOTED.finditer(question)]
     for match in _COLUMN_LIST.finditer(question):
-        names.extend(part.strip().strip(_QUOTES) for part in re.split(r",|\band\b", match.group(1)))
+        items = [part.strip().strip(_QUOTES) for part in re.split(r",|\band\b", match.group(1)) if part.strip()]
+        if all(_COLUMN_NAME.fullmatch(item) for item in items):  # a list in prose names no columns
+            names.extend(items)
     return list(dict.fromkeys(name for name in names if _COLUMN_NAME.fullmatch(name)))
 
 

@@ -23,8 +23,10 @@ def test_stated_row_limit(question, expected):
 
 
 def test_requested_columns_reads_quotes_and_column_lists():
-    assert requested_columns("Return the columns: oid, firstmjd and 'ndet'") == ["ndet", "oid", "firstmjd"]
-    assert requested_columns("Which SNe have the highest probability?") == []
+    assert requested_columns("Return the columns: oid, firstmjd and 'ndet'") == ["oid", "firstmjd", "ndet"]
+    assert requested_columns("Rename it as 'band' and keep the 'ndet' column") == ["band", "ndet"]
+    assert requested_columns("Return the following columns: ZTF identifier, number of detections") == []
+    assert requested_columns("Objects of class 'SNIa' in the 'probability' table") == []
 
 
 def _kinds(question: str, frame: pd.DataFrame, sql: str = "") -> list[str]:
@@ -55,6 +57,8 @@ def test_repeated_objects_when_the_question_asks_for_objects():
 def test_count_as_rows():
     assert _kinds("How many SNe are there?", pd.DataFrame({"count": [1, 2]})) == ["count_as_rows"]
     assert _kinds("How many detections does each object have?", pd.DataFrame({"count": [1, 2]})) == []
+    assert _kinds("Count the SNe Ia", pd.DataFrame({"count": [1, 2]})) == ["count_as_rows"]
+    assert _kinds("Return the oid and the number of detections", pd.DataFrame({"count": [1, 2]})) == []
 
 
 def test_finding_messages_quote_the_numbers():
