@@ -5,7 +5,8 @@
 # With --tap it also installs GAVO DaCHS, the local TAP server of the TAP engine tests (scripts/install_tap_server.sh).
 set -euo pipefail
 if [ "${1:-}" = "--tap" ]; then
-    trap 'bash "$(dirname "$0")/install_tap_server.sh"' EXIT
+    # After the PostgreSQL part, whichever way it ends; a failed DaCHS install fails the script.
+    trap 'status=$?; bash "$(dirname "$0")/install_tap_server.sh" || status=$?; exit "$status"' EXIT
 fi
 have_server() { command -v pg_ctl >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; }
 have_q3c() { ls /usr/share/postgresql/*/extension/q3c.control >/dev/null 2>&1; }
