@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from checks.vocabulary import CATEGORICAL_COLUMNS, clear_cache, read_vocabulary
+from checks.vocabulary import CATEGORICAL_COLUMNS, CLASSIFIER_TABLES, clear_cache, read_vocabulary
 from db.errors import ErrorKind, ExecutionError
 
 
@@ -59,7 +59,7 @@ def test_read_vocabulary_is_cached_per_fingerprint():
     engine = FakeEngine("db-1")
     first = read_vocabulary(engine)
     calls = engine.calls
-    assert calls == len(CATEGORICAL_COLUMNS) + 7
+    assert calls == len(CATEGORICAL_COLUMNS) + len(CLASSIFIER_TABLES)
     assert read_vocabulary(engine) is first
     assert engine.calls == calls
     other = FakeEngine("db-2")
