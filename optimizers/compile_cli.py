@@ -11,6 +11,8 @@ import contextlib
 import dataclasses
 import logging
 import os
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,14 +26,14 @@ from engines import EngineSettings, open_engine
 from lms import LMConfigError, LMUnusable, add_model_argument, resolve_lm
 from modules.settings import SCHEMA_DETAILS
 from modules.stages import STAGES
-from optimizers.artifact import REPO_DIR, check_writable, default_artifact_dir, save_artifact
+from optimizers.artifact import MANIFEST_FILE, REPO_DIR, check_writable, default_artifact_dir, save_artifact
 from optimizers.compile_run import compile_program
 from optimizers.errors import CompileError, OptimizerError
 from optimizers.gold_cache import GoldCache
 from optimizers.settings import ADAPTERS, CompileSettings
 from optimizers.strategies import STRATEGIES
 
-__all__ = ["EXAMPLES_CSV", "build_parser", "main"]
+__all__ = ["EXAMPLES_CSV", "build_parser", "is_committed", "main", "run"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,8 +47,11 @@ examples:
 
 writes:
   artifacts/<model-slug>/program.json   prompts and demos of every stage (DSPy JSON)
-  artifacts/<model-slug>/manifest.json  model, optimizer settings, stages, adapter, dataset sha256,
-                                        validation PM before/after, tokens and cost, versions
+  artifacts/<model-slug>/manifest.json  the command, model, optimizer settings, stages, adapter, dataset
+                                        sha256, validation PM before/after, tokens and cost, versions
+
+An artifact folder whose manifest git tracks (the committed artifacts/local-gemma3-270m) is only replaced
+with --force; use --out DIR to compile beside it.
 
 LM calls are cached in the user cache folder (alerce-t2s/dspy; $DSPY_CACHEDIR overrides), so a restarted
 compile does not pay twice.
@@ -104,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of each difficulty used as demo source; the rest scores the program (default: %(default)s)",
     )
     parser.add_argument("--out", type=Path, help="artifact folder (default: artifacts/<model-slug>)")
+    parser.add_argument(
+        "--force", action="store_true", help="replace an artifact that git tracks (a committed result) in --out"
+    )
     add_engine_arguments(parser)
     add_verbosity_arguments(parser)
     return parser
@@ -138,20 +146,55 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Comp
         raise  # parser.error exits
 
 
-def run(settings: CompileSettings, *, dataset: Path, engine: EngineSettings, out: Path | None) -> Path:
+def is_committed(folder: Path) -> bool:
+    """Tell whether git tracks the artifact in ``folder`` (its manifest); False without git or a repository."""
+    manifest = folder / MANIFEST_FILE
+    if not manifest.is_file():
+        return False
+    command = ["git", "ls-files", "--error-unmatch", MANIFEST_FILE]
+    try:
+        done = subprocess.run(command, cwd=folder, capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def run(
+    settings: CompileSettings,
+    *,
+    dataset: Path,
+    engine: EngineSettings,
+    out: Path | None,
+    force: bool = False,
+    command: str | None = None,
+) -> Path:
     """Compile, save and return the artifact folder.
 
+    Args:
+        settings: How to compile.
+        dataset: The labelled questions.
+        engine: Where SQL runs.
+        out: The artifact folder (None: ``artifacts/<model-slug>``).
+        force: Replace an artifact that git tracks in ``out``.
+        command: The shell command to record in the manifest (None: this process's command line).
+
     Raises:
-        CompileError, ArtifactMismatch: see ``optimizers.errors``.
+        CompileError, ArtifactMismatch: see ``optimizers.errors``; ``CompileError`` also when ``out`` holds a
+            committed artifact and ``force`` is off.
         DataError, DbError, LMConfigError: the dataset, database or model is not usable (``LMUnusable``: the LM
             failed fatally or on every call; nothing is written).
     """
     if settings.optimizer == "gepa" and not settings.reflection_model:
         raise CompileError("The gepa optimizer needs a reflection model: add --reflection-model PROVIDER/MODEL.")
+    out = out or default_artifact_dir(settings.model)
+    if not force and is_committed(out):
+        raise CompileError(
+            f"'{out}' holds a committed artifact (git tracks its {MANIFEST_FILE}): pass --force to replace it, "
+            "or --out DIR to compile elsewhere."
+        )
     examples = load_dataset(dataset)
     lm = resolve_lm(settings.model)
     reflection_lm = resolve_lm(settings.reflection_model) if settings.reflection_model else None
-    out = out or default_artifact_dir(settings.model)
     is_new = not out.exists()
     check_writable(out)
     _configure_lm_cache()
@@ -172,6 +215,7 @@ def run(settings: CompileSettings, *, dataset: Path, engine: EngineSettings, out
                 out.rmdir()
         raise
     file = split_file(dataset)
+    report["command"] = command or shlex.join(["python", *sys.orig_argv[1:]])
     report["dataset"] = {"name": file.name, "sha256": dataset_sha256(dataset), "n_examples": len(examples)}
     folder = save_artifact(program, out, report)
     scores = report["scores"]
@@ -189,16 +233,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     settings = _settings(args, parser)
+    command = shlex.join(["python", "-m", "compile", *(sys.argv[1:] if argv is None else argv)])
     with logging_to_stderr(args):
-        return _compile(args, settings)
+        return _compile(args, settings, command)
 
 
-def _compile(args: argparse.Namespace, settings: CompileSettings) -> int:
+def _compile(args: argparse.Namespace, settings: CompileSettings, command: str) -> int:
     try:
         dataset = EXAMPLES_CSV if args.examples else resolve_dataset_path(args.dataset)
         if args.examples and not EXAMPLES_CSV.is_file():
             raise CompileError(f"The example set '{EXAMPLES_CSV}' is missing; pass --dataset PATH instead.")
-        folder = run(settings, dataset=dataset, engine=engine_settings(args), out=args.out)
+        folder = run(
+            settings, dataset=dataset, engine=engine_settings(args), out=args.out, force=args.force, command=command
+        )
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

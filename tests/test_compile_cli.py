@@ -1,6 +1,9 @@
 """`python -m compile`: help, usage errors, expected failures, and a full run with a fake LM on the tiny database."""
 
+import dataclasses
 import json
+import shlex
+import subprocess
 
 import pytest
 
@@ -9,6 +12,8 @@ import optimizers.compile_cli as cli
 from optimizers.artifact import MANIFEST_FILE, PROGRAM_FILE, load_program
 from optimizers.gold_cache import GoldCache
 from tests.optimizers.compile_helpers import SYNTHETIC_CSV, gated_lm
+
+COMMITTED = cli.REPO_DIR / "artifacts" / "local-gemma3-270m"
 
 
 @pytest.mark.parametrize("flag", ["-h", "--help"])
@@ -108,3 +113,56 @@ def test_unwritable_out_exits_1_before_compiling(fake_backends, tmp_path, capsys
     assert err.startswith(f"error: Cannot write the artifact to '{blocker / 'art'}': ")
     assert err.endswith("Choose a writable --out.\n")
     assert blocker.read_text() == "keep"
+
+
+def test_the_manifest_records_the_command_line(fake_backends, tmp_path):
+    out = tmp_path / "art dir"
+    argv = ["--model", "fake/gated", "--optimizer", "none", "--dataset", str(SYNTHETIC_CSV), "--out", str(out), "-q"]
+    assert cli.main(argv) == 0
+    manifest = json.loads((out / MANIFEST_FILE).read_text())
+    assert manifest["command"] == shlex.join(["python", "-m", "compile", *argv])
+    assert shlex.split(manifest["command"])[3:] == argv
+
+
+def test_the_committed_artifact_records_the_command_that_made_it():
+    manifest = json.loads((COMMITTED / MANIFEST_FILE).read_text())
+    python, dash_m, module, *argv = shlex.split(manifest["command"])
+    assert (python, dash_m, module) == ("python", "-m", "compile")
+    parser = cli.build_parser()
+    args = parser.parse_args(argv)
+    settings = dataclasses.asdict(cli._settings(args, parser))
+    assert {**settings, "stages": list(settings["stages"])} == manifest["settings"]
+    assert args.examples and manifest["dataset"]["name"] == cli.EXAMPLES_CSV.name
+    assert args.out is None and cli.default_artifact_dir(args.model) == COMMITTED
+
+
+def test_compile_refuses_to_replace_the_committed_artifact(monkeypatch, capsys):
+    before = {path.name: path.read_bytes() for path in COMMITTED.iterdir()}
+    monkeypatch.setattr(cli, "resolve_lm", lambda model: pytest.fail("no LM may be built"))
+    assert cli.main(["--optimizer", "mqs", "--examples", "--stages", "generation"]) == 1
+    assert capsys.readouterr().err == (
+        f"error: '{COMMITTED}' holds a committed artifact (git tracks its manifest.json): pass --force to replace "
+        "it, or --out DIR to compile elsewhere.\n"
+    )
+    assert {path.name: path.read_bytes() for path in COMMITTED.iterdir()} == before
+
+
+def test_force_replaces_a_tracked_artifact(fake_backends, tmp_path, capsys):
+    out = tmp_path / "repo" / "art"
+    out.mkdir(parents=True)
+    (out / MANIFEST_FILE).write_text("{}\n")
+    subprocess.run(["git", "init", "-q"], cwd=out.parent, check=True)
+    subprocess.run(["git", "add", f"art/{MANIFEST_FILE}"], cwd=out.parent, check=True)
+    assert cli.is_committed(out)
+    argv = ["--model", "fake/gated", "--optimizer", "none", "--dataset", str(SYNTHETIC_CSV), "--out", str(out), "-q"]
+    assert cli.main(argv) == 1
+    assert "holds a committed artifact" in capsys.readouterr().err
+    assert (out / MANIFEST_FILE).read_text() == "{}\n"
+    assert cli.main([*argv, "--force"]) == 0
+    assert json.loads((out / MANIFEST_FILE).read_text())["model"] == "fake/gated"
+
+
+def test_an_untracked_or_missing_artifact_is_not_committed(tmp_path):
+    (tmp_path / MANIFEST_FILE).write_text("{}\n")
+    assert not cli.is_committed(tmp_path)
+    assert not cli.is_committed(tmp_path / "none")
