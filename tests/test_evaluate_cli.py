@@ -57,6 +57,15 @@ def test_help(flag, capsys):
     assert "Score predicted SQL against the benchmark's gold queries" in out and "exit codes:" in out
 
 
+def test_help_shows_model_without_a_default(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    model_help = out.partition("--model PROVIDER/MODEL run the program with this language model")[2]
+    assert model_help.partition("--program PATH")[0].rstrip().endswith("(no default)")
+    assert "(default: local/gemma3-270m)" not in out
+
+
 def test_module_entry_point_runs():
     done = subprocess.run([sys.executable, "-m", "evaluate", "--help"], cwd=REPO_DIR, capture_output=True, text=True)
     assert done.returncode == 0 and "--predictions FILE" in done.stdout
