@@ -25,6 +25,7 @@ from answering import Text2SQL, load
 from db.errors import DatabaseUnavailable, ErrorKind
 from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
+from evaluation.seen_questions import seen_in_compile
 from lms import LMWatch
 from lms.lm_watch import raise_if_every_call_failed
 from optimizers.lm_retries import install_retry_counter, retries_in_thread
@@ -296,6 +297,14 @@ def run_model(
         timeout_s=settings.timeout_s,
     ) as t2s:
         identity = {**_describe(t2s, settings), **dataset_identity, "timeout_s": settings.timeout_s}
+        seen = seen_in_compile(t2s.manifest, examples, dataset_identity.get("dataset_sha256", ""))
+        if seen:
+            logger.warning(
+                "%d of the %d questions were in the split the program was compiled on (demos or selection), so "
+                "their scores are optimistic; evaluate on questions compile did not see (e.g. --split test)",
+                len(seen),
+                len(examples),
+            )
         checkpoint = Checkpoint(report_dir / PREDICTIONS_FILE, identity)
         records = predict_dataset(t2s, examples, runs=settings.runs, workers=settings.workers, checkpoint=checkpoint)
     _raise_if_every_call_failed(records)
@@ -306,5 +315,6 @@ def run_model(
         "runs": settings.runs,
         "predictions_file": str(checkpoint.path.resolve()),
         "usage": usage_summary(records, settings.model),
+        "seen_in_compile": seen,
     }
     return score(report_dir, predictions, source)

@@ -159,7 +159,7 @@ def compile_program(
 
     Returns:
         The compiled program and the manifest entries of the run (without dataset facts); ``usage.lm_retries``
-        counts the LM calls DSPy retried after transient errors.
+        counts the LM calls DSPy retried after transient errors; ``split`` lists the req_ids of each part.
 
     Raises:
         DatabaseUnavailable: The database went away during a phase (DSPy would have scored the rest as zeros).
@@ -211,7 +211,13 @@ def compile_program(
         "stages": list(pipeline.stages),
         "adapter": settings.adapter,
         "signature_hash": code_hash,
-        "split": {"n_train": len(train), "n_validation": len(validation), "seed": settings.seed},
+        "split": {
+            "n_train": len(train),
+            "n_validation": len(validation),
+            "seed": settings.seed,
+            "train_req_ids": [example.get("req_id") for example in train],
+            "validation_req_ids": [example.get("req_id") for example in validation],
+        },
         "scores": {"validation_pm_before": before, "validation_pm_after": after},
         "usage": {
             "per_stage": usage.as_dict(),
