@@ -16,7 +16,7 @@ import math
 from db.grounding.predicates import schema
 from db.synthetic import vocab
 
-__all__ = ["categories", "satisfying", "violating"]
+__all__ = ["categories", "is_integer", "satisfying", "violating"]
 
 # column -> (lowest, highest, step, typical gap above a lower bound)
 _NUMERIC = {
@@ -138,7 +138,7 @@ def violating(table: str, column: str, conditions, index: int, classifier: str |
     # dates miss by more than a day, so that an inclusive bound or a window one day longer (the usual reading
     # of "the first week") still agrees; other columns miss by half a step
     miss = _DATE_MISS_DAYS if "mjd" in column else step / 2
-    if _is_integer(table, column) and op in (">", ">=", "<", "<="):
+    if is_integer(table, column) and op in (">", ">=", "<", "<="):
         # dense: on the threshold itself (`ndet > 30` against 30); rare: one unit outside (29 for `> 30`)
         below, above = (int(value) - (op == ">=" or not dense), int(value) + (op == "<=" or not dense))
         return below if op in (">", ">=") else above
@@ -165,7 +165,8 @@ def violating(table: str, column: str, conditions, index: int, classifier: str |
     return ...
 
 
-def _is_integer(table: str, column: str) -> bool:
+def is_integer(table: str, column: str) -> bool:
+    """Whether the catalog types the column as a whole number."""
     return schema().get(table, {}).get(column, "") in ("integer", "smallint", "bigint", "int")
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from db.grounding.bind import bind_values
-from db.grounding.domains import categories, satisfying, violating
+from db.grounding.domains import categories, is_integer, satisfying, violating
 from db.grounding.predicates import RowRef, World, read_worlds
 
 __all__ = ["Entity", "entities_for_queries"]
@@ -46,10 +46,16 @@ def entities_for_queries(queries: list[str], is_dense: Callable[[str], bool] | N
     """
     out: list[Entity] = []
     for sql in queries:
-        dense = is_dense(sql) if is_dense is not None else True
-        for world in read_worlds(sql):
+        worlds = read_worlds(sql)
+        dense = is_dense(sql) if is_dense is not None and any(_has_integer_bound(w) for w in worlds) else True
+        for world in worlds:
             out.extend(_world_entities(world, dense))
     return _merge_by_oid(out)
+
+
+def _has_integer_bound(world: World) -> bool:
+    """Whether density matters: only near misses of integer bounds depend on it."""
+    return any(a.op in (">", ">=", "<", "<=") and is_integer(a.ref.table, a.column) for a in world.atoms)
 
 
 def literal_oids(queries: list[str]) -> set[str]:

@@ -15,6 +15,7 @@ __all__ = ["GROUNDED_GIDX", "grounded_name", "grounded_tables"]
 GROUNDED_GIDX = 9_000_000_000
 """Global detection index of the first grounded detection: grounded candids never collide with the base ones."""
 _MIN_LC_DETECTIONS = 6
+_MAX_FREE_DETECTIONS = 60
 
 
 def grounded_name(year: int, n: int) -> str:
@@ -65,7 +66,7 @@ def grounded_tables(
         spec["ps1_both"] = False
         _override(spec, objects, rng)
         tables = generate_chunk(rng, spec, GROUNDED_GIDX, max_forced_rows)
-        _apply_patches(tables, objects, spec)
+        _apply_patches(tables, objects)
     extra = [source for e in entities for source in e.allwise]
     if extra:
         tables["allwise"] = pd.concat([tables.get("allwise", pd.DataFrame()), _allwise_rows(rng, extra)])
@@ -95,6 +96,9 @@ def _override(spec: pd.DataFrame, objects: list[Entity], rng: np.random.Generato
 
 def _counts(spec: pd.DataFrame, i: int, wanted: dict) -> None:
     g, r = int(spec.at[i, "ndet_g"]), int(spec.at[i, "ndet_r"])
+    if g + r > _MAX_FREE_DETECTIONS:  # a light curve no condition asks for stays short: grounding stays fast
+        g = g * _MAX_FREE_DETECTIONS // (g + r)
+        r = _MAX_FREE_DETECTIONS - g
     if "_ndet_g" in wanted:
         g = wanted["_ndet_g"]
     if "_ndet_r" in wanted:
@@ -129,12 +133,24 @@ def _normalise(spec: pd.DataFrame) -> None:
         spec[col] = spec[col].astype(np.int64)
 
 
-def _rows_of(table: pd.DataFrame, oid: str, filt: dict) -> np.ndarray:
-    mask = table["oid"].to_numpy() == oid
-    for column, value in filt.items():
-        if column in table.columns:
-            mask &= table[column].to_numpy() == value
-    return np.flatnonzero(mask)
+class _RowIndex:
+    """Row positions of each oid in each table, computed once per table (patching scans no table twice)."""
+
+    def __init__(self, tables: dict[str, pd.DataFrame]):
+        self.tables = tables
+        self._by_oid: dict[str, dict[str, np.ndarray]] = {}
+
+    def rows(self, table: str, oid: str, filt: dict) -> np.ndarray:
+        if table not in self._by_oid:
+            frame = self.tables[table].reset_index(drop=True)
+            self.tables[table] = frame
+            self._by_oid[table] = {key: np.asarray(rows) for key, rows in frame.groupby("oid").indices.items()}
+        rows = self._by_oid[table].get(oid, np.empty(0, dtype=np.int64))
+        frame = self.tables[table]
+        for column, value in filt.items():
+            if column in frame.columns and len(rows):
+                rows = rows[frame[column].to_numpy()[rows] == value]
+        return rows
 
 
 def _set(table: pd.DataFrame, rows: np.ndarray, columns: dict) -> None:
@@ -143,17 +159,18 @@ def _set(table: pd.DataFrame, rows: np.ndarray, columns: dict) -> None:
             table.loc[table.index[rows], column] = value
 
 
-def _apply_patches(tables: dict[str, pd.DataFrame], objects: list[Entity], spec: pd.DataFrame) -> None:
+def _apply_patches(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> None:
+    index = _RowIndex(tables)
     for entity in objects:
         for table, filt, columns in entity.patches:
             if table == "xmatch_catalog":
                 _rename_catalog(tables, entity.oid, columns["oid_catalog"])
             elif table in tables:
-                _set(tables[table], _rows_of(tables[table], entity.oid, filt), columns)
+                _set(tables[table], index.rows(table, entity.oid, filt), columns)
         for table, filt, satisfy, violate in entity.alternating:
             if table not in tables:
                 continue
-            rows = _rows_of(tables[table], entity.oid, filt)
+            rows = index.rows(table, entity.oid, filt)
             _set(tables[table], rows[::2] if violate else rows, satisfy)
             if violate:
                 _set(tables[table], rows[1::2], violate)

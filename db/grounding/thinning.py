@@ -56,6 +56,7 @@ def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: se
                 continue
             per_oid = {oid: n for oid, n in per_oid.items() if oid not in victims}
             total = sum(per_oid.values())
+            before = len(victims)
             for oid, count in sorted(per_oid.items(), key=lambda item: (-item[1], item[0])):
                 if total < limit:
                     break
@@ -64,6 +65,7 @@ def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: se
                     total -= count
             if total >= limit:
                 logger.info("grounded rows alone reach LIMIT %d of: %.70s", limit, " ".join(sql.split()))
+            logger.debug("LIMIT %d: %d objects thinned for %.60s", limit, len(victims) - before, " ".join(sql.split()))
     if victims:
         _delete(conn, tables, sorted(victims))
     return len(victims)

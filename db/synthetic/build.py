@@ -145,8 +145,11 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
         t1 = time.monotonic()
         conn.execute("SET search_path TO alerce, public")
         entities = entities_for_queries(queries, lambda sql: answers_many(conn, sql))
+        t2 = time.monotonic()
         grounded = _grounded_chunk(writer, np.random.default_rng([seed, 4]), size, entities)
+        t3 = time.monotonic()
         deleted = thin_unordered_limits(conn, queries, grounded)
+        log.debug("grounding: entities %.1f s, rows %.1f s, thinning %.1f s", t2 - t1, t3 - t2, time.monotonic() - t3)
         log.info(
             "grounded %d queries: %d entities, %d base objects thinned, %.1f s",
             len(queries),
