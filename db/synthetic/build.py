@@ -126,9 +126,7 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
     Returns:
         Rows per table.
     """
-    from db.grounding.density import answers_many
-    from db.grounding.entities import entities_for_queries, literal_oids
-    from db.grounding.thinning import thin_unordered_limits
+    from db.grounding.entities import literal_oids
 
     size = get_scale(scale)
     t0 = time.monotonic()
@@ -139,24 +137,10 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
         writer.write(name, frame)
     _random_chunks(writer, seed, size, literal_oids(queries))
     _unlinked_allwise(writer, seed, size)
-    for _, definition in indexes:
-        conn.execute(definition)
     if queries:
-        t1 = time.monotonic()
-        conn.execute("SET search_path TO alerce, public")
-        entities = entities_for_queries(queries, lambda sql: answers_many(conn, sql))
-        t2 = time.monotonic()
-        grounded = _grounded_chunk(writer, np.random.default_rng([seed, 4]), size, entities)
-        t3 = time.monotonic()
-        deleted = thin_unordered_limits(conn, queries, grounded)
-        log.debug("grounding: entities %.1f s, rows %.1f s, thinning %.1f s", t2 - t1, t3 - t2, time.monotonic() - t3)
-        log.info(
-            "grounded %d queries: %d entities, %d base objects thinned, %.1f s",
-            len(queries),
-            len(entities),
-            deleted,
-            time.monotonic() - t1,
-        )
+        _ground(conn, writer, queries, np.random.default_rng([seed, 4]), size, indexes)
+    else:
+        _create_indexes(conn, indexes)
     conn.execute("SET session_replication_role = origin")  # foreign-key triggers stay off until here
     conn.commit()
     was_autocommit = conn.autocommit
@@ -167,6 +151,42 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
         conn.autocommit = was_autocommit
     log.info("built scale %s (seed %d) in %.1f s", scale, seed, time.monotonic() - t0)
     return _row_counts(conn)
+
+
+def _create_indexes(conn, indexes: list[tuple[str, str]]) -> None:
+    for _, definition in indexes:
+        conn.execute(definition)
+
+
+def _ground(conn, writer: TableWriter, queries: list[str], rng, scale, indexes: list[tuple[str, str]]) -> None:
+    """Add the grounded entities (before the indexes, like the base rows), then thin unordered LIMITs."""
+    from db.grounding.density import answers_many
+    from db.grounding.entities import entities_for_queries
+    from db.grounding.thinning import thin_unordered_limits
+
+    started = time.monotonic()
+    conn.execute("SET search_path TO alerce, public")
+    entities = entities_for_queries(queries, lambda sql: answers_many(conn, sql))
+    chosen = time.monotonic()
+    grounded = _grounded_chunk(writer, rng, scale, entities)
+    written = time.monotonic()
+    _create_indexes(conn, indexes)
+    indexed = time.monotonic()
+    deleted = thin_unordered_limits(conn, queries, grounded)
+    thinned = time.monotonic()
+    log.debug(
+        "grounding: entities %.1f s, rows %.1f s, thinning %.1f s",
+        chosen - started,
+        written - chosen,
+        thinned - indexed,
+    )
+    log.info(
+        "grounded %d queries: %d entities, %d base objects thinned, %.1f s",
+        len(queries),
+        len(entities),
+        deleted,
+        (written - started) + (thinned - indexed),
+    )
 
 
 def _row_counts(conn) -> dict[str, int]:
