@@ -216,6 +216,11 @@ def read_build_info(admin_dsn: str, name: str) -> BuildInfo | None:
         ).fetchone()
     if row is None:
         return None
+    return _build_info(name, row)
+
+
+def _build_info(name: str, row: tuple) -> BuildInfo:
+    """BuildInfo of database ``name`` from a meta.build_info row (in its column order)."""
     scale, seed, built_at, checksum, q3c, counts, grounding, grounded = row
     return BuildInfo(
         database=name,
@@ -242,25 +247,16 @@ def _build(dsn: str, ddl: str, *, scale: str, seed: int, checksum: str, ground: 
         conn.execute(META_DDL)
         built_at = datetime.datetime.now(datetime.UTC)
         digest = grounding_digest(list(ground)) if ground else ""
+        row = (scale, seed, built_at, checksum, q3c, counts, digest, len(set(ground)))
         conn.execute(
             "INSERT INTO meta.build_info VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-            (scale, seed, built_at, checksum, q3c, json.dumps(counts), digest, len(set(ground))),
+            (*row[:5], json.dumps(counts), *row[6:]),
         )
         _grant_reader(conn, name)
         conn.commit()
         conn.autocommit = True
         conn.execute("VACUUM (ANALYZE)")
-    return BuildInfo(
-        database=name,
-        scale=scale,
-        seed=seed,
-        built_at=built_at,
-        checksum=checksum,
-        q3c=q3c,
-        row_counts=counts,
-        grounding=digest,
-        grounded_queries=len(set(ground)),
-    )
+    return _build_info(name, row)
 
 
 def _fill(conn: psycopg.Connection, *, scale: str, seed: int, ground: Sequence[str]) -> dict[str, int]:
