@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections import defaultdict
 
 from db.grounding.domains import categories
-from db.grounding.predicates import Cone, Diff, RowRef
+from db.grounding.predicates import Cone, Diff, RowRef, World
 from db.synthetic import vocab
 
 __all__ = ["bind_values"]
 
-_PER_ROW = {"detection", "dataquality", "non_detection", "forced_photometry"}
 _FEATURE_FIDS: dict[str, list[int]] = defaultdict(list)
 for _name, _fid in vocab.FEATURE_KEYS:
     _FEATURE_FIDS[_name].append(_fid)
@@ -22,9 +21,10 @@ _DEFAULTS = {"probability": 0.5, "sgscore1": 0.6, "classtar": 0.5, "firstmjd": 5
 _ARCSEC = 1 / 3600
 
 
-def bind_values(entity, by_ref: dict[RowRef, dict], diffs: list[Diff], cones: list[tuple[Cone, bool]], variant: int):
-    """Fill ``entity`` (spec, patches, AllWISE sources) from per-reference column values."""
-    _apply_diffs(by_ref, diffs)
+def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
+    """Fill ``entity`` (spec, patches, AllWISE sources) from per-reference column values and the world's diffs."""
+    _apply_diffs(by_ref, world.diffs)
+    _apply_counts(entity, world.counts)
     tables = {ref.table for ref in by_ref}
     state = {"mjd_hint": None, "features": False, "band": set()}
     for ref, values in by_ref.items():
@@ -34,7 +34,7 @@ def bind_values(entity, by_ref: dict[RowRef, dict], diffs: list[Diff], cones: li
         entity.needs_object = False
     for cone, outside in cones:
         _place(entity, cone, outside, variant)
-    _finish(entity, state, diffs)
+    _finish(entity, state)
 
 
 def _apply_diffs(by_ref: dict[RowRef, dict], diffs: list[Diff]) -> None:
@@ -51,6 +51,13 @@ def _apply_diffs(by_ref: dict[RowRef, dict], diffs: list[Diff]) -> None:
         target = diff.value - margin if diff.op in ("<", "<=") else diff.value + margin
         by_ref[ref_a][col_a] = a
         by_ref.setdefault(ref_b, {})[col_b] = round(a - target, 4)
+
+
+def _apply_counts(entity, counts: list[tuple[RowRef, str, float]]) -> None:
+    """``GROUP BY oid HAVING count(*) > n`` over detections: the object gets enough detections."""
+    for ref, op, value in counts:
+        if ref.table == "detection" and op in (">", ">="):
+            entity.spec["_ndet"] = max(entity.spec.get("_ndet", 0), int(value) + (op == ">") + 2)
 
 
 def _patch_all(entity, table: str, values: dict, state: dict) -> None:
@@ -328,7 +335,7 @@ def _place(entity, cone: Cone, outside: bool, variant: int) -> None:
         entity.spec.update(ra=ra % 360.0, dec=dec2)
 
 
-def _finish(entity, state: dict, diffs: list[Diff]) -> None:
+def _finish(entity, state: dict) -> None:
     spec = entity.spec
     if not entity.needs_object:
         if not entity.allwise:

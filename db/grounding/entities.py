@@ -174,7 +174,7 @@ def _entity(
     for ref in world.refs:
         by_ref.setdefault(ref, {})
     cones = [(cone, k == outside) for k, cone in enumerate(world.cones)]
-    bind_values(entity, dict(by_ref), world.diffs, cones, variant)
+    bind_values(entity, dict(by_ref), world, cones, variant)
     return entity
 
 

@@ -296,10 +296,8 @@ class _Reader:
             world.diffs.append(Diff(ra, rb, op, value))
 
     def _count(self, node: exp.Expression, op: str, value: float, scope: Scope, world: World) -> None:
-        select = scope.expression
-        refs = [RowRef(s.name, id(s)) for a, s in scope.sources.items() if isinstance(s, exp.Table)]
-        group = select.args.get("group")
-        if refs and group is not None:
+        refs = [RowRef(s.name, id(s)) for s in scope.sources.values() if isinstance(s, exp.Table)]
+        if refs and scope.expression.args.get("group") is not None:
             world.counts.append((refs[-1], op, float(value)))
 
     def _cone(self, node: exp.Expression, scope: Scope, world: World) -> None:

@@ -142,3 +142,9 @@ def test_db_up_with_a_missing_ground_file_is_one_line_and_exit_1(tmp_path: Path,
     assert code == 1
     assert len(err) == 1
     assert err[0].startswith("error: Cannot read queries to ground on from")
+
+
+def test_a_having_count_over_detections_sets_the_number_of_detections():
+    sql = "SELECT oid FROM detection GROUP BY oid HAVING count(*) > 40"
+    assert read_worlds(sql)[0].counts[0][1:] == (">", 40.0)
+    assert all(e.spec.get("_ndet", 0) > 40 for e in entities_for_queries([sql]))
