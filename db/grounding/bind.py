@@ -28,8 +28,14 @@ def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tu
     tables = {ref.table for ref in by_ref}
     state = {"mjd_hint": None, "features": False, "band": set()}
     for ref, values in by_ref.items():
-        _BINDERS.get(ref.table, _patch_all)(entity, ref.table, values, state)
-    _bind_probabilities(entity, [v for r, v in by_ref.items() if r.table == "probability"], variant)
+        if ref.table not in _NOT_BOUND:
+            _BINDERS.get(ref.table, _patch_all)(entity, ref.table, values, state)
+    probabilities = [
+        {"classifier_name": r.table, **v} if r.table in _PARTITIONS else v
+        for r, v in by_ref.items()
+        if r.table == "probability" or r.table in _PARTITIONS
+    ]
+    _bind_probabilities(entity, probabilities, variant)
     if tables <= {"allwise"}:
         entity.needs_object = False
     for cone, outside in cones:
@@ -250,14 +256,10 @@ _BINDERS = {
     "ss_ztf": _bind_ss,
     "xmatch": _bind_xmatch,
     "allwise": _bind_allwise,
-    "probability": lambda *args: None,
-    "taxonomy": lambda *args: None,
-    "feature_version": lambda *args: None,
-    "step": lambda *args: None,
-    "pipeline": lambda *args: None,
 }
-for _partition in ("lc_classifier", "lc_classifier_top", "stamp_classifier", *vocab.BRANCH_CLASSIFIERS):
-    _BINDERS[_partition] = lambda *args: None
+_PARTITIONS = ("lc_classifier", "lc_classifier_top", "stamp_classifier", *vocab.BRANCH_CLASSIFIERS)
+"""Partitions of probability by classifier_name: a row of one is a probability row of that classifier."""
+_NOT_BOUND = {"probability", *_PARTITIONS, "taxonomy", "feature_version", "step", "pipeline"}
 
 
 def _classifier_of(values: dict) -> str:

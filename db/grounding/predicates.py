@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import logging
 import operator
 from dataclasses import dataclass, field
@@ -87,24 +88,19 @@ class World:
     counts: list[tuple[RowRef, str, float]] = field(default_factory=list)
 
 
-def _schema() -> dict[str, dict[str, str]]:
-    catalog = load_catalog()
-    return {t.name: {c.name: c.sql_type for c in t.columns} for t in catalog.tables}
-
-
-_SCHEMA: dict[str, dict[str, str]] | None = None
-
-
+@functools.cache
 def schema() -> dict[str, dict[str, str]]:
     """Table -> column -> type of the ALeRCE catalog (loaded once)."""
-    global _SCHEMA
-    if _SCHEMA is None:
-        _SCHEMA = _schema()
-    return _SCHEMA
+    return {t.name: {c.name: c.sql_type for c in t.columns} for t in load_catalog().tables}
 
 
-def read_worlds(sql: str) -> list[World]:
-    """Return the worlds of one gold query; an unparseable query gives no world (logged at debug level)."""
+@functools.lru_cache(maxsize=1024)
+def read_worlds(sql: str) -> tuple[World, ...]:
+    """Return the worlds of one gold query; an unparseable query gives no world (logged at debug level).
+
+    Cached, since a build reads each query twice (its literal oids first, its entities later): treat the worlds
+    as read-only.
+    """
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
         catalogs = _values_catalogs(tree)
@@ -118,10 +114,10 @@ def read_worlds(sql: str) -> list[World]:
             identify=False,
         )
         reader = _Reader(tree, catalogs)
-        return [reader.world(choice) for choice in reader.choices()]
+        return tuple(reader.world(choice) for choice in reader.choices())
     except (SqlglotError, RecursionError, ValueError, KeyError) as err:
         logger.debug("cannot read gold query (%s): %.80s", err, sql)
-        return []
+        return ()
 
 
 def _values_catalogs(tree: exp.Expression) -> dict[str, list[dict[str, object]]]:
@@ -267,7 +263,7 @@ class _Reader:
             left, right, op = right, left, _MIRROR[op]
         value = _literal(right)
         if value is not None:
-            if _is_count(left):
+            if isinstance(left, exp.Count):
                 self._count(left, op, value, scope, world)
                 return
             ref = self._column(_unwrap_aggregate(left), scope)
@@ -413,10 +409,6 @@ def _ancestors(node: exp.Expression):
     while parent is not None:
         yield parent
         parent = parent.parent
-
-
-def _is_count(node: exp.Expression) -> bool:
-    return isinstance(node, exp.Count)
 
 
 def _unwrap_aggregate(node: exp.Expression) -> exp.Expression:

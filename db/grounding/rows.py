@@ -8,7 +8,7 @@ import pandas as pd
 from db.grounding.entities import Entity
 from db.synthetic import crossmatch, vocab
 from db.synthetic.chunk import generate_chunk
-from db.synthetic.objects import spec_for_kinds
+from db.synthetic.objects import spec_for_kinds, year_of
 
 __all__ = ["GROUNDED_GIDX", "grounded_name", "grounded_tables"]
 
@@ -37,14 +37,6 @@ def _kind(spec: dict) -> str:
         return stamp
     ndet = spec.get("_ndet", 0)
     return "SN" if ndet >= 10 or stamp == "SN" else "short"
-
-
-def _year_of(mjd: float) -> int:
-    year = 2018
-    for y, start in sorted(vocab.YEAR_START_MJD.items()):
-        if mjd >= start:
-            year = y
-    return year
 
 
 def _oid_year(oid: str) -> int:
@@ -82,12 +74,12 @@ def _override(spec: pd.DataFrame, objects: list[Entity], rng: np.random.Generato
         for key, value in values.items():
             spec.at[i, key] = value
         _counts(spec, i, entity.spec)
-        oid = entity.oid or grounded_name(_year_of(float(spec.at[i, "firstmjd"])), i)
+        oid = entity.oid or grounded_name(int(year_of(float(spec.at[i, "firstmjd"]))), i)
         if entity.oid and "firstmjd" not in entity.spec:
             year = _oid_year(entity.oid)
             spec.at[i, "firstmjd"] = vocab.YEAR_START_MJD.get(year, 58849) + 5.3 + (i % 97) * 3.0
         if oid in used:
-            oid = grounded_name(_year_of(float(spec.at[i, "firstmjd"])), 50_000 + i)
+            oid = grounded_name(int(year_of(float(spec.at[i, "firstmjd"]))), 50_000 + i)
         used.add(oid)
         spec.at[i, "oid"] = oid
         entity.oid = oid

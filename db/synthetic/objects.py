@@ -8,7 +8,7 @@ import pandas as pd
 
 from db.synthetic import vocab
 
-__all__ = ["KIND_WEIGHTS", "assign_oids", "random_kinds", "spec_for_kinds"]
+__all__ = ["KIND_WEIGHTS", "assign_oids", "random_kinds", "spec_for_kinds", "year_of"]
 
 KIND_WEIGHTS = (0.28, 0.22, 0.20, 0.15, 0.15)  # in vocab.KINDS order
 
@@ -186,10 +186,11 @@ def spec_for_kinds(rng: np.random.Generator, kind: np.ndarray, old_feature_fract
     return spec
 
 
-def _year_of(mjd: np.ndarray) -> np.ndarray:
+def year_of(mjd: np.ndarray | float) -> np.ndarray:
+    """Calendar year of each MJD (2018 onwards, as oid year prefixes)."""
     years = np.array(sorted(vocab.YEAR_START_MJD))
     starts = np.array([vocab.YEAR_START_MJD[y] for y in years])
-    return years[np.searchsorted(starts, mjd, side="right") - 1]
+    return years[np.maximum(np.searchsorted(starts, mjd, side="right") - 1, 0)]
 
 
 def _code(counter: int) -> str:
@@ -209,7 +210,7 @@ def assign_oids(spec: pd.DataFrame, counters: dict, rng: np.random.Generator, re
         rng: random generator (gaps between consecutive names).
         reserved: names that must not be produced (the grounded oids).
     """
-    years = _year_of(spec["firstmjd"].to_numpy())
+    years = year_of(spec["firstmjd"].to_numpy())
     order = np.argsort(spec["firstmjd"].to_numpy(), kind="stable")
     oids = np.empty(len(spec), dtype=object)
     gaps = rng.integers(1, 30, len(spec))

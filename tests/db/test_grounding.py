@@ -80,7 +80,7 @@ def test_cone_searches_against_literals_and_values_catalogs():
 
 
 def test_unparseable_query_gives_no_world():
-    assert read_worlds("SELECT FROM WHERE (") == []
+    assert read_worlds("SELECT FROM WHERE (") == ()
 
 
 def test_entities_answer_and_nearly_answer_a_query():
@@ -148,3 +148,8 @@ def test_a_having_count_over_detections_sets_the_number_of_detections():
     sql = "SELECT oid FROM detection GROUP BY oid HAVING count(*) > 40"
     assert read_worlds(sql)[0].counts[0][1:] == (">", 40.0)
     assert all(e.spec.get("_ndet", 0) > 40 for e in entities_for_queries([sql]))
+
+
+def test_a_partition_of_probability_grounds_like_probability_of_its_classifier():
+    entities = entities_for_queries(["SELECT oid FROM lc_classifier WHERE class_name = 'QSO' AND probability > 0.8"])
+    assert any(e.spec.get("lc_class") == "QSO" and e.spec["lc_p"] > 0.8 for e in entities)
