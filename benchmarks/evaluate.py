@@ -20,9 +20,9 @@ from data.loader import dataset_sha256, load_dataset, resolve_dataset_path, spli
 from db.errors import DbError
 from db.server import SCALES, resolve_dsn
 from engines import EngineSettings, open_engine
+from evaluation.gold_cache import GoldCache
 from evaluation.predictions import Prediction
 from evaluation.runner import score_predictions
-from optimizers.gold_cache import GoldCache
 
 EXAMPLES = """examples:
   python -m benchmarks.evaluate

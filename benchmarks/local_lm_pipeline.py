@@ -15,17 +15,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from compiling.cli import EXAMPLES_CSV, run
 from data.loader import dataset_sha256
 from engines import EngineSettings, open_engine
 from evaluation.ablation import Configuration, ablation_row
+from evaluation.gold_cache import GoldCache
 from evaluation.program_predictions import ModelRunSettings, Scorer, run_model
 from evaluation.report import write_report
 from evaluation.runner import score_predictions
 from lms import model_slug, resolve_lm
 from modules import OPTIONAL_STAGES
 from optimizers.artifact import MANIFEST_FILE, default_artifact_dir
-from optimizers.compile_cli import EXAMPLES_CSV, run
-from optimizers.gold_cache import GoldCache
 from optimizers.settings import CompileSettings
 
 if TYPE_CHECKING:

@@ -32,8 +32,8 @@ from checks.vocabulary import read_vocabulary
 from data.loader import grounding_files, load_dataset, resolve_dataset_path
 from db.errors import ExecutionError
 from engines import EngineSettings, open_engine
+from evaluation.gold_cache import GoldCache
 from modules.extract_sql import extract_sql
-from optimizers.gold_cache import GoldCache
 from optimizers.metric import column_match_formatted, row_match
 
 log = logging.getLogger("benchmarks.selection")

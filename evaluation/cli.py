@@ -27,13 +27,13 @@ from engines import open_engine
 from evaluation.ablation import add_model_mode_arguments, check_model_mode_arguments, render_ablation, run_ablation
 from evaluation.checkpoint import CHECKPOINT_FILE, Checkpoint
 from evaluation.errors import EvaluationError
+from evaluation.gold_cache import GoldCache, default_cache_dir
 from evaluation.predictions import Prediction, complete_predictions, read_predictions
 from evaluation.program_predictions import PREDICTIONS_FILE, ModelRunSettings, run_model
 from evaluation.report import CONVENTIONS, METRIC_VERSION, PLOT_FILE, render_table, write_report
 from evaluation.runner import score_predictions
 from lms import LMConfigError
 from optimizers.errors import OptimizerError
-from optimizers.gold_cache import GoldCache, default_cache_dir
 
 __all__ = ["EMBEDDED_TIMEOUT_S", "EXTERNAL_TIMEOUT_S", "GOLD_TIMEOUT_FACTOR", "build_parser", "main"]
 

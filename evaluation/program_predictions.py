@@ -23,13 +23,13 @@ import dspy
 import lms
 from answering import Text2SQL, load
 from db.errors import DatabaseUnavailable, ErrorKind
+from engines.outage import raise_if_connection_lost
 from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
 from evaluation.seen_questions import seen_in_compile
 from lms import LMWatch
 from lms.lm_watch import raise_if_every_call_failed
-from optimizers.lm_retries import install_retry_counter, retries_in_thread
-from optimizers.outage import raise_if_connection_lost
+from lms.retries import install_retry_counter, retries_in_thread
 
 __all__ = [
     "PREDICTIONS_FILE",

@@ -12,12 +12,12 @@ import pandas as pd
 from tqdm import tqdm
 
 from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
+from engines.outage import raise_if_connection_lost
 from evaluation.checkpoint import Checkpoint
+from evaluation.gold_cache import GoldCache
 from evaluation.predictions import Prediction
 from optimizers.aggregate import ScoredItem
-from optimizers.gold_cache import GoldCache
 from optimizers.metric import score_frames
-from optimizers.outage import raise_if_connection_lost
 
 __all__ = ["MISSING_MESSAGE", "ItemRecord", "QueryExecutor", "failed_item", "score_item", "score_predictions"]
 

@@ -17,8 +17,8 @@ from db.errors import ExecutionError
 from optimizers.metric import Comparison, RowScore, column_match_raw, identifier_strings, row_match
 
 if TYPE_CHECKING:
+    from evaluation.gold_cache import GoldCache
     from modules import SQLExecutor
-    from optimizers.gold_cache import GoldCache
 
 __all__ = ["Judgement", "judge", "make_feedback_metric", "make_pm_metric"]
 

@@ -7,10 +7,10 @@ import subprocess
 
 import pytest
 
+import compiling.cli as cli
 import engines.factory
-import optimizers.compile_cli as cli
+from evaluation.gold_cache import GoldCache
 from optimizers.artifact import MANIFEST_FILE, PROGRAM_FILE, load_program
-from optimizers.gold_cache import GoldCache
 from tests.optimizers.compile_helpers import SYNTHETIC_CSV, gated_lm
 
 COMMITTED = cli.REPO_DIR / "artifacts" / "local-gemma3-270m"

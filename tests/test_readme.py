@@ -6,7 +6,7 @@ import shlex
 
 import pytest
 
-import optimizers.compile_cli as compile_cli
+import compiling.cli as compile_cli
 from answering.api import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT_S
 from db.executor import ExecutorSettings
 from engines.tap_settings import TapSettings

@@ -5,7 +5,14 @@ import importlib
 
 import pytest
 
-MODULES = ("answering", "answering.question", "answering.render")
+MODULES = (
+    "answering",
+    "answering.astro_table",
+    "answering.lightcurve",
+    "answering.question",
+    "answering.render",
+    "answering.sky",
+)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -6,9 +6,9 @@ import threading
 import pytest
 
 from evaluation.checkpoint import Checkpoint
+from evaluation.gold_cache import GoldCache
 from evaluation.predictions import Prediction
 from evaluation.runner import MISSING_MESSAGE, ItemRecord, score_item, score_predictions
-from optimizers.gold_cache import GoldCache
 from optimizers.select_list import parse_select_list
 
 HEAVY_SQL = "SELECT count(*) FROM alerce.detection a CROSS JOIN alerce.detection b CROSS JOIN alerce.detection c"

@@ -4,13 +4,13 @@ import json
 
 import pytest
 
+import compiling.cli as compile_cli
 import engines.factory
 import lms
-import optimizers.compile_cli as compile_cli
 from evaluation.cli import main as evaluate_main
+from evaluation.gold_cache import GoldCache
 from evaluation.seen_questions import seen_in_compile
 from optimizers.artifact import MANIFEST_FILE
-from optimizers.gold_cache import GoldCache
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 from tests.optimizers.compile_helpers import synthetic_examples
 

@@ -6,16 +6,16 @@ from typing import ClassVar
 
 import pandas as pd
 
+import compiling.cli as compile_cli
 import engines.postgres
 import lms
-import optimizers.compile_cli as compile_cli
 from db.executor import Executor
 from db.server import up
 from evaluation.checkpoint import CHECKPOINT_FILE
 from evaluation.cli import main as evaluate_main
+from evaluation.gold_cache import GoldCache
 from evaluation.program_predictions import PREDICTIONS_FILE
 from optimizers.artifact import MANIFEST_FILE
-from optimizers.gold_cache import GoldCache
 from tests.faults.conftest import ScriptedEngine, kill_postmaster, oracle, questions_asked, scripted_lm, synthetic_csv
 
 KILL_AT_CALL = 9

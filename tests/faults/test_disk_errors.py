@@ -10,12 +10,12 @@ import os
 
 import pandas as pd
 
+import compiling.cli as compile_cli
 import engines.factory
 import optimizers.atomic_files
-import optimizers.compile_cli as compile_cli
 from evaluation.cli import main as evaluate_main
+from evaluation.gold_cache import GoldCache
 from optimizers.artifact import MANIFEST_FILE, PROGRAM_FILE
-from optimizers.gold_cache import GoldCache
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 
 

@@ -11,12 +11,12 @@ import time
 import pytest
 from dspy import lm15
 
+import compiling.cli as compile_cli
 import engines.factory
 import lms
-import optimizers.compile_cli as compile_cli
 from evaluation.cli import main as evaluate_main
+from evaluation.gold_cache import GoldCache
 from lms.resolve import resolve_lm
-from optimizers.gold_cache import GoldCache
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 
 FATAL = {

@@ -6,13 +6,13 @@ import random
 
 from dspy.lm15 import RateLimitError, ServerError, TimeoutError
 
+import compiling.cli as compile_cli
 import engines.factory
 import lms
-import optimizers.compile_cli as compile_cli
 from evaluation.cli import main as evaluate_main
+from evaluation.gold_cache import GoldCache
 from evaluation.program_predictions import PREDICTIONS_FILE
 from optimizers.artifact import MANIFEST_FILE
-from optimizers.gold_cache import GoldCache
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 
 ERRORS = (RateLimitError, TimeoutError, ServerError)

@@ -5,8 +5,10 @@ import json
 import dspy
 import pytest
 
+import compiling.cli as cli
 import engines.factory
-import optimizers.compile_cli as cli
+from compiling.run import compile_program
+from evaluation.gold_cache import GoldCache
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import (
     MANIFEST_FILE,
@@ -16,8 +18,6 @@ from optimizers.artifact import (
     save_artifact,
     signature_hash,
 )
-from optimizers.compile_run import compile_program
-from optimizers.gold_cache import GoldCache
 from optimizers.settings import CompileSettings
 from tests.fake_lms import fake_lm
 from tests.optimizers.compile_helpers import (

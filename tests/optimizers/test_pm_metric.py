@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from db.errors import ErrorKind, ExecutionError
-from optimizers.gold_cache import GoldCache
+from evaluation.gold_cache import GoldCache
 from optimizers.pm_metric import make_feedback_metric, make_pm_metric
 
 GOLD = "SELECT oid FROM object WHERE ndet > 20"

@@ -5,10 +5,10 @@ from collections import Counter
 import dspy
 import pytest
 
+from compiling.run import compile_program
+from evaluation.gold_cache import GoldCache
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import load_artifact, save_artifact
-from optimizers.compile_run import compile_program
-from optimizers.gold_cache import GoldCache
 from optimizers.settings import CompileSettings
 from optimizers.strategies import STRATEGIES, split_examples
 from tests.optimizers.compile_helpers import gated_lm, synthetic_examples

@@ -19,17 +19,17 @@ from pathlib import Path
 import platformdirs
 
 from cli import add_engine_arguments, add_verbosity_arguments, engine_settings, logging_to_stderr
+from compiling.run import compile_program
 from data.errors import DataError
 from data.loader import dataset_sha256, grounding_files, load_dataset, resolve_dataset_path, split_file
 from db.errors import DatabaseUnavailable, DbError
 from engines import EngineSettings, open_engine
+from evaluation.gold_cache import GoldCache
 from lms import LMConfigError, LMUnusable, add_model_argument, resolve_lm
 from modules.settings import SCHEMA_DETAILS
 from modules.stages import STAGES
 from optimizers.artifact import MANIFEST_FILE, REPO_DIR, check_writable, default_artifact_dir, save_artifact
-from optimizers.compile_run import compile_program
 from optimizers.errors import CompileError, OptimizerError
-from optimizers.gold_cache import GoldCache
 from optimizers.settings import ADAPTERS, CompileSettings
 from optimizers.strategies import STRATEGIES
 

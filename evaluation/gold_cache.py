@@ -20,7 +20,7 @@ import pandas as pd
 import platformdirs
 
 from db.errors import ErrorKind, ExecutionError, GuardError
-from optimizers.outage import raise_if_connection_lost
+from engines.outage import raise_if_connection_lost
 
 __all__ = ["GoldCache", "GoldResult", "default_cache_dir"]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from db.errors import ErrorKind, ExecutionError, GuardError
-from optimizers.gold_cache import GoldCache, GoldResult
+from evaluation.gold_cache import GoldCache, GoldResult
 
 
 @dataclass(frozen=True)

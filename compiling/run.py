@@ -19,18 +19,18 @@ import psycopg
 import sqlglot
 from dspy.utils.usage_tracker import UsageTracker
 
+from engines.outage import OutageGuard
 from lms import LMWatch
+from lms.retries import install_retry_counter, retries_total
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import signature_hash
-from optimizers.lm_retries import install_retry_counter, retries_total
-from optimizers.outage import OutageGuard
 from optimizers.pm_metric import make_feedback_metric, make_pm_metric
 from optimizers.settings import CompileSettings, make_adapter
 from optimizers.strategies import STRATEGIES, CompileContext, as_demo_source, split_examples
 
 if TYPE_CHECKING:
+    from evaluation.gold_cache import GoldCache
     from modules import SQLExecutor
-    from optimizers.gold_cache import GoldCache
 
 __all__ = ["SharedUsageTracker", "StageUsage", "compile_program", "evaluate_pm", "usage_cost_usd"]
 
