@@ -10,6 +10,10 @@ Example (in a notebook)::
     answer.frame        # a pandas DataFrame, or None when it could not answer
     answer.error        # why it could not answer, in one line (None when it did)
     answer.usage        # {stage: {"input_tokens", "output_tokens", "calls"}}
+    answer.table        # an astropy Table with the catalog's units and descriptions
+    answer.plot_sky()   # a matplotlib Figure of the positions (Aitoff), when the rows have RA/Dec
+    answer.plot_lightcurve("ZTF20aaelulu")   # magpsf against MJD per band, limits as arrows
+    answer.to_votable("answer.xml")
 
 ``load()`` with no model uses the default local model; ``dsn=None`` means ``$ALERCE_DSN``, else the embedded
 server; ``engine="tap"`` runs the SQL on ALeRCE's TAP service as ADQL instead (``tap_url`` picks another). Generated
@@ -21,19 +25,17 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 import dspy
 
 import lms
+from answering.answer import Answer
 from answering.question import MAX_KNOWLEDGE_CHARS, clean_text
 from engines import Engine, EngineSettings, open_engine
 from modules import OPTIONAL_STAGES, DirectText2SQL, UnknownStageError
 from optimizers.artifact import load_program
 from optimizers.settings import make_adapter
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["CONNECT_TIMEOUT_S", "DEFAULT_TIMEOUT_S", "Answer", "Text2SQL", "load"]
 
@@ -41,48 +43,6 @@ DEFAULT_TIMEOUT_S = 30.0
 """Default time limit of one generated query, in seconds."""
 CONNECT_TIMEOUT_S = 5.0
 """Time allowed to reach the database before giving up."""
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Answer:
-    """What one question gave.
-
-    Attributes:
-        question: The question as asked (cleaned).
-        sql: The final SQL ("" when the model gave none).
-        frame: The rows of the final SQL, or None when it could not answer.
-        truncated: True when the query had more rows than the executor keeps (``max_rows``).
-        error: Why it could not answer, one line; None when it answered.
-        error_kind: ``db.errors.ErrorKind`` value of the final execution error, or "no_sql"; None when answered.
-        difficulty: "simple", "medium" or "advanced", or None (classification off or failed).
-        plan: Decomposition steps ([] when not planned).
-        attempts: One {"sql", "error_kind", "message"} per execution.
-        failures: One {"stage", "kind", "message"} per stage whose LM output was unusable.
-        usage: {stage: {"input_tokens", "output_tokens", "calls"}} of LM calls that were not cache hits.
-        seconds: Wall time of the whole answer.
-        adql: The ADQL the TAP engine sent for the final SQL ("" on PostgreSQL or when nothing ran).
-        table: The astropy Table the TAP service returned, or None (see ``answering.render.votable_table``).
-    """
-
-    question: str
-    sql: str
-    frame: pd.DataFrame | None
-    truncated: bool = False
-    error: str | None = None
-    error_kind: str | None = None
-    difficulty: str | None = None
-    plan: list[str] = dataclasses.field(default_factory=list)
-    attempts: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    failures: list[dict[str, str]] = dataclasses.field(default_factory=list)
-    usage: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
-    seconds: float = 0.0
-    adql: str = ""
-    table: Any = None
-
-    @property
-    def is_answered(self) -> bool:
-        """Tell whether the final SQL ran (even with no rows)."""
-        return self.frame is not None
 
 
 class Text2SQL:
@@ -159,7 +119,8 @@ class Text2SQL:
             usage=dict(pred.usage),
             seconds=time.perf_counter() - started,
             adql=getattr(pred.result, "adql", ""),
-            table=getattr(pred.result, "table", None),
+            service_table=getattr(pred.result, "table", None),
+            engine=self.executor,
         )
 
     def close(self) -> None:

@@ -117,30 +117,19 @@ def render_csv(frame: pd.DataFrame, *, limit: int | None = None) -> str:
 
 
 def render_votable(answer: Answer) -> str:
-    """Render the rows as a VOTable document: the service's own Table on TAP, else one built from the frame.
-
-    Repeated column labels get a ``_`` suffix (as DaCHS names them); NULLs are masked.
-    """
-    from astropy.table import MaskedColumn, Table  # astropy loads only for this format
-
-    table = answer.table
-    if table is None:
-        table = Table()
-        for label, (_, values) in zip(_unique_labels(answer.frame), answer.frame.items(), strict=True):
-            cells = [plain_value(value) for value in values]
-            mask = [value is None for value in cells]
-            kinds = {type(value) for value in cells if value is not None}
-            filler = 0 if kinds <= {int, float, bool} and kinds else ""
-            data = [filler if value is None else value for value in cells]
-            if len(kinds) > 1 and not kinds <= {int, float}:
-                data = [str(value) for value in data]
-            table[label] = MaskedColumn(data, mask=mask)
+    """Render the rows as a VOTable document (``Answer.table``: catalog units and descriptions, NULLs masked)."""
     buffer = io.BytesIO()
-    table.write(buffer, format="votable")
+    answer.table.write(buffer, format="votable")
     return buffer.getvalue().decode()
 
 
-def _unique_labels(frame: pd.DataFrame) -> list[str]:
+def unique_labels(frame: pd.DataFrame) -> list[str]:
+    """Return the frame's column labels as text, a repeated label suffixed with ``_`` until it is unique.
+
+    Examples:
+        >>> unique_labels(pd.DataFrame([[1, 2, 3]], columns=["oid", "oid", "n"]))
+        ['oid', 'oid_', 'n']
+    """
     labels: list[str] = []
     for label in map(str, frame.columns):
         while label in labels:

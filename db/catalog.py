@@ -47,13 +47,17 @@ Detail = Literal["names", "brief", "full"]
 
 @dataclass(frozen=True)
 class Column:
-    """One column: `data_type` as information_schema reports it, `sql_type` as written in the DDL."""
+    """One column: `data_type` as information_schema reports it, `sql_type` as written in the DDL.
+
+    `unit` is an astropy unit string ("deg", "mag", "d", "arcsec"...) for a physical quantity, else None.
+    """
 
     name: str
     data_type: str
     sql_type: str
     nullable: bool
     description: str
+    unit: str | None = None
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from astropy.table import Table
+from matplotlib.collections import PathCollection
 
 from answering import Answer, AnsweringError, load
 from answering.lightcurve import fetch_lightcurve, lightcurve_sql
@@ -105,9 +106,9 @@ def test_plot_lightcurve_queries_the_answer_engine(tiny_dsn):
     axes = figure.axes[0]
     assert axes.yaxis_inverted() and axes.get_title() == oid
     plotted = sum(len(line.get_xdata()) for line in axes.lines)
-    arrows = sum(len(collection.get_offsets()) for collection in axes.collections if collection.get_offsets().size)
+    arrows = sum(len(c.get_offsets()) for c in axes.collections if isinstance(c, PathCollection))
     assert plotted == len(curve.detections) > 5
-    assert arrows == len(curve.non_detections)
+    assert arrows == len(curve.non_detections) > 0
     assert set(curve.detections.columns) == {"mjd", "fid", "magpsf", "sigmapsf"}
 
 

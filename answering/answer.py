@@ -1,0 +1,116 @@
+"""What one question gave: the SQL, its rows as a DataFrame and an astropy Table, sky and light-curve plots."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from answering.astro_table import astropy_table, source_columns
+from answering.errors import AnsweringError
+from answering.lightcurve import fetch_lightcurve, plot_lightcurve
+from answering.sky import COORDINATE_PAIRS, plot_sky
+
+if TYPE_CHECKING:
+    import astropy.table
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from engines import Engine
+
+__all__ = ["Answer"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Answer:
+    """What one question gave.
+
+    Attributes:
+        question: The question as asked (cleaned).
+        sql: The final SQL ("" when the model gave none).
+        frame: The rows of the final SQL, or None when it could not answer.
+        truncated: True when the query had more rows than the executor keeps (``max_rows``).
+        error: Why it could not answer, one line; None when it answered.
+        error_kind: ``db.errors.ErrorKind`` value of the final execution error, or "no_sql"; None when answered.
+        difficulty: "simple", "medium" or "advanced", or None (classification off or failed).
+        plan: Decomposition steps ([] when not planned).
+        attempts: One {"sql", "error_kind", "message"} per execution.
+        failures: One {"stage", "kind", "message"} per stage whose LM output was unusable.
+        usage: {stage: {"input_tokens", "output_tokens", "calls"}} of LM calls that were not cache hits.
+        seconds: Wall time of the whole answer.
+        adql: The ADQL the TAP engine sent for the final SQL ("" on PostgreSQL or when nothing ran).
+        service_table: The astropy Table the TAP service returned, or None (``table`` builds on it).
+        engine: The engine that ran the SQL; ``plot_lightcurve`` queries it (None: no light curves).
+    """
+
+    question: str
+    sql: str
+    frame: pd.DataFrame | None
+    truncated: bool = False
+    error: str | None = None
+    error_kind: str | None = None
+    difficulty: str | None = None
+    plan: list[str] = dataclasses.field(default_factory=list)
+    attempts: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    failures: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    usage: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+    seconds: float = 0.0
+    adql: str = ""
+    service_table: Any = None
+    engine: Engine | None = dataclasses.field(default=None, repr=False, compare=False)
+
+    @property
+    def is_answered(self) -> bool:
+        """Tell whether the final SQL ran (even with no rows)."""
+        return self.frame is not None
+
+    @functools.cached_property
+    def table(self) -> astropy.table.Table:
+        """The rows as an astropy Table with the catalog's units and descriptions (NULLs masked).
+
+        Raises:
+            AnsweringError: The question was not answered (no rows).
+        """
+        return astropy_table(self._answered_frame(), self.sql, self.service_table)
+
+    def to_votable(self, path: str | Path) -> Path:
+        """Write ``table`` as a VOTable file (replacing it) and return its path."""
+        path = Path(path)
+        self.table.write(path, format="votable", overwrite=True)
+        return path
+
+    def plot_sky(self, *, projection: str = "aitoff") -> Figure:
+        """Plot the result's positions on the sky (``aitoff`` or ``mollweide``).
+
+        Raises:
+            AnsweringError: No rows, or no RA/Dec columns (``answering.sky.COORDINATE_PAIRS``) among them.
+        """
+        frame = self._answered_frame()
+        labels = [str(label) for label in frame.columns]
+        # An aliased position (meandec AS dec_deg) still plots: name each column after its catalog source.
+        sources = [
+            column.name if column else label
+            for column, label in zip(source_columns(self.sql, labels), labels, strict=True)
+        ]
+        figure = plot_sky(frame.set_axis(sources, axis=1), projection=projection, title=self.question[:80])
+        if figure is None:
+            names = ", ".join("/".join(pair) for pair in COORDINATE_PAIRS)
+            raise AnsweringError(f"the result has no coordinates; select {names} to plot it on the sky")
+        return figure
+
+    def plot_lightcurve(self, oid: str) -> Figure:
+        """Query and plot the light curve of `oid` (detections and non-detection limits) on the answer's engine.
+
+        Raises:
+            AnsweringError: No engine, or ``oid`` is not an object id.
+            db.errors.ExecutionError: A light-curve query failed.
+        """
+        if self.engine is None:
+            raise AnsweringError("this answer has no engine to query light curves on; ask through answering.load")
+        return plot_lightcurve(fetch_lightcurve(self.engine, oid))
+
+    def _answered_frame(self) -> pd.DataFrame:
+        if self.frame is None:
+            raise AnsweringError(f"there are no rows: {self.error}")
+        return self.frame
