@@ -2,14 +2,13 @@
 
 import hashlib
 import logging
-import os
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from data.errors import ChecksumError, DataError, FetchError
 from data.loader import default_data_dir
+from fileio import write_atomic
 
 __all__ = ["BASE_URL", "FILES", "SUMS_FILE", "fetch_dataset"]
 
@@ -36,19 +35,6 @@ def _read_sums(dest: Path) -> dict[str, str]:
         if digest and name:
             sums[name] = digest
     return sums
-
-
-def _write_atomic(path: Path, content: bytes) -> None:
-    """Write ``content`` to ``path`` through a temporary file in the same folder, then rename it."""
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as tmp:
-        tmp.write(content)
-        tmp.flush()
-        os.fsync(tmp.fileno())
-    try:
-        os.replace(tmp.name, path)
-    except OSError:
-        os.unlink(tmp.name)
-        raise
 
 
 def _download(url: str, timeout_s: float) -> bytes:
@@ -84,7 +70,7 @@ def _fetch_file(name: str, dest: Path, expected: str | None, *, base_url: str, t
             expected,
             actual,
         )
-    _write_atomic(target, content)
+    write_atomic(target, content)
     if expected is None:
         logger.warning(
             "%s has no published checksum: recorded sha256 %s in %s, unverified (later fetches are checked against it)",
@@ -121,7 +107,7 @@ def fetch_dataset(dest: str | Path | None = None, *, base_url: str = BASE_URL, t
             expected = known or sums.get(name)
             sums[name] = _fetch_file(name, dest, expected, base_url=base_url, timeout_s=timeout_s)
             lines = "".join(f"{digest}  {file}\n" for file, digest in sorted(sums.items()))
-            _write_atomic(dest / SUMS_FILE, lines.encode("utf-8"))
+            write_atomic(dest / SUMS_FILE, lines.encode("utf-8"))
     except PermissionError as err:
         raise DataError(f"Cannot write to '{dest}': {err.strerror}. Choose another folder with --dest DIR.") from err
     return dest

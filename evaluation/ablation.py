@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import io
 import json
 import logging
 from collections.abc import Sequence
@@ -18,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import lms
 from evaluation.program_predictions import ModelRunSettings, Scorer, run_model
+from evaluation.report import report_not_written
+from fileio import write_files
 from lms import add_model_argument
 from modules import OPTIONAL_STAGES
 from optimizers.aggregate import DIFFICULTIES
@@ -146,12 +149,18 @@ def _text(value: Any, digits: int = 3) -> str:
 
 
 def _write(rows: Sequence[dict[str, Any]], ablation: dict, report_dir: Path) -> None:
-    report_dir.mkdir(parents=True, exist_ok=True)
-    (report_dir / ABLATION_JSON).write_text(json.dumps(ablation, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    with (report_dir / ABLATION_CSV).open("w", newline="", encoding="utf-8") as file:
-        writer = csv.DictWriter(file, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({key: "-" if value is None else value for key, value in row.items()} for row in rows)
+    table = io.StringIO()
+    writer = csv.DictWriter(table, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({key: "-" if value is None else value for key, value in row.items()} for row in rows)
+    files = {
+        ABLATION_JSON: (json.dumps(ablation, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
+        ABLATION_CSV: table.getvalue().encode("utf-8"),
+    }
+    try:
+        write_files(report_dir, files)
+    except OSError as err:
+        raise report_not_written(report_dir, err) from err
 
 
 def run_ablation(

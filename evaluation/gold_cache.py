@@ -5,12 +5,9 @@ Gold results are keyed by ``sha256(sql)`` under ``<cache_dir>/<executor.fingerpr
 a shorter time limit than the one now asked for, which is retried.
 """
 
-import contextlib
 import hashlib
 import logging
-import os
 import pickle
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +18,7 @@ import platformdirs
 
 from db.errors import ErrorKind, ExecutionError, GuardError
 from engines.outage import raise_if_connection_lost
+from fileio import write_atomic
 
 __all__ = ["GoldCache", "GoldResult", "default_cache_dir"]
 
@@ -169,17 +167,7 @@ class GoldCache:
             "timeout_s": self.timeout_s,
         }
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pkl")
-            try:
-                with os.fdopen(fd, "wb") as file:
-                    pickle.dump(entry, file, protocol=pickle.HIGHEST_PROTOCOL)
-                    file.flush()
-                    os.fsync(file.fileno())
-                os.replace(temp, path)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(temp)
+            write_atomic(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
         except OSError as err:
             logger.warning("cannot write gold cache entry %s: %s", path, err)
 

@@ -11,8 +11,8 @@ import pandas as pd
 
 from evaluation.errors import ReportNotWritten
 from evaluation.runner import ItemRecord
+from fileio import write_files
 from optimizers.aggregate import aggregate
-from optimizers.atomic_files import write_files
 
 __all__ = [
     "CONVENTIONS",
@@ -21,6 +21,7 @@ __all__ = [
     "PLOT_FILE",
     "build_report",
     "render_table",
+    "report_not_written",
     "write_report",
 ]
 
@@ -119,7 +120,8 @@ def _per_question_csv(records: Sequence[ItemRecord]) -> bytes:
     return frame.to_csv(index=False).encode("utf-8")
 
 
-def _unwritable(folder: Path, err: OSError) -> ReportNotWritten:
+def report_not_written(folder: Path, err: OSError) -> ReportNotWritten:
+    """Return the error for a report folder that cannot be written."""
     return ReportNotWritten(
         f"Cannot write the report to '{folder}': {err.strerror or err}. Finished items are saved; free space or "
         "choose a writable --report folder and rerun.",
@@ -152,7 +154,10 @@ def write_report(
         "report.json": (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
         "per_question.csv": _per_question_csv(records),
     }
-    write_files(report_dir, files, on_error=_unwritable)
+    try:
+        write_files(report_dir, files)
+    except OSError as err:
+        raise report_not_written(report_dir, err) from err
     if plot:
         from evaluation.plot import plot_report
 

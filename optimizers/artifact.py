@@ -17,10 +17,10 @@ import dspy
 import orjson
 from dspy.utils.saving import get_dependency_versions
 
+import fileio
 from lms import model_slug
 from modules import AlerceText2SQL, PipelineSettings
-from optimizers.atomic_files import check_writable, write_files
-from optimizers.errors import RECOMPILE_HINT, ArtifactMismatch, ArtifactNotFound
+from optimizers.errors import RECOMPILE_HINT, ArtifactMismatch, ArtifactNotFound, CompileError
 from optimizers.mqs import DemoRetriever
 
 if TYPE_CHECKING:
@@ -49,6 +49,22 @@ MANIFEST_FILE = "manifest.json"
 RETRIEVER_KEY = "demo_retriever"
 """Top-level key of program.json holding the MQS demo index (absent for other strategies)."""
 REPO_DIR = Path(__file__).resolve().parent.parent
+
+
+def _unwritable(folder: Path, err: OSError) -> CompileError:
+    return CompileError(f"Cannot write the artifact to '{folder}': {err.strerror or err}. Choose a writable --out.")
+
+
+def check_writable(folder: str | Path) -> None:
+    """Create the artifact folder and check that a file can be written there (before a long compile).
+
+    Raises:
+        CompileError: The folder cannot be created or written.
+    """
+    try:
+        fileio.check_writable(folder)
+    except OSError as err:
+        raise _unwritable(Path(folder), err) from err
 
 
 def default_artifact_dir(model: str | None) -> Path:
@@ -136,7 +152,10 @@ def save_artifact(program: dspy.Module, out_dir: str | Path, manifest: dict[str,
     options = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE | orjson.OPT_SERIALIZE_NUMPY
     program_bytes = orjson.dumps(_program_state(program), option=options)
     manifest_bytes = orjson.dumps(full_manifest, option=options | orjson.OPT_NON_STR_KEYS)
-    write_files(out_dir, {PROGRAM_FILE: program_bytes, MANIFEST_FILE: manifest_bytes})
+    try:
+        fileio.write_files(out_dir, {PROGRAM_FILE: program_bytes, MANIFEST_FILE: manifest_bytes})
+    except OSError as err:
+        raise _unwritable(out_dir, err) from err
     logger.info("artifact written to %s", out_dir)
     return out_dir
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 import compiling.cli as compile_cli
 import engines.factory
-import optimizers.atomic_files
+import fileio.atomic
 from evaluation.cli import main as evaluate_main
 from evaluation.gold_cache import GoldCache
 from optimizers.artifact import MANIFEST_FILE, PROGRAM_FILE
@@ -56,7 +56,7 @@ def test_disk_full_while_writing_the_report_keeps_the_previous_report(tiny_dsn, 
     (report / "checkpoint.jsonl").unlink()  # score again, so the report is rewritten
     capsys.readouterr()
 
-    monkeypatch.setattr(optimizers.atomic_files, "_write_temp", _disk_full)
+    monkeypatch.setattr(fileio.atomic, "_write_temp", _disk_full)
     assert evaluate_main(argv) == 1
     err = capsys.readouterr().err
     assert err == (
@@ -80,13 +80,13 @@ def test_disk_full_while_saving_the_artifact_keeps_the_previous_one(tiny_dsn, tm
     before = {name: (out / name).read_bytes() for name in (PROGRAM_FILE, MANIFEST_FILE)}
     capsys.readouterr()
 
-    real_write_temp = optimizers.atomic_files._write_temp
+    real_write_temp = fileio.atomic._write_temp
 
     def full_after_the_check(folder, name, payload):
         # check_writable's empty probe succeeds; the disk fills up while the compiled files are written.
         return real_write_temp(folder, name, payload) if name == "check" else _disk_full()
 
-    monkeypatch.setattr(optimizers.atomic_files, "_write_temp", full_after_the_check)
+    monkeypatch.setattr(fileio.atomic, "_write_temp", full_after_the_check)
     assert compile_cli.main([*argv, "--k", "1"]) == 1
     last = capsys.readouterr().err.splitlines()[-1]  # DSPy's Evaluate logs its scores on stderr before it
     assert last == f"error: Cannot write the artifact to '{out}': No space left on device. Choose a writable --out."
