@@ -1,15 +1,25 @@
 """Shared fixtures: one throwaway embedded PostgreSQL per run, DSNs to its databases, dataset paths, DSPy reset.
 
+Outside data, and the markers that name it (added here from the fixtures a test uses):
+    benchmark: the dev split, from ALERCE_T2S_DATA (dev.csv, or a folder holding it), else the fetch cache
+        (``python -m data fetch``). When a selected test needs it and it is in neither, the session fetches it,
+        and stops with one line saying how to get it if that fails. Without it the test database is not grounded.
+    alerce_docs: ALERCE_DOCS_DIR, the folder with the shared ALeRCE docs (q3c_vectors.csv, schema.sql); its tests
+        are skipped with one reason when the variable is unset.
+    ``pytest -m "not benchmark and not alerce_docs"`` runs everything else.
+
+Opt-in markers (slow, local_model, llm, wheel_server) run only when ``-m`` names them.
+
 Environment:
-    ALERCE_DOCS_DIR: folder with the shared ALeRCE docs and q3c_vectors.csv (default: <repo>/../shared/alerce).
-    ALERCE_T2S_DATA: dev.csv, or a folder holding it (default: <repo>/../shared/alerce-t2s/dev.csv).
     ALERCE_T2S_TEST_DATA_DIR: reuse this data folder between runs (keeps built databases; the server is still
         stopped at the end of each run).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -20,7 +30,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from data.loader import grounding_files
+from data.errors import DataError, DatasetNotFound
+from data.loader import ENV_VAR, grounding_files, resolve_dataset_path, split_file
 from db.server import ServerInfo, ServerSettings, down, up
 
 if TYPE_CHECKING:
@@ -29,11 +40,37 @@ if TYPE_CHECKING:
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 REPO_DIR = Path(__file__).resolve().parent.parent
+DOCS_ENV = "ALERCE_DOCS_DIR"
+OPT_IN_MARKERS = ("slow", "local_model", "llm", "wheel_server")
+FIXTURE_MARKERS = {"dev_csv_path": "benchmark", "alerce_docs_dir": "alerce_docs"}
+"""Fixture -> marker of the outside data it hands out."""
+FETCH_TIMEOUT_S = 20.0
+DEV_CSV = pytest.StashKey[Path]()
 
 
-def shared_dir(env: str, default: Path) -> Path:
-    """Return the path named by an environment variable, else the CI layout default beside the repository."""
-    return Path(os.environ[env]).expanduser() if os.environ.get(env) else default
+def local_dev_csv() -> Path | None:
+    """The benchmark's dev split from ALERCE_T2S_DATA or the fetch cache, without downloading; None if absent.
+
+    Raises:
+        DataError: ALERCE_T2S_DATA names nothing usable.
+    """
+    try:
+        return split_file(resolve_dataset_path(None), "dev")
+    except DatasetNotFound:
+        if os.environ.get(ENV_VAR):
+            raise
+        return None
+
+
+def fetched_dev_csv() -> Path:
+    """Download the benchmark into the fetch cache and return its dev split.
+
+    Raises:
+        DataError: The download failed (e.g. offline).
+    """
+    from data.fetch import fetch_dataset
+
+    return split_file(fetch_dataset(timeout_s=FETCH_TIMEOUT_S), "dev")
 
 
 def free_port() -> int:
@@ -41,6 +78,42 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark tests by the outside data their fixtures hand out (before ``-m`` selects); drop opt-in tests not asked."""
+    for item in items:
+        for fixture, marker in FIXTURE_MARKERS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)
+    expression = config.getoption("markexpr") or ""
+    asked = {name for name in OPT_IN_MARKERS if re.search(rf"\b{name}\b", expression)}
+    kept, dropped = [], []
+    for item in items:
+        opt_in = any(item.get_closest_marker(name) for name in OPT_IN_MARKERS if name not in asked)
+        (dropped if opt_in else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Find (or fetch) the benchmark when a selected test needs it; else stop the session with one line."""
+    if not any(item.get_closest_marker("benchmark") for item in session.items):
+        return
+    try:
+        dev_csv = local_dev_csv()
+        if dev_csv is None:
+            dev_csv = fetched_dev_csv()
+    except DataError as err:
+        reason = str(err).split(". ")[0]
+        pytest.exit(
+            f"the tests need the benchmark's dev split ({reason}): run `python -m data fetch` where the network "
+            f"allows, or set {ENV_VAR}=FOLDER holding dev.csv, or run the others with -m 'not benchmark'",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+    session.config.stash[DEV_CSV] = dev_csv
 
 
 @pytest.fixture(autouse=True)
@@ -55,30 +128,34 @@ def _reset_dspy() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def alerce_docs_dir() -> Path:
-    """Folder with the shared ALeRCE docs (Q3C.md, q3c_vectors.csv, schema.sql)."""
-    return shared_dir("ALERCE_DOCS_DIR", REPO_DIR.parent / "shared" / "alerce")
+    """Folder with the shared ALeRCE docs (Q3C.md, q3c_vectors.csv, schema.sql), from ALERCE_DOCS_DIR."""
+    if not os.environ.get(DOCS_ENV):
+        pytest.skip(f"needs the ALeRCE docs folder (q3c_vectors.csv, schema.sql): set {DOCS_ENV}")
+    return Path(os.environ[DOCS_ENV]).expanduser()
 
 
 @pytest.fixture(scope="session")
-def dev_csv_path() -> Path:
-    """Path of the benchmark's dev.csv."""
-    path = shared_dir("ALERCE_T2S_DATA", REPO_DIR.parent / "shared" / "alerce-t2s" / "dev.csv")
-    return path / "dev.csv" if path.is_dir() else path
+def dev_csv_path(request: pytest.FixtureRequest) -> Path:
+    """Path of the benchmark's dev split (found or fetched when the session started)."""
+    return request.config.stash[DEV_CSV]
 
 
 @pytest.fixture(scope="session")
-def pg_server(dev_csv_path: Path) -> Iterator[ServerSettings]:
+def pg_server(request: pytest.FixtureRequest) -> Iterator[ServerSettings]:
     """Start one embedded server for the test run on a free port; stop it (and delete its data) at the end.
 
     Yields:
-        ServerSettings for the tiny scale, seed 0, grounded on the dev split (as evaluate grounds it);
-        ``dataclasses.replace`` it for other scales.
+        ServerSettings for the tiny scale, seed 0, grounded on the dev split when it is at hand (as evaluate
+        grounds it), else not grounded; ``dataclasses.replace`` it for other scales.
     """
+    dev_csv = request.config.stash.get(DEV_CSV, None)
+    if dev_csv is None:
+        with contextlib.suppress(DataError):
+            dev_csv = local_dev_csv()
     persistent = os.environ.get("ALERCE_T2S_TEST_DATA_DIR")
     data_dir = Path(persistent) if persistent else Path(tempfile.mkdtemp(prefix="alerce-t2s-test-"))
-    settings = ServerSettings(
-        data_dir=data_dir, port=free_port(), scale="tiny", seed=0, ground=grounding_files(dev_csv_path)
-    )
+    ground = grounding_files(dev_csv) if dev_csv else ()
+    settings = ServerSettings(data_dir=data_dir, port=free_port(), scale="tiny", seed=0, ground=ground)
     try:
         yield settings
     finally:

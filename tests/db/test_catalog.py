@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import psycopg
@@ -25,14 +24,9 @@ SQLGLOT_TO_INFORMATION_SCHEMA = {
 }
 
 
-def _schema_sql_path() -> Path:
-    default = Path(__file__).resolve().parents[3] / "shared" / "alerce"
-    return Path(os.environ.get("ALERCE_DOCS_DIR", default)) / "schema.sql"
-
-
-def _columns_from_schema_sql() -> set[tuple[str, str, str]]:
-    """Parse schema.sql with sqlglot into (table, column, information_schema data_type) triples."""
-    statements = sqlglot.parse(_schema_sql_path().read_text(encoding="utf-8"), dialect="postgres")
+def _columns_from_schema_sql(docs_dir: Path) -> set[tuple[str, str, str]]:
+    """Parse the docs' schema.sql with sqlglot into (table, column, information_schema data_type) triples."""
+    statements = sqlglot.parse((docs_dir / "schema.sql").read_text(encoding="utf-8"), dialect="postgres")
     creates = [s for s in statements if isinstance(s, exp.Create) and s.kind == "TABLE"]
     columns: dict[str, list[tuple[str, str]]] = {}
     partitions: dict[str, str] = {}
@@ -54,8 +48,8 @@ def _columns_from_catalog() -> set[tuple[str, str, str]]:
     return {(t.name, c.name, c.data_type) for t in load_catalog().tables for c in t.columns}
 
 
-def test_catalog_matches_schema_sql():
-    expected = _columns_from_schema_sql()
+def test_catalog_matches_schema_sql(alerce_docs_dir):
+    expected = _columns_from_schema_sql(alerce_docs_dir)
     assert len(expected) == 304
     assert _columns_from_catalog() == expected
 
@@ -121,7 +115,7 @@ def test_render_schema_text_partitions_are_one_line_beside_parent():
     assert len(full.splitlines()) == 25 + 304 - 36
 
 
-def test_information_schema_equals_schema_sql(admin_dsn_tiny):
+def test_information_schema_equals_schema_sql(admin_dsn_tiny, alerce_docs_dir):
     """The database `db up` builds from render_ddl holds exactly the production columns."""
     with psycopg.connect(admin_dsn_tiny) as conn:
         rows = conn.execute(
@@ -131,7 +125,7 @@ def test_information_schema_equals_schema_sql(admin_dsn_tiny):
             "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'alerce' AND table_type = 'BASE TABLE'"
         ).fetchone()[0]
     actual = set(rows)
-    expected = _columns_from_schema_sql()
+    expected = _columns_from_schema_sql(alerce_docs_dir)
     assert actual - expected == set()
     assert expected - actual == set()
     assert len(rows) == 304
