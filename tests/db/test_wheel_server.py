@@ -57,8 +57,11 @@ def test_q3c_comes_from_the_sql_fallback_and_answers_a_cone(reader_dsn):
 
 
 def test_the_reader_role_cannot_write(reader_dsn):
-    with psycopg.connect(reader_dsn) as conn:
+    with psycopg.connect(reader_dsn, autocommit=True) as conn:
         assert conn.execute("SELECT current_user").fetchone()[0] == "alerce_reader"
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            conn.execute("DELETE FROM object")
+        conn.execute("SET default_transaction_read_only = off")  # a session may lift that; the grants remain
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("DELETE FROM object")
 
