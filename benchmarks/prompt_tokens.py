@@ -27,8 +27,8 @@ from data.errors import DataError
 from data.loader import resolve_dataset_path, split_file
 from db.catalog import load_catalog
 from db.errors import ErrorKind, ExecutionError
+from lms.fake import OracleAnswers, fake_lm
 from modules import STAGES, AlerceText2SQL, DirectText2SQL, PipelineSettings
-from tests.fake_lms import OracleAnswers, fake_lm
 
 EXAMPLES = """examples:
   python -m benchmarks.prompt_tokens

@@ -9,11 +9,11 @@ import pytest
 
 import lms
 from answering.cli import main
+from lms.fake import fake_lm
 from lms.resolve import DEFAULT_LOCAL_MODEL
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import MANIFEST_FILE, save_artifact
 from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, scripted_lm
-from tests.fake_lms import fake_lm
 
 MODEL = "fake/scripted"
 UNREACHABLE_DSN = "postgresql://reader@127.0.0.1:1/alerce"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dspy
 
-from tests.fake_lms import fake_lm, render_answer
+from lms.fake import fake_lm, render_answer
 
 LITERAL_SQL = "SELECT 1 AS n, 'ZTF' AS name UNION ALL SELECT 22, NULL"
 """SQL whose rows do not depend on the database contents."""

@@ -13,7 +13,7 @@ from answering.cli import main as ask_main
 from data.loader import load_dataset
 from engines import EngineSettings
 from evaluate import main as evaluate_main
-from tests.fake_lms import fake_lm, render_answer
+from lms.fake import fake_lm, render_answer
 
 WINDOW_SQL = "SELECT oid, row_number() OVER (ORDER BY ndet DESC) AS place FROM object"
 FIXED_SQL = "SELECT oid, ndet FROM object ORDER BY ndet DESC LIMIT 3"

@@ -15,7 +15,7 @@ from db.catalog import load_catalog
 from evaluation.ablation import ABLATION_CSV, ABLATION_JSON, configurations
 from evaluation.cli import main
 from evaluation.program_predictions import PREDICTIONS_FILE
-from tests.fake_lms import OracleAnswers, fake_lm
+from lms.fake import OracleAnswers, fake_lm
 
 MODEL = "fake/oracle"
 REPORT_FILES = ("report.json", "per_question.csv", "checkpoint.jsonl", PREDICTIONS_FILE)

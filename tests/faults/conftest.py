@@ -18,7 +18,7 @@ from dspy.lm15 import Response
 
 from db.cluster import Cluster
 from db.server import ServerInfo, ServerSettings, up
-from tests.fake_lms import Call, OracleAnswers, parse_call, text_response
+from lms.fake import Call, OracleAnswers, parse_call, text_response
 from tests.optimizers.compile_helpers import SYNTHETIC_CSV, catalog_columns
 
 

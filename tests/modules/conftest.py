@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from db.catalog import load_catalog
-from tests.fake_lms import OracleAnswers, fake_lm
+from lms.fake import OracleAnswers, fake_lm
 
 
 def catalog_columns(table: str) -> list[str]:

@@ -4,8 +4,8 @@ import dspy
 import pandas as pd
 
 from checks.vote import Candidate
+from lms.fake import fake_lm, render_answer
 from modules.candidate_selection import CandidateSelection, result_preview
-from tests.fake_lms import fake_lm, render_answer
 
 
 def _candidate(id_: str, oids: list[str] | None) -> Candidate:

@@ -4,9 +4,9 @@ import dspy
 import pandas as pd
 import pytest
 
+from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, DirectText2SQL
 from optimizers.metric import row_match
-from tests.fake_lms import fake_lm, render_answer
 
 GARBAGE = {
     "empty": "",

@@ -3,8 +3,8 @@
 import dspy
 
 from db.catalog import load_catalog
+from lms.fake import fake_lm, render_answer
 from modules.schema_linking import SchemaLinking
-from tests.fake_lms import fake_lm, render_answer
 
 
 def link(tables, columns=None):

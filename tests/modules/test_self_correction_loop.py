@@ -2,9 +2,9 @@
 
 import dspy
 
+from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.metric import row_match
-from tests.fake_lms import fake_lm, render_answer
 
 GOOD_SQL = "SELECT oid, ndet FROM object WHERE ndet > 1"
 HALLUCINATED_SQL = "SELECT oid, ndets FROM object WHERE ndet > 1"

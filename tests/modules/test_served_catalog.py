@@ -4,9 +4,9 @@ import dspy
 
 from db.catalog import load_catalog
 from db.errors import ErrorKind, ExecutionError
+from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL
 from modules.sql_executor import served_catalog
-from tests.fake_lms import fake_lm, render_answer
 
 
 class ServingExecutor:

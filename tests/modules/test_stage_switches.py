@@ -3,8 +3,8 @@
 import dspy
 import pytest
 
+from lms.fake import fake_lm, render_answer
 from modules import OPTIONAL_STAGES, STAGES, AlerceText2SQL, DirectText2SQL, PipelineSettings, UnknownStageError
-from tests.fake_lms import fake_lm, render_answer
 
 WRONG_SQL = "SELECT oid, ndets FROM object"
 

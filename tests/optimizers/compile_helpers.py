@@ -11,7 +11,7 @@ from dspy.lm15 import Response
 
 from data.loader import load_dataset
 from db.catalog import load_catalog
-from tests.fake_lms import Call, OracleAnswers, fake_lm, parse_call, render_answer, text_response
+from lms.fake import Call, OracleAnswers, fake_lm, parse_call, render_answer, text_response
 
 SYNTHETIC_CSV = Path(__file__).resolve().parent.parent / "fixtures" / "synthetic_questions.csv"
 """Our own questions with gold SQL that returns rows on the tiny database."""

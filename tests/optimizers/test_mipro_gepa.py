@@ -9,6 +9,7 @@ import compiling.cli as cli
 import engines.factory
 from compiling.run import compile_program
 from evaluation.gold_cache import GoldCache
+from lms.fake import fake_lm
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import (
     MANIFEST_FILE,
@@ -19,7 +20,6 @@ from optimizers.artifact import (
     signature_hash,
 )
 from optimizers.settings import CompileSettings
-from tests.fake_lms import fake_lm
 from tests.optimizers.compile_helpers import (
     MAGIC_INSTRUCTION,
     SYNTHETIC_CSV,

@@ -7,9 +7,9 @@ import dspy
 import pytest
 
 import optimizers.mqs
+from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.mqs import DemoRetriever, mask_question
-from tests.fake_lms import fake_lm, render_answer
 
 TRAIN = [
     dspy.Example(question="Objects classified as SNIa with more than 20 detections", gold_sql="SELECT 1"),

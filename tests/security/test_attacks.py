@@ -21,8 +21,8 @@ from answering import BadQuestion, Text2SQL
 from answering.cli import main as ask_main
 from db.errors import DbError, ErrorKind, ExecutionError, GuardError
 from db.executor import Executor, ExecutorSettings
+from lms.fake import Call, fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
-from tests.fake_lms import Call, fake_lm, render_answer
 from tests.security.conftest import (
     ATTACK_TIMEOUT_S,
     VICTIM_MARKER,

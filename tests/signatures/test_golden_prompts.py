@@ -10,8 +10,8 @@ import dspy
 import pytest
 
 from db.errors import ErrorKind, ExecutionError
+from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
-from tests.fake_lms import fake_lm, render_answer
 
 GOLDEN_DIR = Path(__file__).parents[1] / "fixtures" / "prompts"
 QUESTION = "Which SNIa were first detected in September 2023?"

@@ -1,4 +1,4 @@
-"""Deterministic fake LMs for pipeline tests and benchmarks: a scripted engine and a dev-set oracle.
+"""Deterministic fake LMs for tests and benchmarks: a scripted engine and a dev-set oracle.
 
 `FnEngine(fn)` answers each request with `fn(Call)`, where `Call` exposes the signature's input and output field
 names and input values parsed from the ChatAdapter prompt. `OracleAnswers` answers every stage from the dev
