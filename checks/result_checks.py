@@ -11,7 +11,7 @@ import pandas as pd
 from checks.findings import Finding, FindingKind
 from optimizers.metric import prediction_identifier
 
-__all__ = ["check_result", "stated_row_limit"]
+__all__ = ["asks_for_objects", "check_result", "requested_columns", "stated_row_limit"]
 
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -24,8 +24,14 @@ _LIMIT_PATTERNS = (
     re.compile(rf"\b{_NUMBER}\s+(?:\w+est|most|least)\b"),
 )
 _PER_GROUP = re.compile(r"\b(?:each|per|every|for all|respectively|by (?:band|filter|class|classifier))\b")
-_ASKS_OBJECTS = re.compile(r"\b(?:objects?|oids?|sources?|candidates?|sne|supernovae)\b")
-_ASKS_ROWS_OF = re.compile(r"\b(?:detections?|light ?curves?|alerts?|candids?|photometry|magnitudes|features?)\b")
+_ASKS_OBJECTS = re.compile(r"\b(?:objects?|sources?|candidates?|sne|supernovae)\b")
+# Several rows per object are what the question asks for when it names a unit of rows other than the object:
+# measurements, rows or entries of a table, probabilities per class, or everything about given objects.
+_ASKS_ROWS_OF = re.compile(
+    r"\b(?:detections?|light ?curves?|alerts?|candids?|photometry|magnitudes|features?|epochs?|rows?|records?"
+    r"|entries|elements?|tables?|information|probabilit\w*|classes|classifications)\b"
+)
+_OBJECT_ID = re.compile(r"\bztf\d{2}[a-z]{7}\b")  # a named object: its rows are asked about
 _ASKS_COUNT = re.compile(
     r"\bhow many\b|^\W*(?:count|(?:what is |give me |get |find |return )?the (?:total )?number of)\b"
 )
@@ -106,9 +112,24 @@ def _missing_columns(question: str, frame: pd.DataFrame, sql: str) -> Finding | 
     return None
 
 
-def _repeated_objects(question: str, frame: pd.DataFrame, sql: str) -> Finding | None:
+def asks_for_objects(question: str) -> bool:
+    """Tell whether the question asks for a set of objects, one row each (not rows about objects).
+
+    Examples:
+        >>> asks_for_objects("Give me the objects classified as YSO by the lc classifier")
+        True
+        >>> asks_for_objects("Find at most 500 rows in the 'probability' table for the stamp classifier objects")
+        False
+        >>> asks_for_objects("Get all the information available for the ZTF object 'ZTF22aayjqah'")
+        False
+    """
     text = question.lower()
-    if len(frame) < 2 or not _ASKS_OBJECTS.search(text) or _ASKS_ROWS_OF.search(text) or _PER_GROUP.search(text):
+    rows_asked = _ASKS_ROWS_OF.search(text) or _PER_GROUP.search(text) or _OBJECT_ID.search(text)
+    return bool(_ASKS_OBJECTS.search(text)) and not rows_asked
+
+
+def _repeated_objects(question: str, frame: pd.DataFrame, sql: str) -> Finding | None:
+    if len(frame) < 2 or not asks_for_objects(question):
         return None
     column = "oid" if "oid" in frame.columns else prediction_identifier(frame, sql)
     if column is None or str(column).lower() not in ("oid", "objectid", "object_id"):

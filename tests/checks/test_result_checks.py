@@ -54,6 +54,21 @@ def test_repeated_objects_when_the_question_asks_for_objects():
     assert _kinds("Give the detections of SNe objects", frame) == []
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Give the first 10 elements from the probability table, ordered by oid.",
+        "Find at most 500 rows in the 'probability' table for objects of the stamp classifier",
+        "I want the objects most likely to be SNe, with all the classification probabilities.",
+        "For objects with ZTF identifiers 'ZTF23aatekmu' and 'ZTF22abpxoyy', find all their epochs",
+        "Get everything for the ZTF object 'ZTF22aayjqah'",
+    ],
+    ids=["elements of a table", "rows of a table", "probabilities per class", "epochs", "a named object"],
+)
+def test_repeated_objects_not_when_rows_about_objects_are_asked_for(question):
+    assert _kinds(question, pd.DataFrame({"oid": ["a", "a", "b"]})) == []
+
+
 def test_count_as_rows():
     assert _kinds("How many SNe are there?", pd.DataFrame({"count": [1, 2]})) == ["count_as_rows"]
     assert _kinds("How many detections does each object have?", pd.DataFrame({"count": [1, 2]})) == []
