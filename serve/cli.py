@@ -1,0 +1,104 @@
+"""Serve the astronomer's workbench: a web page, an HTTP API and, with --mcp, an MCP server over stdio.
+
+The page asks questions with the compiled program and shows the stages as they run, the SQL (editable, rerun
+through the same guard and read-only role), the rows with CSV, VOTable and Parquet downloads, a sky plot and light
+curves. The API (POST /api/ask, POST /api/run-sql, GET /api/health) is described at /docs and /openapi.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from answering import load
+from answering.api import DEFAULT_TIMEOUT_S
+from cli import add_engine_arguments, add_verbosity_arguments, logging_to_stderr
+from db.errors import DbError
+from lms import LOCAL_PREFIX, LMConfigError, add_model_argument
+from optimizers.errors import OptimizerError
+from serve.settings import TOKEN_ENV, ServeSettings
+from serve.workbench import Workbench
+
+__all__ = ["build_parser", "main"]
+
+EPILOG = f"""\
+examples:
+  python -m serve                                   # http://127.0.0.1:8000, embedded database and local model
+  python -m serve --model openai/gpt-4.1-mini --engine tap --port 8080
+  python -m serve --host 0.0.0.0 --token "$(openssl rand -hex 16)"   # open http://HOST:8000/?token=...
+  python -m serve --mcp                             # MCP server on stdin/stdout (tools ask, run_sql, describe_schema)
+
+environment: {TOKEN_ENV} (the token when --token is not given), ALERCE_DSN, ALERCE_TAP_URL, provider API keys
+exit codes: 0 stopped, 1 the model or database is unusable (one line on stderr), 2 bad command line (e.g. a
+non-loopback --host without a token), 130 interrupted
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser of ``python -m serve``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m serve", description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    parser.add_argument("--port", type=int, default=8000, help="TCP port (default: %(default)s)")
+    parser.add_argument(
+        "--token", default=None, help=f"access token every request must carry (default: ${TOKEN_ENV}; none)"
+    )
+    parser.add_argument("--mcp", action="store_true", help="serve MCP over stdio instead of HTTP")
+    add_model_argument(parser)
+    parser.add_argument("--program", metavar="PATH", help="artifact folder or program.json (default: the model's)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="S",
+        help="time limit of each query in seconds (default: %(default)s)",
+    )
+    add_engine_arguments(parser)
+    add_verbosity_arguments(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``python -m serve``; return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = ServeSettings(
+            host=args.host,
+            port=args.port,
+            token=args.token or os.environ.get(TOKEN_ENV) or None,
+            one_at_a_time=args.model.startswith(LOCAL_PREFIX),
+        )
+    except ValueError as err:
+        parser.error(str(err))
+    with logging_to_stderr(args):
+        try:
+            engine = {"dsn": args.dsn, "engine": args.engine, "tap_url": args.tap_url}
+            t2s = load(args.model, program=args.program, timeout_s=args.timeout, **engine)
+        except (LMConfigError, OptimizerError, DbError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+        bench = Workbench(t2s, settings, model=args.model)
+        try:
+            _serve(bench, mcp=args.mcp)
+        except KeyboardInterrupt:
+            return 130
+        finally:
+            bench.close()
+    return 0
+
+
+def _serve(bench: Workbench, *, mcp: bool) -> None:
+    if mcp:
+        from serve.mcp_server import build_mcp_server
+
+        build_mcp_server(bench).run("stdio")
+        return
+    import uvicorn
+
+    from serve.app import create_app
+
+    print(f"workbench on http://{bench.settings.host}:{bench.settings.port}/ (Ctrl-C stops it)", file=sys.stderr)
+    uvicorn.run(create_app(bench), host=bench.settings.host, port=bench.settings.port, log_level="warning")

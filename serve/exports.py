@@ -1,0 +1,54 @@
+"""Downloads and pictures of an answer: CSV, VOTable and Parquet files, PNG figures."""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+from answering.render import render_csv, render_votable, unique_labels
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from answering import Answer
+
+__all__ = ["DOWNLOADS", "download", "png_bytes"]
+
+DOWNLOADS = {
+    "csv": ("text/csv", "csv"),
+    "votable": ("application/x-votable+xml", "xml"),
+    "parquet": ("application/vnd.apache.parquet", "parquet"),
+}
+"""Download formats: media type and file extension."""
+
+
+def download(answer: Answer, fmt: str) -> bytes:
+    """Render every fetched row of an answered question in `fmt` (a key of ``DOWNLOADS``)."""
+    if fmt == "csv":
+        return render_csv(answer.frame).encode()
+    if fmt == "votable":
+        return render_votable(answer).encode()
+    return _parquet(answer.frame)
+
+
+def _parquet(frame: pd.DataFrame) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = {}
+    for label, (_, values) in zip(unique_labels(frame), frame.items(), strict=True):
+        try:
+            columns[label] = pa.array(values, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed Python types in one column: keep them as text
+            columns[label] = pa.array([None if v is None else str(v) for v in values], type=pa.string())
+    buffer = io.BytesIO()
+    pq.write_table(pa.table(columns), buffer)
+    return buffer.getvalue()
+
+
+def png_bytes(figure: Figure) -> bytes:
+    """Render a matplotlib figure as PNG."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=96)
+    return buffer.getvalue()

@@ -1,0 +1,62 @@
+"""The MCP server (stdio): tools ``ask``, ``run_sql`` and ``describe_schema`` over the same workbench.
+
+AI assistants reach ALeRCE through the same SQL guard, read-only role and row caps as the page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from db.catalog import render_schema_text
+from modules.sql_executor import served_catalog
+from serve.api import answer_out
+from serve.workbench import Workbench, WorkbenchError
+
+__all__ = ["build_mcp_server"]
+
+_INSTRUCTIONS = (
+    "Query the ALeRCE ZTF alert database. `ask` turns a question into PostgreSQL and runs it; `run_sql` runs your "
+    "own SELECT; `describe_schema` gives tables, columns and their meaning. Every statement passes a SQL guard and "
+    "runs read-only with a time limit and a row cap."
+)
+_SESSION = "mcp"
+
+
+def build_mcp_server(bench: Workbench) -> MCPServer:
+    """Build the MCP server whose tools use `bench`; ``server.run("stdio")`` serves it."""
+    server = MCPServer("alerce-t2s", instructions=_INSTRUCTIONS)
+    cap = bench.settings.max_rows_per_response
+
+    @server.tool()
+    async def ask(question: str, external_knowledge: str = "") -> dict[str, Any]:
+        """Answer a question about ZTF alerts: the PostgreSQL the program wrote, its rows (capped) and its cost."""
+        record = await _in_thread(bench.ask, question, external_knowledge, session=_SESSION)
+        return answer_out(record, cap)
+
+    @server.tool()
+    async def run_sql(sql: str) -> dict[str, Any]:
+        """Run one SELECT or WITH statement (PostgreSQL, ALeRCE schema) read-only; returns columns and rows."""
+        record = await _in_thread(bench.run_sql, sql, session=_SESSION)
+        return answer_out(record, cap)
+
+    @server.tool()
+    def describe_schema(tables: list[str] | None = None) -> str:
+        """Describe the ALeRCE tables (all, or those named): keys, columns, types and what each column holds."""
+        catalog = served_catalog(bench.engine)
+        unknown = [name for name in tables or () if catalog.table(name) is None]
+        if unknown:
+            raise ToolError(f"unknown table {unknown[0]!r}; the tables are {', '.join(catalog.table_names)}")
+        return render_schema_text(catalog, tables)
+
+    return server
+
+
+async def _in_thread(function: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return await anyio.to_thread.run_sync(lambda: function(*args, **kwargs))
+    except WorkbenchError as err:
+        raise ToolError(str(err)) from err

@@ -1,0 +1,168 @@
+"""The workbench page: ask with streamed stages, the answer with editable SQL, rows, downloads and plots."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import secrets
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+
+from answering import AnsweringError
+from answering.lightcurve import fetch_lightcurve, plot_lightcurve
+from answering.render import plain_value
+from db.errors import ExecutionError
+from serve.access import TOKEN_COOKIE
+from serve.exports import DOWNLOADS, download, png_bytes
+from serve.workbench import Record, Workbench, WorkbenchError
+
+__all__ = ["SESSION_COOKIE", "page_router"]
+
+SESSION_COOKIE = "workbench_session"
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+)
+_EVENT_POLL_S = 0.1
+_MAX_OIDS = 50
+
+
+def page_router(bench: Workbench) -> APIRouter:
+    """Build the routes of the page around one workbench."""
+    router = APIRouter(include_in_schema=False)
+    jobs: dict[str, Any] = {}
+
+    @router.get("/", response_class=HTMLResponse)
+    def home(request: Request) -> Response:
+        return _page(request, bench, "")
+
+    @router.post("/jobs")
+    def start(request: Request, question: str = Form(""), knowledge: str = Form("")) -> Response:
+        try:
+            job = bench.start_ask(question, knowledge, session=_session(request))
+        except WorkbenchError as err:
+            return JSONResponse({"error": str(err)}, status_code=400)
+        jobs[job.id] = job
+        for stale in [key for key, old in jobs.items() if old.is_finished][: -bench.settings.max_answers_kept]:
+            del jobs[stale]
+        return JSONResponse({"job_id": job.id})
+
+    @router.get("/jobs/{job_id}/events")
+    async def events(job_id: str) -> Response:
+        job = jobs.get(job_id)
+        if job is None:
+            return JSONResponse({"error": f"no question {job_id!r} is being answered"}, status_code=404)
+        return StreamingResponse(_stream(job), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    @router.get("/answers/{answer_id}", response_class=HTMLResponse)
+    def answer_page(request: Request, answer_id: str, page: int = 1, oid: str = "") -> Response:
+        record = bench.record(answer_id)
+        return _page(request, bench, _answer_html(bench, record, page=page, oid=oid), question=record.answer.question)
+
+    @router.get("/answers/{answer_id}/fragment", response_class=HTMLResponse)
+    def answer_fragment(answer_id: str, page: int = 1, oid: str = "") -> str:
+        return _answer_html(bench, bench.record(answer_id), page=page, oid=oid)
+
+    @router.post("/answers/{answer_id}/rerun")
+    def rerun(request: Request, answer_id: str, sql: str = Form(""), question: str = Form("")) -> Response:
+        try:
+            record = bench.run_sql(sql, question=question, session=_session(request))
+        except WorkbenchError as err:
+            html = _answer_html(bench, bench.record(answer_id), message=str(err))
+            return _page(request, bench, html, status_code=400)
+        return RedirectResponse(f"/answers/{record.id}", status_code=303)
+
+    @router.get("/answers/{answer_id}/download/{fmt}")
+    def download_rows(answer_id: str, fmt: str) -> Response:
+        record = bench.record(answer_id)
+        if fmt not in DOWNLOADS or record.answer.frame is None:
+            raise WorkbenchError(f"no {fmt} download here; choose {', '.join(DOWNLOADS)} of an answer with rows")
+        media_type, extension = DOWNLOADS[fmt]
+        headers = {"Content-Disposition": f'attachment; filename="alerce-{record.id}.{extension}"'}
+        return Response(download(record.answer, fmt), media_type=media_type, headers=headers)
+
+    @router.get("/answers/{answer_id}/sky.png")
+    def sky(answer_id: str) -> Response:
+        return Response(png_bytes(bench.record(answer_id).answer.plot_sky()), media_type="image/png")
+
+    @router.get("/answers/{answer_id}/lightcurve.png")
+    def lightcurve(answer_id: str, oid: str) -> Response:
+        bench.record(answer_id)  # only for an answer of this workbench
+        try:
+            figure = plot_lightcurve(fetch_lightcurve(bench.engine, oid))
+        except (AnsweringError, ExecutionError) as err:
+            raise WorkbenchError(str(err)) from err
+        return Response(png_bytes(figure), media_type="image/png")
+
+    return router
+
+
+async def _stream(job: Any) -> AsyncIterator[str]:
+    sent = 0
+    while True:
+        while sent < len(job.events):
+            yield f"data: {json.dumps(job.events[sent], default=str)}\n\n"
+            sent += 1
+        if job.is_finished and sent == len(job.events):
+            return
+        await asyncio.sleep(_EVENT_POLL_S)
+
+
+def _session(request: Request) -> str:
+    return request.cookies.get(SESSION_COOKIE) or request.state.new_session
+
+
+def _page(request: Request, bench: Workbench, result: str, *, question: str = "", status_code: int = 200) -> Response:
+    html = _TEMPLATES.get_template("page.html").render(
+        model=bench.model,
+        engine=bench.engine_name,
+        max_question_chars=bench.settings.max_question_chars,
+        question=question,
+        result=result,
+        message="",
+        history=bench.history(_session(request)),
+    )
+    response = HTMLResponse(html, status_code=status_code)
+    token = request.query_params.get("token")
+    if token:  # AccessControl has checked it; keep it for the page's own requests
+        response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+    return response
+
+
+def new_session_id() -> str:
+    """Return a fresh session id."""
+    return secrets.token_urlsafe(16)
+
+
+def _answer_html(bench: Workbench, record: Record, *, page: int = 1, oid: str = "", message: str = "") -> str:
+    answer = record.answer
+    frame = answer.frame
+    context: dict[str, Any] = {"rows": None, "labels": [], "total": 0, "page": 1, "pages": 1, "has_sky": False}
+    context |= {"oids": [], "oid": "", "message": message}
+    if frame is not None:
+        size = bench.settings.page_rows
+        pages = max(1, math.ceil(len(frame) / size))
+        page = min(max(1, page), pages)
+        shown = frame.iloc[(page - 1) * size : page * size]
+        rows = [[plain_value(value) for value in row] for row in shown.itertuples(index=False, name=None)]
+        oids = _oids(shown)
+        context |= {"rows": rows, "labels": [str(label) for label in frame.columns], "total": len(frame)}
+        context |= {"page": page, "pages": pages, "has_sky": answer.has_coordinates, "oids": oids}
+        context["oid"] = oid if oid in oids else ""
+    cost = "n/a (no price for this model)" if record.cost_usd is None else f"${record.cost_usd:.4f}"
+    return _TEMPLATES.get_template("answer.html").render(record=record, answer=answer, cost=cost, **context)
+
+
+def _oids(frame: Any) -> list[str]:
+    labels = [str(label).lower() for label in frame.columns]
+    if "oid" not in labels:
+        return []
+    values = frame.iloc[:, labels.index("oid")]
+    return list(dict.fromkeys(str(value) for value in values if value is not None))[:_MAX_OIDS]

@@ -1,0 +1,110 @@
+"""Report the program's stages as they run: a DSPy callback for the stage modules and an engine that reports runs.
+
+Both reach the listener of the current question through ``dspy.settings.callbacks``, so concurrent questions
+(each in its own ``dspy.context``) never see each other's events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Self
+
+import dspy
+from dspy.utils.callback import BaseCallback
+
+from db.errors import ExecutionError
+
+__all__ = ["ReportingEngine", "StageReporter", "stage_names"]
+
+Emit = Callable[[dict[str, Any]], None]
+_SHOWN_FIELDS = ("tables", "difficulty", "plan", "sql", "winner", "chosen")
+_DETAIL_CHARS = 400
+
+
+def stage_names(program: dspy.Module) -> dict[int, str]:
+    """Map each direct sub-module of the program (its stages, whatever they are) to its attribute name."""
+    return {id(module): name for name, module in vars(program).items() if isinstance(module, dspy.Module)}
+
+
+class StageReporter(BaseCallback):
+    """Emit ``{"type": "stage", "stage", "status": running|done|failed, "detail"}`` around each stage module."""
+
+    def __init__(self, names: dict[int, str], emit: Emit) -> None:
+        self.names = names
+        self.emit = emit
+        self._open: dict[str, str] = {}
+
+    def on_module_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
+        """Report a stage that starts."""
+        name = self.names.get(id(instance))
+        if name is not None:
+            self._open[call_id] = name
+            self.emit({"type": "stage", "stage": name, "status": "running", "detail": ""})
+
+    def on_module_end(self, call_id: str, outputs: Any, exception: Exception | None) -> None:
+        """Report a stage that ended, with the gist of what it gave."""
+        name = self._open.pop(call_id, None)
+        if name is not None:
+            status = "failed" if exception is not None else "done"
+            self.emit({"type": "stage", "stage": name, "status": status, "detail": _gist(outputs, exception)})
+
+    def on_execute(self, sql: str, error: ExecutionError | None, rows: int | None) -> None:
+        """Report one execution of SQL on the engine."""
+        detail = f"{error.kind.value}: {error.message}" if error is not None else f"{rows:,} rows"
+        status = "failed" if error is not None else "done"
+        self.emit({"type": "stage", "stage": "execution", "status": status, "detail": f"{detail}\n{sql}"})
+
+
+def _gist(outputs: Any, exception: Exception | None) -> str:
+    if exception is not None:
+        return f"{type(exception).__name__}: {exception}"[:_DETAIL_CHARS]
+    if not isinstance(outputs, dspy.Prediction):
+        return ""
+    parts = [f"{key}: {outputs[key]}" for key in _SHOWN_FIELDS if key in outputs and outputs[key] not in (None, "")]
+    return "\n".join(parts)[:_DETAIL_CHARS]
+
+
+class ReportingEngine:
+    """Wrap an engine so that every run is reported to the current question's ``StageReporter``."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.name = engine.name
+
+    def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Any:
+        """Run `sql` on the wrapped engine and report the outcome."""
+        try:
+            result = self.engine.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
+        except ExecutionError as err:
+            self._report(sql, err, None)
+            raise
+        self._report(sql, None, len(result.frame))
+        return result
+
+    @staticmethod
+    def _report(sql: str, error: ExecutionError | None, rows: int | None) -> None:
+        for callback in dspy.settings.get("callbacks", None) or []:
+            if isinstance(callback, StageReporter):
+                callback.on_execute(sql, error, rows)
+
+    def fingerprint(self) -> str:
+        """Return the wrapped engine's fingerprint."""
+        return self.engine.fingerprint()
+
+    def tables(self) -> frozenset[str] | None:
+        """Return the tables the wrapped engine serves."""
+        return self.engine.tables()
+
+    def close(self) -> None:
+        """Close the wrapped engine."""
+        self.engine.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        """Share the engine, as engines do."""
+        return self

@@ -1,0 +1,225 @@
+"""The workbench behind the page, the HTTP API and the MCP server: ask, rerun SQL, keep answers and histories.
+
+Everything here blocks (LM calls, queries); the web layer calls it from worker threads.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import logging
+import secrets
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import dspy
+
+from answering import Answer, AnsweringError, Text2SQL, clean_text
+from db.errors import DbError, ExecutionError
+from evaluation.program_predictions import price_usd
+from lms.lm_watch import describe_lm_error
+from serve.jobs import AnswerQueue, Job
+from serve.progress import ReportingEngine, StageReporter, stage_names
+from serve.settings import ServeSettings
+
+__all__ = ["Record", "Workbench", "WorkbenchError"]
+
+logger = logging.getLogger(__name__)
+
+
+class WorkbenchError(Exception):
+    """A request the workbench cannot serve; the message says why, in one line, for the user."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Record:
+    """One answer kept for its page, downloads and plots.
+
+    Attributes:
+        id: Its key in URLs.
+        answer: The answer (``frame`` None when it could not answer).
+        source: ``ask`` (the program wrote the SQL) or ``sql`` (the user's SQL box or ``run_sql``).
+        model: The model that answered ("" for SQL the user wrote).
+        engine: The engine the SQL ran on.
+        input_tokens: LM input tokens of the answer.
+        output_tokens: LM output tokens.
+        cost_usd: Their price from LiteLLM's price map, or None (local or unknown model).
+        created: Unix time.
+    """
+
+    id: str
+    answer: Answer
+    source: str
+    model: str
+    engine: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    created: float = dataclasses.field(default_factory=time.time)
+
+    def usage(self) -> dict[str, Any]:
+        """Return the model, engine, tokens and cost, JSON-ready."""
+        return {
+            "model": self.model,
+            "engine": self.engine,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": self.cost_usd,
+        }
+
+
+class Workbench:
+    """A loaded program with its engine, the answers kept in memory and each session's history (thread-safe)."""
+
+    def __init__(self, t2s: Text2SQL, settings: ServeSettings, *, model: str) -> None:
+        """Wrap a loaded program; its engine is wrapped so that executions are reported as stages."""
+        self.t2s = t2s
+        self.settings = settings
+        self.model = model
+        self.engine = ReportingEngine(t2s.executor)
+        t2s.program.executor = self.engine
+        self.queue = AnswerQueue(one_at_a_time=settings.one_at_a_time)
+        self._stages = stage_names(t2s.program)
+        self._pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="workbench")
+        self._lock = threading.Lock()
+        self._records: collections.OrderedDict[str, Record] = collections.OrderedDict()
+        self._histories: dict[str, list[str]] = collections.defaultdict(list)
+
+    @property
+    def engine_name(self) -> str:
+        """The engine kind, "postgres" or "tap"."""
+        return self.engine.name
+
+    def start_ask(self, question: str, knowledge: str = "", *, session: str = "") -> Job:
+        """Check the texts, then answer in a worker thread; the job's events report its progress.
+
+        Raises:
+            WorkbenchError: The question is empty or too long, or the knowledge is too long.
+        """
+        question, knowledge = self._clean(question, knowledge)
+        job = Job(question=question)
+        self._pool.submit(self._answer, job, knowledge, session)
+        return job
+
+    def ask(self, question: str, knowledge: str = "", *, session: str = "") -> Record:
+        """Answer and wait (API and MCP).
+
+        Raises:
+            WorkbenchError: Bad texts, or the model or database failed.
+        """
+        job = self.start_ask(question, knowledge, session=session)
+        job.wait()
+        if job.error is not None:
+            raise WorkbenchError(job.error)
+        return self.record(job.answer_id)
+
+    def run_sql(self, sql: str, *, question: str = "", session: str = "") -> Record:
+        """Run SQL the user wrote, through the same guard and read-only role as generated SQL.
+
+        Raises:
+            WorkbenchError: The SQL is empty or too long, or the database cannot be reached.
+        """
+        try:
+            sql = clean_text(sql, field="sql", max_chars=self.settings.max_sql_chars)
+            question = clean_text(question, field="original_question", max_chars=self.settings.max_question_chars)
+        except AnsweringError as err:
+            raise WorkbenchError(str(err)) from err
+        if not sql:
+            raise WorkbenchError("the SQL box is empty; write one SELECT statement")
+        try:
+            result = self.engine.execute(sql)
+        except ExecutionError as err:
+            answer = Answer(question=question, sql=sql, frame=None, error=str(err), error_kind=err.kind.value)
+        except DbError as err:
+            raise WorkbenchError(str(err)) from err
+        else:
+            answer = Answer(
+                question=question,
+                sql=sql,
+                frame=result.frame,
+                truncated=result.truncated,
+                adql=getattr(result, "adql", ""),
+                service_table=getattr(result, "table", None),
+                engine=self.engine,
+                attempts=[{"sql": sql, "error_kind": None, "message": None}],
+            )
+        return self._keep(Record(id=_new_id(), answer=answer, source="sql", model="", engine=self.engine_name), session)
+
+    def record(self, answer_id: str | None) -> Record:
+        """Return a kept answer.
+
+        Raises:
+            WorkbenchError: No such answer (never made, or dropped for newer ones).
+        """
+        with self._lock:
+            found = self._records.get(answer_id or "")
+        if found is None:
+            raise WorkbenchError(f"no answer {answer_id!r} here; it may have been dropped for newer ones")
+        return found
+
+    def history(self, session: str) -> list[Record]:
+        """Return the session's answers still kept, newest first."""
+        with self._lock:
+            ids = list(self._histories.get(session, ()))
+            return [self._records[i] for i in reversed(ids) if i in self._records]
+
+    def close(self) -> None:
+        """Stop the worker threads and close the engine."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self.t2s.close()
+
+    def _clean(self, question: str, knowledge: str) -> tuple[str, str]:
+        try:
+            question = clean_text(question, max_chars=self.settings.max_question_chars)
+            knowledge = clean_text(knowledge, field="external_knowledge", max_chars=self.settings.max_request_bytes)
+        except AnsweringError as err:
+            raise WorkbenchError(str(err)) from err
+        return question, knowledge
+
+    def _answer(self, job: Job, knowledge: str, session: str) -> None:
+        try:
+            with self.queue.turn(job):
+                job.emit({"type": "started"})
+                reporter = StageReporter(self._stages, job.emit)
+                with dspy.context(callbacks=[reporter]):
+                    answer = self.t2s.ask(job.question, external_knowledge=knowledge)
+        except (AnsweringError, DbError) as err:
+            job.finish(error=str(err))
+            return
+        except dspy.LMError as err:
+            job.finish(error=f"the language model failed: {describe_lm_error(err)}")
+            return
+        except Exception as err:  # a bug must not leave the page waiting; the log keeps the traceback
+            logger.exception("answering %r failed", job.question)
+            job.finish(error=f"internal error ({type(err).__name__}); the server log has the details")
+            return
+        record = self._keep(self._priced(answer), session)
+        job.finish(answer_id=record.id)
+
+    def _priced(self, answer: Answer) -> Record:
+        input_tokens = sum(int(stage.get("input_tokens") or 0) for stage in answer.usage.values())
+        output_tokens = sum(int(stage.get("output_tokens") or 0) for stage in answer.usage.values())
+        return Record(
+            id=_new_id(),
+            answer=answer,
+            source="ask",
+            model=self.model,
+            engine=self.engine_name,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost_usd=price_usd(self.model, input_tokens, output_tokens),
+        )
+
+    def _keep(self, record: Record, session: str) -> Record:
+        with self._lock:
+            self._records[record.id] = record
+            while len(self._records) > self.settings.max_answers_kept:
+                self._records.popitem(last=False)
+            self._histories[session].append(record.id)
+        return record
+
+
+def _new_id() -> str:
+    return secrets.token_urlsafe(9)
