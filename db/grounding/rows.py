@@ -126,11 +126,16 @@ def _normalise(spec: pd.DataFrame) -> None:
 
 
 class _RowIndex:
-    """Row positions of each oid in each table, computed once per table (patching scans no table twice)."""
+    """Row positions of each oid in each table and the columns filters read, computed once per table.
+
+    Patching then scans no table twice and converts no column twice (a pandas column of Arrow strings costs
+    milliseconds per conversion, and there are hundreds of patches).
+    """
 
     def __init__(self, tables: dict[str, pd.DataFrame]):
         self.tables = tables
         self._by_oid: dict[str, dict[str, np.ndarray]] = {}
+        self._columns: dict[tuple[str, str], np.ndarray] = {}
 
     def rows(self, table: str, oid: str, filt: dict) -> np.ndarray:
         if table not in self._by_oid:
@@ -138,17 +143,22 @@ class _RowIndex:
             self.tables[table] = frame
             self._by_oid[table] = {key: np.asarray(rows) for key, rows in frame.groupby("oid").indices.items()}
         rows = self._by_oid[table].get(oid, np.empty(0, dtype=np.int64))
-        frame = self.tables[table]
         for column, value in filt.items():
-            if column in frame.columns and len(rows):
-                rows = rows[frame[column].to_numpy()[rows] == value]
+            if column in self.tables[table].columns and len(rows):
+                rows = rows[self._column(table, column)[rows] == value]
         return rows
 
+    def set(self, table: str, rows: np.ndarray, columns: dict) -> None:
+        frame = self.tables[table]
+        for column, value in columns.items():
+            if column in frame.columns and len(rows):
+                frame.loc[frame.index[rows], column] = value
+                self._columns.pop((table, column), None)
 
-def _set(table: pd.DataFrame, rows: np.ndarray, columns: dict) -> None:
-    for column, value in columns.items():
-        if column in table.columns and len(rows):
-            table.loc[table.index[rows], column] = value
+    def _column(self, table: str, column: str) -> np.ndarray:
+        if (table, column) not in self._columns:
+            self._columns[(table, column)] = self.tables[table][column].to_numpy()
+        return self._columns[(table, column)]
 
 
 def _apply_patches(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> None:
@@ -158,14 +168,14 @@ def _apply_patches(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> No
             if table == "xmatch_catalog":
                 _rename_catalog(tables, entity.oid, columns["oid_catalog"])
             elif table in tables:
-                _set(tables[table], index.rows(table, entity.oid, filt), columns)
+                index.set(table, index.rows(table, entity.oid, filt), columns)
         for table, filt, satisfy, violate in entity.alternating:
             if table not in tables:
                 continue
             rows = index.rows(table, entity.oid, filt)
-            _set(tables[table], rows[::2] if violate else rows, satisfy)
+            index.set(table, rows[::2] if violate else rows, satisfy)
             if violate:
-                _set(tables[table], rows[1::2], violate)
+                index.set(table, rows[1::2], violate)
 
 
 def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, name: str) -> None:
