@@ -28,6 +28,7 @@ from data.loader import resolve_dataset_path, split_file
 from db.catalog import load_catalog
 from db.errors import ErrorKind, ExecutionError
 from lms.fake import OracleAnswers, fake_lm
+from lms.usage import total_usage
 from modules import STAGES, AlerceText2SQL, DirectText2SQL, PipelineSettings
 
 EXAMPLES = """examples:
@@ -69,7 +70,7 @@ def token_summary(preds: list[dspy.Prediction]) -> dict:
     calls: dict[str, int] = defaultdict(int)
     totals = []
     for pred in preds:
-        totals.append(sum(usage["input_tokens"] for usage in pred.usage.values()))
+        totals.append(total_usage(pred.usage)["input_tokens"])
         for stage, usage in pred.usage.items():
             per_stage[stage].append(usage["input_tokens"])
             calls[stage] += usage["calls"]

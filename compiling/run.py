@@ -7,9 +7,7 @@ import dataclasses
 import logging
 import platform
 import sys
-import threading
 import time
-from collections import defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -17,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 import dspy
 import psycopg
 import sqlglot
-from dspy.utils.usage_tracker import UsageTracker
 
 from engines.outage import OutageGuard
 from lms import LMWatch
 from lms.retries import install_retry_counter, retries_total
+from lms.usage import SharedUsageTracker, UsageTotals, per_model
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import signature_hash
 from optimizers.pm_metric import make_feedback_metric, make_pm_metric
@@ -32,56 +30,27 @@ if TYPE_CHECKING:
     from evaluation.gold_cache import GoldCache
     from modules import SQLExecutor
 
-__all__ = ["SharedUsageTracker", "StageUsage", "compile_program", "evaluate_pm", "usage_cost_usd"]
+__all__ = ["compile_program", "evaluate_pm"]
 
 logger = logging.getLogger(__name__)
 
 
-class StageUsage:
-    """Thread-safe sum of the per-stage token usage that every scored prediction reports."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.totals: dict[str, dict[str, int]] = defaultdict(
-            lambda: {"input_tokens": 0, "output_tokens": 0, "calls": 0}
-        )
-
-    def add(self, pred: Any) -> None:
-        """Add one prediction's ``usage`` ({stage: {input_tokens, output_tokens, calls}})."""
-        with self._lock:
-            for stage, usage in (getattr(pred, "usage", None) or {}).items():
-                for key in ("input_tokens", "output_tokens", "calls"):
-                    self.totals[stage][key] += int(usage.get(key, 0) or 0)
-
-    def as_dict(self) -> dict[str, dict[str, int]]:
-        """Return the totals per stage."""
-        with self._lock:
-            return {stage: dict(usage) for stage, usage in self.totals.items()}
-
-
-class SharedUsageTracker(UsageTracker):
-    """A usage tracker that DSPy's worker threads share instead of copying (they deep-copy it per thread)."""
-
-    def __deepcopy__(self, memo: dict) -> SharedUsageTracker:
-        return self
-
-
-def _metered(metric: Any, usage: StageUsage, guard: OutageGuard) -> Any:
+def _metered(metric: Any, usage: UsageTotals, guard: OutageGuard) -> Any:
     def metered(example: dspy.Example, pred: Any, trace: object = None) -> Any:
         with guard.watching():
-            usage.add(pred)
+            usage.add(getattr(pred, "usage", None))
             return metric(example, pred, trace)
 
     return metered
 
 
-def _metered_feedback(metric: Any, usage: StageUsage, guard: OutageGuard) -> Any:
+def _metered_feedback(metric: Any, usage: UsageTotals, guard: OutageGuard) -> Any:
     # GEPA reads the parameter names, so they must be spelled out; per-predictor feedback calls rescore a
     # prediction already counted, so only whole-program calls (pred_name None) add usage.
     def metered(gold: dspy.Example, pred: Any, trace: object = None, pred_name=None, pred_trace=None) -> Any:
         with guard.watching():
             if pred_name is None:
-                usage.add(pred)
+                usage.add(getattr(pred, "usage", None))
             return metric(gold, pred, trace, pred_name, pred_trace)
 
     return metered
@@ -100,33 +69,6 @@ def evaluate_pm(program: Callable[..., Any], examples: list[dspy.Example], metri
     )
     with contextlib.redirect_stdout(sys.stderr):
         return evaluate(program).score / 100
-
-
-def usage_cost_usd(model: str, input_tokens: int, output_tokens: int) -> float | None:
-    """Return the USD cost of the tokens where LiteLLM knows the model's price, else None (local models)."""
-    if model.startswith(("local/", "fake/")):
-        return None
-    import litellm  # heavy; only needed for priced models
-
-    try:
-        prompt_cost, completion_cost = litellm.cost_per_token(
-            model=model, prompt_tokens=input_tokens, completion_tokens=output_tokens
-        )
-    except (litellm.exceptions.ModelNotMappedError, litellm.exceptions.BadRequestError, ValueError):
-        return None
-    return prompt_cost + completion_cost
-
-
-def _per_model(tracker: Any) -> dict[str, dict[str, Any]]:
-    models = {}
-    for model, usage in tracker.get_total_tokens().items():
-        tokens_in, tokens_out = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
-        models[model] = {
-            "input_tokens": tokens_in,
-            "output_tokens": tokens_out,
-            "cost_usd": usage_cost_usd(model, tokens_in, tokens_out),
-        }
-    return models
 
 
 def _versions() -> dict[str, str]:
@@ -179,7 +121,7 @@ def compile_program(
     code_hash = signature_hash(student)
     train, validation = split_examples(as_demo_source(examples), settings.train_fraction, settings.seed)
     logger.info("%d train and %d validation examples", len(train), len(validation))
-    usage = StageUsage()
+    usage = UsageTotals()
     metric = _metered(make_pm_metric(guard, gold_cache), usage, guard)
     context = CompileContext(
         settings=settings,
@@ -221,7 +163,7 @@ def compile_program(
         "scores": {"validation_pm_before": before, "validation_pm_after": after},
         "usage": {
             "per_stage": usage.as_dict(),
-            "per_model": _per_model(tracker),
+            "per_model": per_model(tracker),
             "lm_retries": retries_total() - retries_before,
         },
         "versions": _versions(),

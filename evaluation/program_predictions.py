@@ -30,6 +30,7 @@ from evaluation.seen_questions import seen_in_compile
 from lms import LMWatch
 from lms.lm_watch import raise_if_every_call_failed
 from lms.retries import install_retry_counter, retries_in_thread
+from lms.usage import add_usage, price_usd, total_usage
 
 __all__ = [
     "PREDICTIONS_FILE",
@@ -37,7 +38,6 @@ __all__ = [
     "Scorer",
     "failed_answer",
     "predict_dataset",
-    "price_usd",
     "run_model",
     "usage_summary",
 ]
@@ -196,33 +196,19 @@ def predict_dataset(
     return [done[example.req_id, run] for example, run in keys]
 
 
-def price_usd(model: str, input_tokens: int, output_tokens: int) -> float | None:
-    """Price tokens with LiteLLM's bundled price map; None when the model has no price (local, unknown)."""
-    import litellm
-
-    _, _, name = model.partition("/")
-    prices = litellm.model_cost.get(model) or litellm.model_cost.get(name)
-    if not prices or prices.get("input_cost_per_token") is None:
-        return None
-    return input_tokens * prices["input_cost_per_token"] + output_tokens * (prices.get("output_cost_per_token") or 0)
-
-
 def usage_summary(records: Sequence[dict[str, Any]], model: str) -> dict[str, Any]:
     """Sum tokens, calls, LM retries and seconds over answers, per stage and per question, and price them."""
     by_stage: dict[str, dict[str, int]] = {}
     for record in records:
-        for stage, usage in record["usage"].items():
-            totals = by_stage.setdefault(stage, {"input_tokens": 0, "output_tokens": 0, "calls": 0})
-            for key in totals:
-                totals[key] += int(usage.get(key) or 0)
+        add_usage(by_stage, record["usage"])
     items = max(1, len(records))
-    input_tokens = sum(stage["input_tokens"] for stage in by_stage.values())
-    output_tokens = sum(stage["output_tokens"] for stage in by_stage.values())
+    total = total_usage(by_stage)
+    input_tokens, output_tokens = total["input_tokens"], total["output_tokens"]
     cost = price_usd(model, input_tokens, output_tokens)
     return {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
-        "calls": sum(stage["calls"] for stage in by_stage.values()),
+        "calls": total["calls"],
         "lm_retries": sum(int(record.get("lm_retries") or 0) for record in records),
         "by_stage": by_stage,
         "cost_usd": cost,

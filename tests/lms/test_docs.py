@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ("lms.lm_watch", "lms.resolve")
+MODULES = ("lms.lm_watch", "lms.resolve", "lms.usage")
 
 
 @pytest.mark.parametrize("name", MODULES)
