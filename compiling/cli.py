@@ -1,7 +1,8 @@
 """Compile the program for one model and freeze it under artifacts/.
 
-Splits the dataset into train (demo source) and validation (selection) per difficulty, scores the uncompiled
-program on validation with execution-based row Perfect-Match, optimises, scores again, and writes the artifact.
+Splits the dataset per difficulty into train (demo source), validation (selection, for the optimizers that
+select) and held-out questions, scores the uncompiled program on the held-out ones with execution-based row
+Perfect-Match, optimises, scores again on them, and writes the artifact.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ examples:
 writes:
   artifacts/<model-slug>/program.json   prompts and demos of every stage (DSPy JSON)
   artifacts/<model-slug>/manifest.json  the command, model, optimizer settings, stages, adapter, dataset
-                                        sha256, validation PM before/after, tokens and cost, versions
+                                        sha256, the req_ids of each part, held-out PM before/after,
+                                        tokens and cost, versions
 
 An artifact folder whose manifest git tracks (the committed artifacts/local-gemma3-270m) is only replaced
 with --force; use --out DIR to compile beside it.
@@ -106,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--train-fraction",
         type=float,
         default=0.4,
-        help="share of each difficulty used as demo source; the rest scores the program (default: %(default)s)",
+        help="share of each difficulty used as demo source; of the rest, half selects (random-search, mipro, gepa) "
+        "and the others are held out to score the program (default: %(default)s)",
     )
     parser.add_argument("--out", type=Path, help="artifact folder (default: artifacts/<model-slug>)")
     parser.add_argument(
@@ -220,9 +223,9 @@ def run(
     folder = save_artifact(program, out, report)
     scores = report["scores"]
     logger.info(
-        "validation PM %.3f -> %.3f; artifact in %s",
-        scores["validation_pm_before"],
-        scores["validation_pm_after"],
+        "held-out PM %.3f -> %.3f; artifact in %s",
+        scores["heldout_pm_before"],
+        scores["heldout_pm_after"],
         folder,
     )
     return folder

@@ -24,7 +24,7 @@ from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import signature_hash
 from optimizers.pm_metric import make_feedback_metric, make_pm_metric
 from optimizers.settings import CompileSettings, make_adapter
-from optimizers.strategies import STRATEGIES, CompileContext, as_demo_source, split_examples
+from optimizers.strategies import SELECTING, STRATEGIES, CompileContext, as_demo_source, split_examples
 
 if TYPE_CHECKING:
     from evaluation.gold_cache import GoldCache
@@ -93,7 +93,7 @@ def compile_program(
 
     Args:
         settings: The compile settings.
-        examples: The labelled dataset; split into train and validation by ``settings``.
+        examples: The labelled dataset; split into train, validation and held-out parts by ``settings``.
         executor: Runs predicted SQL (read-only database).
         gold_cache: Gold results for the metric.
         lm: The task model.
@@ -101,7 +101,8 @@ def compile_program(
 
     Returns:
         The compiled program and the manifest entries of the run (without dataset facts); ``usage.lm_retries``
-        counts the LM calls DSPy retried after transient errors; ``split`` lists the req_ids of each part.
+        counts the LM calls DSPy retried after transient errors; ``split`` lists the req_ids of each part;
+        ``scores`` are row PM on the held-out part, before and after.
 
     Raises:
         DatabaseUnavailable: The database went away during a phase (DSPy would have scored the rest as zeros).
@@ -119,8 +120,10 @@ def compile_program(
     )
     student = AlerceText2SQL(guard, pipeline)
     code_hash = signature_hash(student)
-    train, validation = split_examples(as_demo_source(examples), settings.train_fraction, settings.seed)
-    logger.info("%d train and %d validation examples", len(train), len(validation))
+    train, validation, heldout = split_examples(
+        as_demo_source(examples), settings.train_fraction, settings.seed, selects=settings.optimizer in SELECTING
+    )
+    logger.info("%d train, %d validation and %d held-out examples", len(train), len(validation), len(heldout))
     usage = UsageTotals()
     metric = _metered(make_pm_metric(guard, gold_cache), usage, guard)
     context = CompileContext(
@@ -134,17 +137,17 @@ def compile_program(
     callbacks = [*dspy.settings.callbacks, watch]
     with dspy.context(lm=lm, adapter=make_adapter(settings.adapter), usage_tracker=tracker, callbacks=callbacks):
         with guard.phase(), watch.phase():
-            before = evaluate_pm(watch.guarded(student), validation, metric, settings.num_threads)
-        logger.info("validation PM before: %.3f", before)
+            before = evaluate_pm(watch.guarded(student), heldout, metric, settings.num_threads)
+        logger.info("held-out PM before: %.3f", before)
         with guard.phase(), watch.phase(), contextlib.redirect_stdout(sys.stderr):
             compiled = STRATEGIES[settings.optimizer](student, train, validation, context)
         with guard.phase(), watch.phase():
             after = (
                 before
                 if settings.optimizer == "none"
-                else evaluate_pm(watch.guarded(compiled), validation, metric, settings.num_threads)
+                else evaluate_pm(watch.guarded(compiled), heldout, metric, settings.num_threads)
             )
-        logger.info("validation PM after: %.3f", after)
+        logger.info("held-out PM after: %.3f", after)
     report = {
         "model": settings.model,
         "optimizer": settings.optimizer,
@@ -156,11 +159,13 @@ def compile_program(
         "split": {
             "n_train": len(train),
             "n_validation": len(validation),
+            "n_heldout": len(heldout),
             "seed": settings.seed,
             "train_req_ids": [example.get("req_id") for example in train],
             "validation_req_ids": [example.get("req_id") for example in validation],
+            "heldout_req_ids": [example.get("req_id") for example in heldout],
         },
-        "scores": {"validation_pm_before": before, "validation_pm_after": after},
+        "scores": {"heldout_pm_before": before, "heldout_pm_after": after},
         "usage": {
             "per_stage": usage.as_dict(),
             "per_model": per_model(tracker),

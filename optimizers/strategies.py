@@ -1,7 +1,8 @@
 """Compile strategies: one function per ``--optimizer`` name, all with the same contract.
 
-A strategy takes the uncompiled student, the train split (demo source) and the validation split (selection), and
-returns a new program; it never mutates the student (DSPY_GUIDE.md §7 gives costs and pitfalls).
+A strategy takes the uncompiled student, the train split (demo source) and the validation split (selection; empty
+for strategies outside ``SELECTING``), and returns a new program; it never mutates the student (DSPY_GUIDE.md §7
+gives costs and pitfalls). The held-out split that scores the result is never shown to a strategy.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from optimizers.errors import CompileError
 from optimizers.mqs import DemoRetriever
 from optimizers.settings import CompileSettings
 
-__all__ = ["STRATEGIES", "CompileContext", "Strategy", "as_demo_source", "split_examples"]
+__all__ = ["SELECTING", "STRATEGIES", "CompileContext", "Strategy", "as_demo_source", "split_examples"]
 
 
 @dataclass(frozen=True)
@@ -44,32 +45,49 @@ class CompileContext:
 Strategy = Callable[[dspy.Module, list[dspy.Example], list[dspy.Example], CompileContext], dspy.Module]
 
 
-def split_examples(
-    examples: list[dspy.Example], train_fraction: float, seed: int
-) -> tuple[list[dspy.Example], list[dspy.Example]]:
-    """Split into train and validation, per difficulty, deterministically for a seed.
+SELECTING = frozenset({"random-search", "mipro", "gepa"})
+"""Strategies that choose among candidate programs by their score on the validation part."""
 
-    Each difficulty gives ``round(n * train_fraction)`` examples to train, at least one to each side when it has
-    two or more.
+
+def split_examples(
+    examples: list[dspy.Example], train_fraction: float, seed: int, *, selects: bool = True
+) -> tuple[list[dspy.Example], list[dspy.Example], list[dspy.Example]]:
+    """Split into train (demo source), validation (selection) and held-out (the reported score), per difficulty.
+
+    Each difficulty gives ``round(n * train_fraction)`` examples to train, and when it has two or more, at least
+    one to train and one to the rest. Of the rest, a strategy that selects gets half (rounded down) for validation; the
+    others, and one that does not select, are held out: no demo comes from them and nothing is chosen on them.
 
     Returns:
-        ``(train, validation)``, each in the examples' original order.
+        ``(train, validation, heldout)``, each in the examples' original order.
+
+    Raises:
+        CompileError: Nothing would be held out, or nothing validates a strategy that selects.
     """
     by_difficulty: dict[str, list[int]] = defaultdict(list)
     for index, example in enumerate(examples):
         by_difficulty[str(example.get("difficulty", ""))].append(index)
     rng = random.Random(seed)
-    train_indices: set[int] = set()
+    part_of: dict[int, int] = {}
     for difficulty in sorted(by_difficulty):
         indices = by_difficulty[difficulty]
         rng.shuffle(indices)
         n_train = round(len(indices) * train_fraction)
         if len(indices) >= 2:
             n_train = min(max(n_train, 1), len(indices) - 1)
-        train_indices.update(indices[:n_train])
-    train = [example for index, example in enumerate(examples) if index in train_indices]
-    validation = [example for index, example in enumerate(examples) if index not in train_indices]
-    return train, validation
+        n_validation = (len(indices) - n_train) // 2 if selects else 0
+        for position, index in enumerate(indices):
+            part_of[index] = 0 if position < n_train else 1 if position < n_train + n_validation else 2
+    parts: tuple[list[dspy.Example], ...] = ([], [], [])
+    for index, example in enumerate(examples):
+        parts[part_of[index]].append(example)
+    train, validation, heldout = parts
+    if not heldout or (selects and not validation):
+        raise CompileError(
+            f"{len(examples)} examples with --train-fraction {train_fraction} leave no "
+            f"{'held-out' if not heldout else 'validation'} questions; use more examples or a smaller fraction."
+        )
+    return train, validation, heldout
 
 
 def as_demo_source(examples: list[dspy.Example]) -> list[dspy.Example]:

@@ -82,7 +82,7 @@ def test_compile_writes_the_artifact_and_prints_its_folder(fake_backends, tmp_pa
     assert manifest["settings"]["k"] == 2
     assert manifest["dataset"]["name"] == "synthetic_questions.csv"
     assert len(manifest["dataset"]["sha256"]) == 64
-    assert set(manifest["scores"]) == {"validation_pm_before", "validation_pm_after"}
+    assert set(manifest["scores"]) == {"heldout_pm_before", "heldout_pm_after"}
     assert set(manifest["versions"]) == {"python", "dspy", "sqlglot", "psycopg"}
     program, loaded = load_program("fake/gated", executor=None, program_path=out / PROGRAM_FILE)
     assert loaded == manifest

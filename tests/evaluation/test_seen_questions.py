@@ -1,4 +1,7 @@
-"""compile lists the req_ids of its split parts; evaluate warns when it scores a program on questions it saw."""
+"""compile lists the req_ids of its split parts; evaluate warns when it scores a program on questions it saw.
+
+Held-out questions, which compile scored but neither drew demos from nor selected on, do not count as seen.
+"""
 
 import json
 
@@ -33,10 +36,11 @@ def compiled(tiny_dsn, tmp_path_factory, monkeypatch):
 
 def test_the_manifest_lists_the_req_ids_of_each_part(compiled):
     split = json.loads((compiled / MANIFEST_FILE).read_text())["split"]
-    train, validation = split["train_req_ids"], split["validation_req_ids"]
-    assert (len(train), len(validation)) == (split["n_train"], split["n_validation"])
-    assert not set(train) & set(validation)
-    assert sorted(train + validation) == sorted(example.req_id for example in synthetic_examples())
+    train, validation, heldout = split["train_req_ids"], split["validation_req_ids"], split["heldout_req_ids"]
+    assert (len(train), len(validation), len(heldout)) == (split["n_train"], split["n_validation"], split["n_heldout"])
+    assert validation == []  # labeled selects nothing: all that is not a demo source is held out
+    assert train and heldout and not set(train) & set(heldout)
+    assert sorted(train + heldout) == sorted(example.req_id for example in synthetic_examples())
 
 
 @pytest.mark.parametrize("program", ["compiled", "uncompiled"])
@@ -51,9 +55,9 @@ def test_evaluate_warns_when_it_scores_questions_compile_saw(
     captured = capsys.readouterr()
     seen = json.loads(captured.out)["settings"]["source"]["seen_in_compile"]
     if program == "compiled":
-        n = len(synthetic_examples())
-        assert f"{n} of the {n} {WARNING}" in captured.err
-        assert sorted(seen) == sorted(example.req_id for example in synthetic_examples())
+        train = json.loads((compiled / MANIFEST_FILE).read_text())["split"]["train_req_ids"]
+        assert f"{len(train)} of the {len(synthetic_examples())} {WARNING}" in captured.err
+        assert sorted(seen) == sorted(train)  # the held-out questions are not seen
     else:
         assert WARNING not in captured.err and seen == []
 

@@ -133,4 +133,4 @@ def test_compile_killed_fails_clearly_and_a_rerun_makes_no_lm_call_twice(
     assert len(engine.requests) >= 12 and rerun.requests
     assert not set(rerun.requests) & set(engine.requests), "a request answered before the kill was sent again"
     scores = json.loads((out / MANIFEST_FILE).read_text())["scores"]
-    assert scores["validation_pm_before"] == scores["validation_pm_after"] > 0
+    assert scores["heldout_pm_before"] == scores["heldout_pm_after"] > 0

@@ -65,4 +65,4 @@ def test_compile_completes_and_the_manifest_counts_the_retries(tiny_dsn, tmp_pat
     assert compile_cli.main([*argv, "--out", str(out), "-q"]) == 0
     manifest = json.loads((out / MANIFEST_FILE).read_text())
     assert flaky.raised and manifest["usage"]["lm_retries"] == len(flaky.raised)
-    assert manifest["scores"]["validation_pm_after"] > 0
+    assert manifest["scores"]["heldout_pm_after"] > 0

@@ -65,8 +65,8 @@ def test_mipro_compiles_and_reloads(executor, tmp_path):
     lm = gated_lm()
     compiled, report, fresh = compile_and_reload(settings, executor, tmp_path, lm)
     scores = report["scores"]
-    assert scores["validation_pm_before"] == 0.0
-    assert 0.0 <= scores["validation_pm_after"] <= 1.0
+    assert scores["heldout_pm_before"] == 0.0
+    assert 0.0 <= scores["heldout_pm_after"] <= 1.0
     assert report["optimizer"] == "mipro"
     assert report["usage"]["per_model"]["fake/gated"]["input_tokens"] > 0
     assert answers(fresh, lm) == answers(compiled, lm)
@@ -80,8 +80,8 @@ def test_gepa_rewrites_instructions_and_reloads(executor, tmp_path):
     lm = gated_lm()
     compiled, report, fresh = compile_and_reload(settings, executor, tmp_path, lm, reflection_lm=reflection_lm())
     scores = report["scores"]
-    assert scores["validation_pm_before"] == 0.0
-    assert scores["validation_pm_after"] > 0.0
+    assert scores["heldout_pm_before"] == 0.0
+    assert scores["heldout_pm_after"] > 0.0
     changed = {name for name, text in instructions(compiled).items() if MAGIC_INSTRUCTION in text}
     assert any(name.startswith("generation") for name in changed), changed
     assert instructions(fresh) == instructions(compiled)
@@ -153,6 +153,6 @@ def test_cli_compiles_and_the_artifact_loads(extra, cli_backends, tmp_path, caps
     assert capsys.readouterr().out == f"{out}\n"
     manifest = json.loads((out / MANIFEST_FILE).read_text())
     assert manifest["optimizer"] == extra[1]
-    assert manifest["scores"]["validation_pm_after"] > manifest["scores"]["validation_pm_before"]
+    assert manifest["scores"]["heldout_pm_after"] > manifest["scores"]["heldout_pm_before"]
     _, loaded = load_program("fake/gated", executor=None, program_path=out / PROGRAM_FILE)
     assert loaded == manifest

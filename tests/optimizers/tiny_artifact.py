@@ -19,7 +19,9 @@ def build_tiny_artifact(out_dir: Path = TINY_ARTIFACT_DIR) -> Path:
     """Compile with LabeledFewShot (k=2) and attach an MQS index (k=2) over the train split; save to ``out_dir``."""
     settings = CompileSettings(model="fake/tiny", optimizer="labeled", k=2)
     student = AlerceText2SQL()
-    train, _ = split_examples(as_demo_source(synthetic_examples()), settings.train_fraction, settings.seed)
+    train, _, _ = split_examples(
+        as_demo_source(synthetic_examples()), settings.train_fraction, settings.seed, selects=False
+    )
     program = STRATEGIES["labeled"](student, train, [], CompileContext(settings=settings, metric=None))
     program.demo_retriever = DemoRetriever.fit(train, k=2)
     manifest = {
