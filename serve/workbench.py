@@ -18,8 +18,8 @@ import dspy
 
 from answering import Answer, AnsweringError, Text2SQL, clean_text
 from db.errors import DbError, ExecutionError
-from evaluation.program_predictions import price_usd
 from lms.lm_watch import describe_lm_error
+from lms.usage import price_usd
 from serve.jobs import AnswerQueue, Job
 from serve.progress import ReportingEngine, StageReporter, stage_names
 from serve.settings import ServeSettings
