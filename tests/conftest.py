@@ -100,7 +100,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Find (or fetch) the benchmark when a selected test needs it; else stop the session with one line."""
-    if not any(item.get_closest_marker("benchmark") for item in session.items):
+    if session.config.option.collectonly or not any(item.get_closest_marker("benchmark") for item in session.items):
         return
     try:
         dev_csv = local_dev_csv()
