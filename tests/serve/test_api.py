@@ -1,0 +1,68 @@
+"""The HTTP API: ask and run SQL as JSON, capped rows, health, and a generated OpenAPI document."""
+
+import pytest
+from fastapi.testclient import TestClient
+
+from serve import create_app
+from tests.serve.conftest import POSITIONS_SQL, make_bench
+
+
+def test_ask_returns_sql_rows_and_usage(client):
+    body = client.post("/api/ask", json={"question": "Where are the objects?"}).json()
+    assert body["sql"] == POSITIONS_SQL and body["error"] is None
+    assert body["columns"] == ["oid", "meanra", "meandec", "ndet"] and len(body["rows"]) == 120
+    assert body["row_count"] == 120 and body["truncated"] is False
+    assert body["model"] == "fake/scripted" and body["engine"] == "postgres"
+    # four LM calls (tables, columns, difficulty, sql) of 10 input and 5 output tokens each; no price for a fake
+    assert body["input_tokens"] == 40 and body["output_tokens"] == 20 and body["cost_usd"] is None
+    assert client.get(body["downloads"]["csv"]).text.count("\n") == 121
+
+
+def test_rows_per_response_are_capped(tiny_dsn):
+    bench = make_bench(tiny_dsn, max_rows_per_response=25)
+    try:
+        with TestClient(create_app(bench)) as client:
+            body = client.post("/api/ask", json={"question": "Where?"}).json()
+    finally:
+        bench.close()
+    assert len(body["rows"]) == 25 and body["row_count"] == 120 and body["truncated"] is True
+
+
+def test_run_sql_goes_through_the_guard(client):
+    ran = client.post("/api/run-sql", json={"sql": "SELECT count(*) AS n FROM object"}).json()
+    assert ran["columns"] == ["n"] and ran["rows"][0][0] > 0 and ran["model"] == ""
+    refused = client.post("/api/run-sql", json={"sql": "SELECT pg_sleep(1)"}).json()
+    assert refused["rows"] == [] and refused["error_kind"] == "general"
+    assert refused["error"] == "Function pg_sleep is not allowed in queries. [general]"
+    written = client.post("/api/run-sql", json={"sql": "INSERT INTO object (oid) VALUES ('x')"}).json()
+    assert written["error"].startswith("Only one SELECT or WITH statement is allowed, got INSERT.")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({}, "bad request: question: Field required"),
+        ({"question": ""}, 'the question is empty; ask something like "How many objects have more than 50'),
+    ],
+)
+def test_bad_requests_are_one_line_messages(client, body, message):
+    refused = client.post("/api/ask", json=body)
+    assert refused.status_code in (400, 422) and refused.json()["error"].startswith(message)
+
+
+def test_health_says_what_serves(client):
+    assert client.get("/api/health").json() == {
+        "status": "ok",
+        "model": "fake/scripted",
+        "engine": "postgres",
+        "queue_length": 0,
+        "one_at_a_time": False,
+    }
+
+
+def test_openapi_describes_the_api(client):
+    document = client.get("/openapi.json").json()
+    assert {"/api/ask", "/api/run-sql", "/api/health"} <= set(document["paths"])
+    assert "/jobs" not in document["paths"]
+    answer = document["components"]["schemas"]["AnswerOut"]["properties"]
+    assert {"sql", "rows", "truncated", "cost_usd", "downloads"} <= set(answer)

@@ -1,0 +1,33 @@
+"""``python -m serve``: help, refusals with one line and the documented exit codes."""
+
+import pytest
+
+from serve.cli import main
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_help_describes_the_workbench(capsys, flag):
+    with pytest.raises(SystemExit) as caught:
+        main([flag])
+    out = capsys.readouterr().out
+    assert caught.value.code == 0
+    assert out.startswith("usage: python -m serve")
+    assert "--mcp" in out and "--token" in out and "python -m serve --host 0.0.0.0 --token" in out
+
+
+def test_another_address_without_a_token_is_a_bad_command_line(capsys, monkeypatch):
+    monkeypatch.delenv("ALERCE_SERVE_TOKEN", raising=False)
+    with pytest.raises(SystemExit) as caught:
+        main(["--host", "0.0.0.0"])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "python -m serve: error: binding 0.0.0.0 exposes the database beyond this machine; set a token with "
+        "--token or $ALERCE_SERVE_TOKEN, or bind 127.0.0.1"
+    )
+
+
+def test_an_unreachable_database_is_one_line_and_exit_1(capsys):
+    code = main(["--dsn", "postgresql://nobody@127.0.0.1:1/none", "-q"])
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    assert code == 1 and last.startswith("error: ") and "127.0.0.1:1" in last and "Traceback" not in err

@@ -1,0 +1,118 @@
+"""Safety: loopback unless a token, capped requests, questions that do not block each other, one-line errors."""
+
+import threading
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from answering import load
+from lms.fake import fake_lm, render_answer
+from serve import ServeSettings, Workbench, create_app
+from tests.serve.conftest import make_bench
+
+FIELDS = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
+FIELDS |= {"difficulty": {"difficulty": "simple"}}
+
+
+def waiting_bench(dsn: str, wait, **settings) -> Workbench:
+    """A workbench whose generation call runs `wait()` before answering ``SELECT 1 AS n``."""
+
+    def answer(call):
+        if call.stage == "direct":
+            wait()
+        return render_answer(FIELDS.get(call.stage, {"sql": "SELECT 1 AS n"}))
+
+    t2s = load("fake/scripted", dsn=dsn, lm=fake_lm(answer), uncompiled=True)
+    return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
+
+
+def until(condition, timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_another_address_needs_a_token():
+    with pytest.raises(ValueError) as caught:
+        ServeSettings(host="0.0.0.0")
+    assert str(caught.value) == (
+        "binding 0.0.0.0 exposes the database beyond this machine; set a token with --token or "
+        "$ALERCE_SERVE_TOKEN, or bind 127.0.0.1"
+    )
+    assert ServeSettings(host="0.0.0.0", token="t").token == "t"
+
+
+def test_a_token_guards_every_request(tiny_dsn):
+    bench = make_bench(tiny_dsn, host="0.0.0.0", token="s3cret")
+    try:
+        with TestClient(create_app(bench)) as client:
+            refused = client.get("/api/health")
+            assert refused.status_code == 401 and "needs its access token" in refused.json()["error"]
+            assert client.get("/api/health", headers={"Authorization": "Bearer wrong"}).status_code == 401
+            assert client.get("/api/health", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+            assert client.get("/?token=s3cret").status_code == 200
+            assert client.get("/api/health").status_code == 200  # the page's cookie carries it now
+    finally:
+        bench.close()
+
+
+def test_request_bodies_are_capped(tiny_dsn):
+    bench = make_bench(tiny_dsn, max_request_bytes=1_000)
+    try:
+        with TestClient(create_app(bench)) as client:
+            refused = client.post("/api/ask", json={"question": "x" * 2_000})
+    finally:
+        bench.close()
+    assert refused.status_code == 413
+    assert refused.json() == {"error": "the request is over the limit of 1,000 bytes"}
+
+
+def test_questions_run_at_the_same_time(tiny_dsn):
+    both_in = threading.Barrier(2, timeout=20)  # breaks unless two generation calls are in flight together
+    bench = waiting_bench(tiny_dsn, both_in.wait)
+    try:
+        jobs = [bench.start_ask("first?"), bench.start_ask("second?")]
+        for job in jobs:
+            assert job.wait(60)
+        assert [bench.record(job.answer_id).answer.frame["n"].tolist() for job in jobs] == [[1], [1]]
+    finally:
+        bench.close()
+
+
+def test_a_one_at_a_time_model_queues_and_tells_the_position(tiny_dsn):
+    entered, release = threading.Event(), threading.Event()
+
+    def hold():
+        entered.set()
+        release.wait(20)
+
+    bench = waiting_bench(tiny_dsn, hold, one_at_a_time=True)
+    try:
+        with TestClient(create_app(bench)) as client:
+            first = bench.start_ask("first?")
+            assert entered.wait(20)
+            second = bench.start_ask("second?")
+            until(lambda: second.events)
+            assert second.events == [{"type": "queue", "position": 1}]
+            health = client.get("/api/health").json()  # the page still answers while the model is busy
+            assert health["queue_length"] == 2 and health["one_at_a_time"] is True
+            release.set()
+            assert first.wait(30) and second.wait(30)
+        assert second.events[1] == {"type": "started"} and second.error is None
+    finally:
+        release.set()
+        bench.close()
+
+
+def test_an_unexpected_failure_is_a_message_without_traceback(bench, monkeypatch):
+    def broken(session):
+        raise RuntimeError("boom\n  File x.py, line 1")
+
+    monkeypatch.setattr(bench, "history", broken)
+    with TestClient(create_app(bench), raise_server_exceptions=False) as client:
+        page = client.get("/")
+    assert page.status_code == 500
+    assert "internal error (RuntimeError); the server log has the details" in page.text
+    assert "Traceback" not in page.text and "boom" not in page.text
