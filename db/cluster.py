@@ -194,10 +194,13 @@ class Cluster:
         New backends inherit the postmaster's limit. The hard limit is kept, so a later version may raise the
         ceiling without root. As root, the limit is set by ``prlimit`` run as the server user (root may lack
         CAP_SYS_RESOURCE in a container). A failure is logged as a warning: the server still runs, without the
-        ceiling.
+        ceiling; so does a platform that cannot set another process's limits (macOS).
         """
         pid = self.running_pid()
         if pid is None:
+            return
+        if self._user is None and not hasattr(resource, "prlimit"):
+            logger.warning("cannot limit the memory of the PostgreSQL server on this platform (no prlimit)")
             return
         for process in (pid, *_children(pid)):
             try:
