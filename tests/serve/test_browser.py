@@ -1,0 +1,133 @@
+"""The page in a real headless Chromium (Debian's, driven by Playwright; no browser download).
+
+Where Chromium is not installed the test skips, unless ALERCE_T2S_REQUIRE_BROWSER is set (as in CI, where
+`.ci/run` installs it with `scripts/install_system_packages.sh --browser`): then it fails. Screenshots go to the
+test's tmp folder.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import uvicorn
+from astropy.table import Table
+
+from serve import create_app
+from tests.conftest import free_port
+from tests.serve.conftest import POSITIONS_SQL
+
+EDITED_SQL = "SELECT oid, meanra, meandec FROM object ORDER BY oid DESC LIMIT 7"
+
+
+def chromium_path() -> str:
+    found = os.environ.get("ALERCE_T2S_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("ALERCE_T2S_REQUIRE_BROWSER"):
+            pytest.fail("Chromium is missing; run: bash scripts/install_system_packages.sh --browser")
+        pytest.skip("Chromium is not installed (scripts/install_system_packages.sh --browser installs it as root)")
+    return found
+
+
+@pytest.fixture
+def base_url(bench) -> Iterator[str]:
+    """The workbench served by uvicorn on a free loopback port, in a thread."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(bench), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = threading.Event()
+        while not server.started and not deadline.wait(0.05):
+            pass
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture
+def page(base_url: str) -> Iterator:
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium_path()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, headless=True)
+        context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(30_000)
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+            browser.close()
+
+
+def downloaded(page, selector: str) -> Path:
+    with page.expect_download() as info:
+        page.click(selector)
+    return Path(info.value.path())
+
+
+def image_loaded(page, selector: str) -> bool:
+    return page.eval_on_selector(selector, "image => image.complete && image.naturalWidth > 0")
+
+
+def test_ask_edit_download_and_plot_in_a_browser(page, base_url, tmp_path):
+    page.goto(base_url)
+    assert page.inner_text("#model") == "fake/scripted" and page.inner_text("#engine") == "postgres"
+    page.fill("#question", "Where are the first objects?")
+    page.click("#ask-button")
+
+    page.wait_for_selector('#stages li[data-stage="execution"].done')
+    stages = page.eval_on_selector_all(
+        "#stages li", "items => items.map(item => item.dataset.stage + ':' + item.className)"
+    )
+    assert stages == ["schema_linking:done", "classification:done", "generation:done", "execution:done"]
+    assert POSITIONS_SQL in page.inner_text('#stages li[data-stage="generation"]')
+
+    page.wait_for_selector("#answer")
+    assert page.input_value("#sql") == POSITIONS_SQL
+    assert page.inner_text("#row-count").startswith("120 rows")
+    assert page.locator("#rows tbody tr").count() == 50
+    page.wait_for_function("document.querySelector('#sky-plot').complete")
+    assert image_loaded(page, "#sky-plot")
+    assert page.locator("#history-list li").count() == 1
+    page.screenshot(path=str(tmp_path / "answer.png"), full_page=True)
+
+    rows = pd.read_csv(downloaded(page, "#download-csv"))
+    assert len(rows) == 120 and list(rows.columns) == ["oid", "meanra", "meandec", "ndet"]
+    votable = Table.read(io.BytesIO(downloaded(page, "#download-votable").read_bytes()), format="votable")
+    assert len(votable) == 120 and str(votable["meandec"].unit) == "deg"
+    assert list(votable["oid"]) == list(rows["oid"])
+
+    page.fill("#sql", EDITED_SQL)
+    page.click("#rerun")
+    page.wait_for_selector("#row-count")
+    assert page.input_value("#sql") == EDITED_SQL and page.inner_text("#row-count").startswith("7 rows")
+    assert page.locator("#rows tbody tr").count() == 7 and page.locator("#history-list li").count() == 2
+    edited = pd.read_csv(downloaded(page, "#download-csv"))
+    assert list(edited["oid"]) == sorted(edited["oid"], reverse=True) and edited["oid"].min() > rows["oid"].max()
+
+    page.select_option("#oid", edited["oid"][0])
+    page.click("#plot-lightcurve")
+    page.wait_for_function("document.querySelector('#lightcurve') && document.querySelector('#lightcurve').complete")
+    assert image_loaded(page, "#lightcurve") and image_loaded(page, "#sky-plot")
+    page.screenshot(path=str(tmp_path / "edited.png"), full_page=True)
+    assert (tmp_path / "answer.png").stat().st_size > 10_000
+
+
+def test_a_refused_sql_is_shown_as_a_message_in_the_browser(page, base_url):
+    page.goto(base_url)
+    page.fill("#question", "Anything")
+    page.click("#ask-button")
+    page.wait_for_selector("#answer")
+    page.fill("#sql", "DELETE FROM object")
+    page.click("#rerun")
+    page.wait_for_selector("#answer-error")
+    assert page.inner_text("#answer-error") == "Only one SELECT or WITH statement is allowed, got DELETE. [general]"
