@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from answering.astro_table import astropy_table, source_columns
 from answering.errors import AnsweringError
 from answering.lightcurve import fetch_lightcurve, plot_lightcurve
-from answering.sky import COORDINATE_PAIRS, plot_sky
+from answering.sky import COORDINATE_PAIRS, coordinate_columns, plot_sky
 
 if TYPE_CHECKING:
     import astropy.table
@@ -86,18 +86,26 @@ class Answer:
         Raises:
             AnsweringError: No rows, or no RA/Dec columns (``answering.sky.COORDINATE_PAIRS``) among them.
         """
-        frame = self._answered_frame()
-        labels = [str(label) for label in frame.columns]
-        # An aliased position (meandec AS dec_deg) still plots: name each column after its catalog source.
-        sources = [
-            column.name if column else label
-            for column, label in zip(source_columns(self.sql, labels), labels, strict=True)
-        ]
-        figure = plot_sky(frame.set_axis(sources, axis=1), projection=projection, title=self.question[:80])
+        figure = plot_sky(self._sourced_frame(), projection=projection, title=self.question[:80])
         if figure is None:
             names = ", ".join("/".join(pair) for pair in COORDINATE_PAIRS)
             raise AnsweringError(f"the result has no coordinates; select {names} to plot it on the sky")
         return figure
+
+    @property
+    def has_coordinates(self) -> bool:
+        """Tell whether the rows hold an RA/Dec pair that ``plot_sky`` can draw."""
+        return self.frame is not None and coordinate_columns(self._sourced_frame()) is not None
+
+    def _sourced_frame(self) -> pd.DataFrame:
+        """The rows with each column named after its catalog source, so an aliased position still plots."""
+        frame = self._answered_frame()
+        labels = [str(label) for label in frame.columns]
+        sources = [
+            column.name if column else label
+            for column, label in zip(source_columns(self.sql, labels), labels, strict=True)
+        ]
+        return frame.set_axis(sources, axis=1)
 
     def plot_lightcurve(self, oid: str) -> Figure:
         """Query and plot the light curve of `oid` (detections and non-detection limits) on the answer's engine.
