@@ -1,0 +1,36 @@
+"""The page on the TAP engine (the local DaCHS): the ADQL beside the SQL, reruns translated, units kept."""
+
+import io
+
+from astropy.table import Table
+from fastapi.testclient import TestClient
+
+from answering import load
+from serve import ServeSettings, Workbench, create_app
+from tests.answering.scripts import scripted_lm
+from tests.engines.conftest import tap_url  # noqa: F401 - the local DaCHS fixture
+from tests.serve.test_pages import ask
+
+SQL = "SELECT oid, meanra, meandec FROM object ORDER BY oid LIMIT 5"
+
+
+def test_the_page_shows_and_reruns_adql(tap_url):  # noqa: F811 - the fixture
+    t2s = load("fake/scripted", engine="tap", tap_url=tap_url, lm=scripted_lm(SQL), uncompiled=True)
+    bench = Workbench(t2s, ServeSettings(), model="fake/scripted")
+    try:
+        with TestClient(create_app(bench)) as client:
+            answer_id = ask(client)[-1]["answer_id"]
+            page = client.get(f"/answers/{answer_id}").text
+            assert "engine tap" in page and '<pre id="adql">SELECT TOP 5 object.oid' in page
+            assert "5 rows" in page and 'id="sky-plot"' in page
+            votable = client.get(f"/answers/{answer_id}/download/votable").content
+            assert str(Table.read(io.BytesIO(votable), format="votable")["meanra"].unit) == "deg"
+            edited = "SELECT oid, ndet FROM object ORDER BY ndet DESC LIMIT 3"
+            rerun = client.post(f"/answers/{answer_id}/rerun", data={"sql": edited}).text
+            assert '<pre id="adql">SELECT TOP 3 object.oid, object.ndet FROM ztf.object AS object' in rerun
+            refused = client.post(
+                f"/answers/{answer_id}/rerun", data={"sql": "SELECT DISTINCT ON (oid) oid FROM object"}
+            )
+            assert "Not available on TAP (ADQL)" in refused.text and "[unsupported]" in refused.text
+    finally:
+        bench.close()
