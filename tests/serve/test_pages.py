@@ -6,7 +6,13 @@ import json
 import pandas as pd
 import pyarrow.parquet as pq
 from astropy.table import Table
+from fastapi.testclient import TestClient
 
+from answering import load
+from db.executor import ExecutorSettings
+from engines.postgres import PostgresEngine
+from serve import ServeSettings, Workbench, create_app
+from tests.answering.scripts import scripted_lm
 from tests.serve.conftest import POSITIONS_SQL
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -110,3 +116,18 @@ def test_a_bad_question_is_a_message(client):
 def test_a_missing_answer_is_a_message(client):
     missing = client.get("/answers/nothing-here")
     assert missing.status_code == 400 and "no answer &#x27;nothing-here&#x27; here" in missing.text
+
+
+def test_a_result_the_engine_cut_says_so(tiny_dsn):
+    t2s = load("fake/scripted", dsn=tiny_dsn, lm=scripted_lm(POSITIONS_SQL), uncompiled=True)
+    t2s.executor.close()
+    t2s.executor = t2s.program.executor = PostgresEngine(ExecutorSettings(dsn=tiny_dsn, max_rows=40))
+    bench = Workbench(t2s, ServeSettings(), model="fake/scripted")
+    try:
+        with TestClient(create_app(bench)) as client:
+            page = client.get(f"/answers/{ask(client)[-1]['answer_id']}").text
+            api = client.post("/api/ask", json={"question": "Where?"}).json()
+    finally:
+        bench.close()
+    assert "40 rows" in page and "(truncated: the query had more rows; only the first 40 were fetched)" in page
+    assert api["truncated"] is True and api["row_count"] == 40
