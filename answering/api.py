@@ -32,17 +32,13 @@ import dspy
 import lms
 from answering.answer import Answer
 from answering.question import MAX_KNOWLEDGE_CHARS, clean_text
+from defaults.time_limits import ASK_CONNECT_S, ASK_QUERY_S
 from engines import Engine, EngineSettings, open_engine
 from modules import OPTIONAL_STAGES, DirectText2SQL, UnknownStageError
 from optimizers.artifact import load_program
 from optimizers.settings import make_adapter
 
-__all__ = ["CONNECT_TIMEOUT_S", "DEFAULT_TIMEOUT_S", "Answer", "Text2SQL", "load"]
-
-DEFAULT_TIMEOUT_S = 30.0
-"""Default time limit of one generated query, in seconds."""
-CONNECT_TIMEOUT_S = 5.0
-"""Time allowed to reach the database before giving up."""
+__all__ = ["Answer", "Text2SQL", "load"]
 
 
 class Text2SQL:
@@ -158,7 +154,7 @@ def load(
     uncompiled: bool = False,
     direct: bool = False,
     lm: dspy.LM | None = None,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    timeout_s: float = ASK_QUERY_S,
     ground: tuple[Path, ...] | None = None,
 ) -> Text2SQL:
     """Build the program for a model, load its compiled artifact and connect to the database.
@@ -197,7 +193,7 @@ def load(
         dsn=dsn,
         tap_url=tap_url,
         timeout_s=timeout_s,
-        connect_timeout_s=CONNECT_TIMEOUT_S,
+        connect_timeout_s=ASK_CONNECT_S,
         ground=ground,
     )
     executor = open_engine(settings)

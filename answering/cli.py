@@ -15,13 +15,14 @@ from collections.abc import Callable
 
 import dspy
 
-from answering.api import DEFAULT_TIMEOUT_S, Answer, load
+from answering.api import Answer, load
 from answering.errors import BadQuestion
 from answering.question import EXAMPLE_QUESTION, clean_text
 from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table, render_votable
 from cli import add_engine_arguments, add_verbosity_arguments, logging_to_stderr
 from db.errors import DbError
 from db.server import DSN_ENV
+from defaults.time_limits import ASK_QUERY_S
 from engines.tap_settings import TAP_URL_ENV
 from lms import LMConfigError, add_model_argument
 from modules import OPTIONAL_STAGES
@@ -113,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout",
         type=_positive(float),
-        default=DEFAULT_TIMEOUT_S,
+        default=ASK_QUERY_S,
         metavar="S",
         help="time limit of each query in seconds (default: %(default)s)",
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from data.errors import ChecksumError, DataError, FetchError
 from data.loader import default_data_dir
+from defaults.time_limits import DATASET_DOWNLOAD_S
 from fileio import write_atomic
 
 __all__ = ["BASE_URL", "FILES", "SUMS_FILE", "fetch_dataset"]
@@ -81,7 +82,9 @@ def _fetch_file(name: str, dest: Path, expected: str | None, *, base_url: str, t
     return actual
 
 
-def fetch_dataset(dest: str | Path | None = None, *, base_url: str = BASE_URL, timeout_s: float = 60.0) -> Path:
+def fetch_dataset(
+    dest: str | Path | None = None, *, base_url: str = BASE_URL, timeout_s: float = DATASET_DOWNLOAD_S
+) -> Path:
     """Download both benchmark splits into ``dest``, verify them, and record their checksums in ``SHA256SUMS``.
 
     Files already present with the expected checksum are kept. A file without a published checksum (the test

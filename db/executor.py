@@ -28,6 +28,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from db.connection import open_pool, unavailable_message
 from db.errors import DatabaseUnavailable, DbError, ErrorKind, ExecutionError, error_kind_for
 from db.guard import check_sql
+from defaults.time_limits import POSTGRES_CONNECT_S, POSTGRES_QUERY_S
 
 __all__ = ["Executor", "ExecutorSettings", "Result"]
 
@@ -74,11 +75,11 @@ class ExecutorSettings:
     """
 
     dsn: str
-    timeout_s: float = 30.0
+    timeout_s: float = POSTGRES_QUERY_S
     max_rows: int = 100_000
     max_bytes: int = 64 * 1024 * 1024
     pool_size: int = 2
-    connect_timeout_s: float = 10.0
+    connect_timeout_s: float = POSTGRES_CONNECT_S
     admin_dsn: str | None = dataclasses.field(default=None, repr=False)
 
 

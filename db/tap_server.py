@@ -28,13 +28,13 @@ from db.catalog import load_catalog
 from db.errors import ServerError
 from db.server import ServerSettings, up
 from db.tap_rd import RD_ID, TAP_SCHEMA, render_index_ddl, render_rd, render_tables_ddl, tap_tables
+from defaults.time_limits import DACHS_START_S
 
 __all__ = ["TapServerStatus", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
 
 logger = logging.getLogger(__name__)
 
 GAVO_DIR = Path(os.environ.get("GAVO_ROOT", "/var/gavo"))
-_START_TIMEOUT_S = 60.0
 _LOCK_WAIT_S = 1800.0
 _depth = 0  # how many nested `_exclusive` blocks of this process hold the DaCHS lock
 _NOT_INSTALLED = (
@@ -247,12 +247,12 @@ def _start(dachs: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         (GAVO_DIR / "state" / "web.pid").unlink()
     _run([dachs, "serve", "start"])
-    deadline = time.monotonic() + _START_TIMEOUT_S
+    deadline = time.monotonic() + DACHS_START_S
     while time.monotonic() < deadline:
         if _answers():
             return
         time.sleep(0.5)
-    raise ServerError(f"DaCHS did not answer at {tap_url()} within {_START_TIMEOUT_S:g} s; see {GAVO_DIR}/logs.")
+    raise ServerError(f"DaCHS did not answer at {tap_url()} within {DACHS_START_S:g} s; see {GAVO_DIR}/logs.")
 
 
 def _answers() -> bool:

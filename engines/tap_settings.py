@@ -3,6 +3,8 @@
 import dataclasses
 import os
 
+from defaults.time_limits import TAP_CONNECT_S, TAP_QUERY_S
+
 __all__ = ["DEFAULT_TAP_URL", "TAP_URL_ENV", "TapSettings", "default_tap_url"]
 
 DEFAULT_TAP_URL = "https://tap.alerce.online/tap"
@@ -31,9 +33,9 @@ class TapSettings:
     """
 
     url: str = dataclasses.field(default_factory=default_tap_url)
-    timeout_s: float = 60.0
+    timeout_s: float = TAP_QUERY_S
     max_rows: int = 100_000
     sync_limit_s: float = 600.0
-    connect_timeout_s: float = 3.0
+    connect_timeout_s: float = TAP_CONNECT_S
     retries: int = 2
     backoff_s: float = 0.5

@@ -23,6 +23,7 @@ from data.errors import DataError
 from data.loader import ENV_VAR, SPLITS, grounding_files, load_dataset, resolve_dataset_path, split_file
 from db.errors import DatabaseUnavailable, DbError
 from db.server import DSN_ENV
+from defaults.time_limits import EVALUATE_EMBEDDED_QUERY_S, EVALUATE_EXTERNAL_QUERY_S, GOLD_QUERY_FACTOR
 from engines import open_engine
 from evaluation.ablation import add_model_mode_arguments, check_model_mode_arguments, render_ablation, run_ablation
 from evaluation.checkpoint import CHECKPOINT_FILE, Checkpoint
@@ -35,16 +36,10 @@ from evaluation.runner import score_predictions
 from lms import LMConfigError
 from optimizers.errors import OptimizerError
 
-__all__ = ["EMBEDDED_TIMEOUT_S", "EXTERNAL_TIMEOUT_S", "GOLD_TIMEOUT_FACTOR", "build_parser", "main"]
+__all__ = ["build_parser", "main"]
 
 logger = logging.getLogger(__name__)
 
-EXTERNAL_TIMEOUT_S = 120.0
-"""Default time limit of a predicted query on a database given by --dsn or ALERCE_DSN (the live ALeRCE role's)."""
-EMBEDDED_TIMEOUT_S = 10.0
-"""Default time limit on the embedded database, whose synthetic tables are much smaller."""
-GOLD_TIMEOUT_FACTOR = 3.0
-"""Gold queries get this multiple of the database's default limit (and never less than --timeout)."""
 
 EXAMPLES = f"""examples:
   python -m evaluate --predictions preds.csv --plot
@@ -84,14 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout",
         type=_positive_float,
         metavar="S",
-        help=f"time limit of a predicted query in seconds (default: {EXTERNAL_TIMEOUT_S:g} with --dsn or "
-        f"${DSN_ENV}, {EMBEDDED_TIMEOUT_S:g} on the embedded database)",
+        help=f"time limit of a predicted query in seconds (default: {EVALUATE_EXTERNAL_QUERY_S:g} with --dsn or "
+        f"${DSN_ENV}, {EVALUATE_EMBEDDED_QUERY_S:g} on the embedded database)",
     )
     parser.add_argument(
         "--gold-timeout",
         type=_positive_float,
         metavar="S",
-        help=f"time limit of a gold query in seconds (default: {GOLD_TIMEOUT_FACTOR:g} times the database's "
+        help=f"time limit of a gold query in seconds (default: {GOLD_QUERY_FACTOR:g} times the database's "
         "default, at least --timeout)",
     )
     _add_output_options(parser)
@@ -132,9 +127,9 @@ def _positive_float(text: str) -> float:
 def _timeouts(args: argparse.Namespace) -> tuple[float, float, bool]:
     """Return the predicted and gold query time limits, and whether the database is external."""
     is_external = bool(args.engine == "tap" or args.dsn or os.environ.get(DSN_ENV))
-    default_s = EXTERNAL_TIMEOUT_S if is_external else EMBEDDED_TIMEOUT_S
+    default_s = EVALUATE_EXTERNAL_QUERY_S if is_external else EVALUATE_EMBEDDED_QUERY_S
     timeout_s = args.timeout or default_s
-    gold_timeout_s = args.gold_timeout or max(timeout_s, GOLD_TIMEOUT_FACTOR * default_s)
+    gold_timeout_s = args.gold_timeout or max(timeout_s, GOLD_QUERY_FACTOR * default_s)
     return timeout_s, gold_timeout_s, is_external
 
 

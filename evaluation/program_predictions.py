@@ -23,6 +23,7 @@ import dspy
 import lms
 from answering import Text2SQL, load
 from db.errors import DatabaseUnavailable, ErrorKind
+from defaults.time_limits import POSTGRES_QUERY_S
 from engines.outage import raise_if_connection_lost
 from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
@@ -81,7 +82,7 @@ class ModelRunSettings:
     engine: str = "postgres"
     tap_url: str | None = None
     ground: tuple[Path, ...] | None = None
-    timeout_s: float = 30.0
+    timeout_s: float = POSTGRES_QUERY_S
 
 
 def _run_lm(lm: dspy.LM, run: int) -> dspy.LM:

@@ -12,9 +12,9 @@ import os
 import sys
 
 from answering import load
-from answering.api import DEFAULT_TIMEOUT_S
 from cli import add_engine_arguments, add_verbosity_arguments, logging_to_stderr
 from db.errors import DbError
+from defaults.time_limits import ASK_QUERY_S
 from lms import LOCAL_PREFIX, LMConfigError, add_model_argument
 from optimizers.errors import OptimizerError
 from serve.settings import TOKEN_ENV, ServeSettings
@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout",
         type=float,
-        default=DEFAULT_TIMEOUT_S,
+        default=ASK_QUERY_S,
         metavar="S",
         help="time limit of each query in seconds (default: %(default)s)",
     )

@@ -6,11 +6,18 @@ import shlex
 
 import pytest
 
+import answering.cli as ask_cli
 import compiling.cli as compile_cli
-from answering.api import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT_S
 from db.executor import ExecutorSettings
+from defaults.time_limits import (
+    ASK_CONNECT_S,
+    ASK_QUERY_S,
+    DACHS_START_S,
+    EVALUATE_EMBEDDED_QUERY_S,
+    EVALUATE_EXTERNAL_QUERY_S,
+    GOLD_QUERY_FACTOR,
+)
 from engines.tap_settings import TapSettings
-from evaluation.cli import EMBEDDED_TIMEOUT_S, EXTERNAL_TIMEOUT_S, GOLD_TIMEOUT_FACTOR
 from optimizers.artifact import REPO_DIR
 
 README = (REPO_DIR / "README.md").read_text(encoding="utf-8")
@@ -40,16 +47,19 @@ def test_readme_has_compile_examples():
 
 
 def test_readme_time_limits_are_the_code_defaults():
-    assert f"| `ask` | {seconds(DEFAULT_TIMEOUT_S)}, " in README
-    assert f"({seconds(CONNECT_TIMEOUT_S)} to connect)" in table_row("ask")
+    assert ask_cli.build_parser().get_default("timeout") == ASK_QUERY_S
+    assert f"| `ask` | {seconds(ASK_QUERY_S)}, " in README
+    assert f"({seconds(ASK_CONNECT_S)} to connect)" in table_row("ask")
     evaluate = table_row("evaluate")
-    assert f"{seconds(EMBEDDED_TIMEOUT_S)} on the embedded database; {seconds(EXTERNAL_TIMEOUT_S)} with" in evaluate
-    gold = (seconds(GOLD_TIMEOUT_FACTOR * EMBEDDED_TIMEOUT_S), seconds(GOLD_TIMEOUT_FACTOR * EXTERNAL_TIMEOUT_S))
-    assert f"{GOLD_TIMEOUT_FACTOR:g} times that default ({gold[0]}, {gold[1]})" in evaluate
+    embedded, external = EVALUATE_EMBEDDED_QUERY_S, EVALUATE_EXTERNAL_QUERY_S
+    assert f"{seconds(embedded)} on the embedded database; {seconds(external)} with" in evaluate
+    gold = (seconds(GOLD_QUERY_FACTOR * embedded), seconds(GOLD_QUERY_FACTOR * external))
+    assert f"{GOLD_QUERY_FACTOR:g} times that default ({gold[0]}, {gold[1]})" in evaluate
     compile_row = table_row("compile")
     assert f"{seconds(ExecutorSettings(dsn='').timeout_s)} on PostgreSQL" in compile_row
     assert f"{seconds(TapSettings(url='').timeout_s)} on TAP" in compile_row
-    assert f"evaluate`'s default query time limit is {seconds(EXTERNAL_TIMEOUT_S)}; `ask` keeps" in README
+    assert f"waits up to {seconds(DACHS_START_S)} for DaCHS" in table_row("db")
+    assert f"evaluate`'s default query time limit is {seconds(EVALUATE_EXTERNAL_QUERY_S)}; `ask` keeps" in README
 
 
 def test_the_project_has_an_mit_license():
