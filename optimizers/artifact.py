@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,17 +83,24 @@ def _type_name(annotation: object) -> str:
     return annotation.__qualname__ if isinstance(annotation, type) else str(annotation)
 
 
-def signature_hash(program: dspy.Module) -> str:
+def signature_hash(program: dspy.Module, names: Collection[str] | None = None) -> str:
     """Hash every named predictor's signature: instructions, then each field's name, role, type and desc, in order.
 
     Call it on a program as built in code (before optimisation or loading), since optimisers may rewrite
     instructions.
+
+    Args:
+        program: The program.
+        names: Hash only these predictors (those an artifact saved, so that a stage added later loads with its
+            code-defined prompt); None hashes all.
 
     Returns:
         A sha256 hex digest.
     """
     described = []
     for name, predictor in program.named_predictors():
+        if names is not None and name not in names:
+            continue
         signature = predictor.signature
         fields = [
             [
@@ -187,11 +195,11 @@ def _read_json(file: Path) -> dict[str, Any]:
     return data
 
 
-def _differences(program: dspy.Module, manifest: dict[str, Any]) -> list[str]:
+def _differences(program: dspy.Module, manifest: dict[str, Any], saved: Collection[str]) -> list[str]:
     expected = {
         "program_version": PROGRAM_VERSION,
         "program_class": program_class(program),
-        "signature_hash": signature_hash(program),
+        "signature_hash": signature_hash(program, saved),
     }
     return [
         f"{key} {manifest.get(key)!r} (saved) vs. {value!r} (code)"
@@ -203,8 +211,9 @@ def _differences(program: dspy.Module, manifest: dict[str, Any]) -> list[str]:
 def load_artifact(program: dspy.Module, path: str | Path) -> dict[str, Any]:
     """Load an artifact into a freshly built program, predictor by predictor.
 
-    Predictors the artifact lacks keep their code-defined state; saved predictors the program lacks are skipped
-    (both logged). An MQS demo index is attached as ``program.demo_retriever``.
+    Predictors the artifact lacks (stages added since) keep their code-defined state and are left out of the
+    signature check; saved predictors the program lacks are skipped (both logged). An MQS demo index is attached
+    as ``program.demo_retriever``.
 
     Args:
         program: The program as built in code, with the artifact's stage settings or an ablation of them.
@@ -219,7 +228,8 @@ def load_artifact(program: dspy.Module, path: str | Path) -> dict[str, Any]:
     """
     program_file, manifest_file = _artifact_files(path)
     manifest = _read_json(manifest_file)
-    differences = _differences(program, manifest)
+    state = _read_json(program_file)
+    differences = _differences(program, manifest, state.keys())
     if differences:
         hint = RECOMPILE_HINT.format(model=manifest.get("model") or "MODEL")
         raise ArtifactMismatch(
@@ -228,7 +238,6 @@ def load_artifact(program: dspy.Module, path: str | Path) -> dict[str, Any]:
             str(program_file),
             differences,
         )
-    state = _read_json(program_file)
     names = dict(program.named_predictors())
     for name, predictor in names.items():
         if name in state:

@@ -158,3 +158,19 @@ def test_committed_tiny_artifact_keeps_loading():
     assert [demo.sql for demo in program.demo_retriever.demos("Objects with more than 15 detections")][:1] == [
         "SELECT oid FROM object WHERE ndet > 20"
     ]
+
+
+def test_stages_added_after_an_artifact_load_with_their_code_prompts(tmp_path):
+    path = save(tmp_path)
+    state = json.loads((path / PROGRAM_FILE).read_text())
+    added = ("self_correction.revise", "selection.choose")
+    older = {name: value for name, value in state.items() if name not in added}
+    (path / PROGRAM_FILE).write_text(json.dumps(older))
+    manifest = json.loads((path / MANIFEST_FILE).read_text())
+    manifest["signature_hash"] = signature_hash(AlerceText2SQL(), older.keys())
+    (path / MANIFEST_FILE).write_text(json.dumps(manifest))
+    program = AlerceText2SQL()
+    load_artifact(program, path)
+    assert program.generation.direct.demos[0]["sql"] == "SELECT oid FROM t"
+    assert program.selection.choose.signature.instructions == AlerceText2SQL().selection.choose.signature.instructions
+    assert manifest["signature_hash"] != CODE_HASH
