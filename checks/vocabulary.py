@@ -10,7 +10,14 @@ import pandas as pd
 
 from db.errors import ExecutionError
 
-__all__ = ["CATEGORICAL_COLUMNS", "CLASSIFIER_TABLES", "Vocabulary", "clear_cache", "read_vocabulary"]
+__all__ = [
+    "CATEGORICAL_COLUMNS",
+    "CLASSIFIER_TABLES",
+    "Vocabulary",
+    "clear_cache",
+    "linked_values_text",
+    "read_vocabulary",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -149,3 +156,55 @@ def read_vocabulary(engine: _Engine, *, max_values: int = 500, timeout_s: float 
     with _LOCK:
         _CACHE[key] = vocabulary
     return vocabulary
+
+
+def _spelled(values: frozenset[str]) -> str:
+    numeric = all(value.lstrip("-").isdigit() for value in values)
+    ordered = sorted(values, key=int) if numeric else sorted(values)
+    return ", ".join(ordered if numeric else (repr(value) for value in ordered))
+
+
+def linked_values_text(
+    vocabulary: Vocabulary, tables: list[str], columns: dict[str, list[str]] | None, *, max_values: int = 40
+) -> str:
+    """Describe the valid values of the categorical columns among the linked ones, for the generation prompt.
+
+    Class names are listed per classifier and version; a column with more than ``max_values`` values is left out.
+
+    Args:
+        vocabulary: The database's vocabulary.
+        tables: The linked tables.
+        columns: The linked columns per table, or None for every column of the linked tables.
+        max_values: Most values listed for one column.
+
+    Returns:
+        One line per column (empty text when no linked column is categorical).
+
+    Examples:
+        >>> vocabulary = Vocabulary(
+        ...     {("magstat", "fid"): frozenset({"2", "1"}), ("probability", "class_name"): frozenset({"SNIa"})},
+        ...     {("probability", "lc_classifier", "1.0"): frozenset({"SNIa", "QSO"})},
+        ... )
+        >>> print(linked_values_text(vocabulary, ["magstat", "probability"], None))
+        Values of categorical columns:
+        magstat.fid: 1, 2
+        probability.class_name of lc_classifier 1.0: 'QSO', 'SNIa'
+    """
+    lines = []
+    for (table, column), values in vocabulary.values.items():
+        if table not in tables or (columns is not None and column not in columns.get(table, ())):
+            continue
+        by_classifier = sorted(
+            (name, version, names)
+            for (table_, name, version), names in vocabulary.classes.items()
+            if table_ == table and column == "class_name"
+        )
+        if by_classifier:
+            lines += [
+                f"{table}.class_name of {name} {version}: {_spelled(names)}"
+                for name, version, names in by_classifier
+                if len(names) <= max_values
+            ]
+        elif len(values) <= max_values:
+            lines.append(f"{table}.{column}: {_spelled(values)}")
+    return "\n".join(["Values of categorical columns:", *lines]) if lines else ""

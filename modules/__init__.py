@@ -3,11 +3,12 @@
 Named predictors (public API: artifact keys and optimiser targets; the same with or without `reasoning`):
 
     AlerceText2SQL:  schema_linking.tables, schema_linking.columns, classification.predict,
-                     decomposition.predict, generation.direct, generation.planned, self_correction.predict
+                     decomposition.predict, generation.direct, generation.planned, self_correction.predict,
+                     self_correction.revise (value and result check findings), selection.choose
     DirectText2SQL:  generation
 
 Both programs' `forward(question, external_knowledge="", domain_knowledge="")` return a `dspy.Prediction` with:
-    sql            final SQL ("" when no statement was produced)
+    sql            final SQL ("" when no statement was produced): the selected candidate's, after its checks
     tables         tables shown to generation (the whole catalog without linking or after its fallback)
     columns        {table: [columns]} from column linking, or None (all columns shown)
     dropped_names  names the linker gave that the catalog does not know
@@ -18,7 +19,11 @@ Both programs' `forward(question, external_knowledge="", domain_knowledge="")` r
     error          the final `db.errors.ExecutionError`, or None
     failures       one {"stage", "kind", "message"} per stage failure (kinds: `FailureKind`)
     usage          {stage: {"input_tokens", "output_tokens", "calls"}} for LM calls that were not cache hits
-    timings_s      {stage: seconds}
+    timings_s      {stage: seconds}, summed over candidates (they run concurrently)
+    candidates     one {"path", "sql", "error_kind", "rows"} per candidate (rows None when it did not run)
+    selection      {"selected", "clusters", "reasons"} (candidate indexes) when several candidates met, else None
+    findings       one {"stage", "kind", "message"} per value-check finding of the selected candidate and per
+                   result-check finding (with "retry_accepted")
 """
 
 from modules.alerce_text2sql import AlerceText2SQL

@@ -1,21 +1,56 @@
-"""The composed program: schema linking, classification, decomposition, generation, self-correction."""
+"""The composed program: linking, classification, decomposition, candidates, checks, selection, self-correction."""
+
+import functools
+from dataclasses import dataclass, field
 
 import dspy
 
+from checks.findings import Finding, FindingKind
+from checks.result_checks import check_result
+from checks.vote import Candidate
 from db.catalog import Catalog, render_schema_text
 from db.errors import ExecutionError
+from modules.candidate_selection import CandidateSelection
+from modules.candidates import CandidatePath, candidate_paths, run_concurrently
 from modules.classification import Classification
 from modules.decomposition import Decomposition
-from modules.execution import Outcome, execute_with_corrections
+from modules.execution import Outcome, describe_outcome, execute_with_corrections, result_frame
 from modules.generation import Generation
 from modules.knowledge import format_knowledge
 from modules.run_record import RunRecord
 from modules.schema_linking import SchemaLinking
 from modules.self_correction import SelfCorrection
-from modules.settings import PipelineSettings
+from modules.settings import PipelineSettings, default_candidates
 from modules.sql_executor import SQLExecutor, served_catalog
+from modules.value_check import ValueCheck
 
 __all__ = ["AlerceText2SQL"]
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What every candidate of one question starts from."""
+
+    question: str
+    knowledge: str
+    schema_text: str
+    link: dspy.Prediction
+    plan: list[str]
+    retrieved: list[dspy.Example] | None
+
+
+@dataclass
+class _Draft:
+    """One candidate: how it was written, its execution, its value-check findings and its own bookkeeping."""
+
+    path: CandidatePath
+    outcome: Outcome
+    findings: list[Finding] = field(default_factory=list)
+    record: RunRecord = field(default_factory=RunRecord)
+
+
+def _finding_record(stage: str, finding: Finding, **extra: object) -> dict[str, object]:
+    return {"stage": stage, "kind": finding.kind.value, "message": finding.message, **extra}
 
 
 class AlerceText2SQL(dspy.Module):
@@ -25,8 +60,10 @@ class AlerceText2SQL(dspy.Module):
         """Build every stage.
 
         Args:
-            executor: Runs the generated SQL for self-correction; None skips execution (and correction).
-            settings: Stage switches, correction budget, timeout and reasoning; defaults to all stages on.
+            executor: Runs the generated SQL for self-correction and selection; None skips execution (and
+                correction, selection and the result check). With the value check on, the vocabulary of its
+                database is read here (once per database).
+            settings: Stage switches, candidates, correction budget, timeout and reasoning; defaults to all on.
         """
         super().__init__()
         self.executor = executor
@@ -37,6 +74,8 @@ class AlerceText2SQL(dspy.Module):
         self.decomposition = Decomposition(reasoning=reasoning)
         self.generation = Generation(reasoning=reasoning)
         self.self_correction = SelfCorrection(reasoning=reasoning)
+        self.selection = CandidateSelection()
+        self.values = ValueCheck.open(executor) if self.settings.is_on("value_check") else ValueCheck()
         # Optional per-question generation demos (optimizers.mqs.DemoRetriever): anything with demos(question).
         self.demo_retriever = None
 
@@ -45,7 +84,8 @@ class AlerceText2SQL(dspy.Module):
 
         Returns:
             A prediction with `sql`, `tables`, `columns`, `dropped_names`, `difficulty`, `plan`, `attempts`,
-            `result`, `error`, `failures`, `usage` and `timings_s` (see `modules` package docstring).
+            `result`, `error`, `failures`, `usage`, `timings_s`, `candidates`, `selection` and `findings` (see
+            `modules` package docstring).
         """
         record = RunRecord()
         knowledge = format_knowledge(external_knowledge, domain_knowledge)
@@ -55,13 +95,16 @@ class AlerceText2SQL(dspy.Module):
         structure = render_schema_text(catalog, link.tables, link.columns, detail="names")
         difficulty = self._classify(question, structure, record)
         plan = self._plan(question, knowledge, link.schema_text, difficulty, record)
-        demos = self.demo_retriever.demos(question) if self.demo_retriever is not None else None
-        with record.stage("generation"):
-            generated = self.generation(
-                question=question, knowledge=knowledge, schema_text=link.schema_text, plan=plan, demos=demos
-            )
-        record.add_failures(generated.failures)
-        outcome = self._execute(question, knowledge, generated.sql, link, record)
+        values = self.values.prompt_text(link.tables, link.columns) if self.settings.is_on("value_check") else ""
+        retrieved = self.demo_retriever.demos(question) if self.demo_retriever is not None else None
+        schema_text = f"{link.schema_text}\n\n{values}" if values else link.schema_text
+        shared = _Shared(question, knowledge, schema_text, link, plan, retrieved)
+        paths = candidate_paths(self._candidate_count())
+        drafts = run_concurrently([functools.partial(self._draft, path, shared) for path in paths])
+        for draft in drafts:
+            record.merge(draft.record)
+        chosen, selection = self._select(shared, drafts, record)
+        outcome, checked = self._check_result(shared, chosen.outcome, record)
         return record.prediction(
             outcome,
             tables=link.tables,
@@ -69,7 +112,33 @@ class AlerceText2SQL(dspy.Module):
             dropped_names=link.dropped_names,
             difficulty=difficulty,
             plan=plan,
+            candidates=[describe_outcome(draft.path.name, draft.outcome) for draft in drafts],
+            selection=selection,
+            findings=[*(_finding_record("value_check", finding) for finding in chosen.findings), *checked],
         )
+
+    def _candidate_count(self) -> int:
+        if not self.settings.is_on("selection") or self.executor is None:
+            return 1
+        return self.settings.candidates or default_candidates(self.generation.direct.lm or dspy.settings.lm)
+
+    def _draft(self, path: CandidatePath, shared: _Shared) -> _Draft:
+        """Write one candidate by `path`, check its literals, and execute it (with corrections)."""
+        record = RunRecord()
+        own_demos = None if shared.retrieved is not None else []  # the compiled demos, or none when they are default
+        with record.stage("generation"):
+            generated = self.generation(
+                question=shared.question,
+                knowledge=shared.knowledge,
+                schema_text=shared.schema_text,
+                plan=shared.plan if path.use_plan else None,
+                demos=shared.retrieved if path.demos == "default" else own_demos,
+                step_by_step=path.step_by_step,
+                config=path.config or None,
+            )
+        record.add_failures(generated.failures)
+        sql, findings = self._check_values(generated.sql, shared, record)
+        return _Draft(path, self._execute(shared, sql, record), findings, record)
 
     def _link(self, question: str, knowledge: str, catalog: Catalog, record: RunRecord) -> dspy.Prediction:
         if not self.settings.is_on("schema_linking"):
@@ -101,12 +170,84 @@ class AlerceText2SQL(dspy.Module):
         record.add_failures(planned.failures)
         return planned.plan
 
-    def _execute(self, question: str, knowledge: str, sql: str, link: dspy.Prediction, record: RunRecord) -> Outcome:
+    def _check_values(self, sql: str, shared: _Shared, record: RunRecord) -> tuple[str, list[Finding]]:
+        """Revise `sql` once when it compares a categorical column with an unknown value; replace what remains."""
+        findings = self.values.findings(sql) if self.settings.is_on("value_check") else []
+        if not findings:
+            return sql, []
+        finding, hints = self.values.revision_finding(findings)
+        with record.stage("value_check"):
+            revised = self.self_correction.revise_after(
+                finding,
+                question=shared.question,
+                knowledge=shared.knowledge,
+                sql=sql,
+                schema_text=shared.schema_text,
+                hints=hints,
+                stage="value_check",
+            )
+        record.add_failures(revised.failures)
+        return self.values.replace(revised.sql or sql), findings
+
+    def _select(self, shared: _Shared, drafts: list[_Draft], record: RunRecord) -> tuple[_Draft, dict | None]:
+        if len(drafts) == 1:
+            return drafts[0], None
+        candidates = [Candidate(str(i), d.outcome.sql, result_frame(d.outcome)) for i, d in enumerate(drafts)]
+        with record.stage("selection"):
+            chosen = self.selection(
+                shared.question, shared.knowledge, candidates, min_agreement=self.settings.min_agreement
+            )
+        record.add_failures(chosen.failures)
+        selected = int(chosen.candidate.id)
+        clusters = [[int(member) for member in cluster] for cluster in chosen.vote.clusters]
+        return drafts[selected], {"selected": selected, "clusters": clusters, "reasons": chosen.reasons}
+
+    def _check_result(self, shared: _Shared, outcome: Outcome, record: RunRecord) -> tuple[Outcome, list[dict]]:
+        """Retry once per finding kind of the result checks; keep a retry only when its result looks better."""
+        frame = result_frame(outcome)
+        if not self.settings.is_on("result_check") or frame is None:
+            return outcome, []
+        current, tried, checked = check_result(shared.question, frame, outcome.sql), set(), []
+        while pending := [finding for finding in current if finding.kind not in tried]:
+            finding = pending[0]
+            tried.add(finding.kind)
+            retry = self._retry_after(finding, shared, outcome.sql, record)
+            accepted = retry is not None and _severity(retry[1]) < _severity(current)
+            if accepted:
+                retried, current = retry
+                outcome = Outcome(retried.sql, [*outcome.attempts, *retried.attempts], retried.result)
+            checked.append(_finding_record("result_check", finding, retry_accepted=accepted))
+        return outcome, checked
+
+    def _retry_after(
+        self, finding: Finding, shared: _Shared, sql: str, record: RunRecord
+    ) -> tuple[Outcome, list[Finding]] | None:
+        """Revise and run `sql` after a result check's finding; None when it was not revised or returned no rows."""
+        with record.stage("result_check"):
+            revised = self.self_correction.revise_after(
+                finding,
+                question=shared.question,
+                knowledge=shared.knowledge,
+                sql=sql,
+                schema_text=shared.schema_text,
+                hints="",
+                stage="result_check",
+            )
+        record.add_failures(revised.failures)
+        if not revised.sql or revised.sql == sql:
+            return None
+        retry = self._execute(shared, revised.sql, record)
+        frame = result_frame(retry)
+        return None if frame is None else (retry, check_result(shared.question, frame, retry.sql))
+
+    def _execute(self, shared: _Shared, sql: str, record: RunRecord) -> Outcome:
+        link = shared.link
+
         def correct(failed_sql: str, error: ExecutionError) -> str:
             with record.stage("self_correction"):
                 repaired = self.self_correction(
-                    question=question,
-                    knowledge=knowledge,
+                    question=shared.question,
+                    knowledge=shared.knowledge,
                     failed_sql=failed_sql,
                     error=error,
                     tables=link.tables,
@@ -119,3 +260,8 @@ class AlerceText2SQL(dspy.Module):
         return execute_with_corrections(
             self.executor, sql, correct, max_corrections=budget, timeout_s=self.settings.timeout_s
         )
+
+
+def _severity(findings: list[Finding]) -> tuple[bool, int]:
+    """Order results by their findings: an empty one is worst, then by the number of findings."""
+    return any(finding.kind == FindingKind.EMPTY_RESULT for finding in findings), len(findings)

@@ -3,7 +3,7 @@
 import dspy
 
 from db.catalog import render_schema_text
-from modules.execution import execute_with_corrections
+from modules.execution import describe_outcome, execute_with_corrections
 from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
 from modules.knowledge import format_knowledge
@@ -61,6 +61,9 @@ class DirectText2SQL(dspy.Module):
             dropped_names=[],
             difficulty=None,
             plan=[],
+            candidates=[describe_outcome("direct", outcome)],
+            selection=None,
+            findings=[],
         )
 
 

@@ -3,10 +3,12 @@
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import pandas as pd
+
 from db.errors import ExecutionError
 from modules.sql_executor import QueryResult, SQLExecutor
 
-__all__ = ["Outcome", "execute_with_corrections"]
+__all__ = ["Outcome", "describe_outcome", "execute_with_corrections", "result_frame"]
 
 
 @dataclass
@@ -17,6 +19,22 @@ class Outcome:
     attempts: list[dict[str, str | None]] = field(default_factory=list)
     result: QueryResult | None = None
     error: ExecutionError | None = None
+
+
+def result_frame(outcome: Outcome) -> pd.DataFrame | None:
+    """The rows of a successful execution, or None (an error, nothing executed, or a result without a frame)."""
+    return getattr(outcome.result, "frame", None) if outcome.error is None else None
+
+
+def describe_outcome(path: str, outcome: Outcome) -> dict[str, object]:
+    """Describe one candidate for the prediction: its path, SQL, error kind and row count (None if it did not run)."""
+    frame = result_frame(outcome)
+    return {
+        "path": path,
+        "sql": outcome.sql,
+        "error_kind": outcome.error.kind.value if outcome.error else None,
+        "rows": None if frame is None else len(frame),
+    }
 
 
 def execute_with_corrections(

@@ -1,4 +1,4 @@
-"""SQL generation: direct, or following a plan when there is one."""
+"""SQL generation: direct, or following a plan when there is one; optionally step by step or sampled."""
 
 import dspy
 
@@ -28,6 +28,9 @@ class Generation(dspy.Module):
         schema_text: str,
         plan: list[str] | None = None,
         demos: list[dspy.Example] | None = None,
+        *,
+        step_by_step: bool = False,
+        config: dict[str, object] | None = None,
     ) -> dspy.Prediction:
         """Generate one SQL statement.
 
@@ -37,6 +40,8 @@ class Generation(dspy.Module):
             schema_text: Schema shown to the model.
             plan: Steps from decomposition; None or empty uses the direct predictor.
             demos: Demos for this call only, replacing the predictor's own (per-question retrieval); None keeps them.
+            step_by_step: Ask for short reasoning before the SQL (a candidate path; the predictor's demos stay).
+            config: LM settings for this call only (a candidate's temperature and rollout id).
 
         Returns:
             A prediction with `sql` (possibly empty) and `failures`.
@@ -44,11 +49,24 @@ class Generation(dspy.Module):
         inputs = {"question": question, "knowledge": knowledge, "schema_text": schema_text}
         if demos is not None:
             inputs["demos"] = demos
+        if config:
+            inputs["config"] = config
         if plan:
-            answer, failure = call_predictor(STAGE, self.planned, plan=plan, **inputs)
-        else:
-            answer, failure = call_predictor(STAGE, self.direct, **inputs)
+            inputs["plan"] = plan
+        predictor = self.planned if plan else self.direct
+        if step_by_step:
+            predictor = _reasoning_copy(predictor)
+        answer, failure = call_predictor(STAGE, predictor, **inputs)
         sql = extract_sql(answer.sql) if answer else ""
         if answer and not sql:
             failure = StageFailure(STAGE, FailureKind.EMPTY, "The answer holds no SELECT or WITH statement.")
         return dspy.Prediction(sql=sql, failures=[failure] if failure else [])
+
+
+def _reasoning_copy(predictor: dspy.Predict) -> dspy.Predict:
+    """Return an unnamed copy of `predictor` that reasons first (its demos and LM kept; not saved or compiled)."""
+    if "reasoning" in predictor.signature.output_fields:
+        return predictor
+    copy = make_predictor(predictor.signature, reasoning=True)
+    copy.demos, copy.lm = predictor.demos, predictor.lm
+    return copy

@@ -15,7 +15,7 @@ __all__ = ["RunRecord"]
 
 @dataclass
 class RunRecord:
-    """What one `forward` call spent and what went wrong, keyed by stage name."""
+    """What one `forward` call spent and what went wrong, keyed by stage name (times summed over candidates)."""
 
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
     timings_s: dict[str, float] = field(default_factory=dict)
@@ -48,6 +48,16 @@ class RunRecord:
     def add_failures(self, failures: list[StageFailure]) -> None:
         """Record failures reported by a stage."""
         self.failures.extend(failures)
+
+    def merge(self, other: "RunRecord") -> None:
+        """Add what another record (one candidate's, run in its own thread) spent and found wrong."""
+        for name, totals in other.usage.items():
+            mine = self.usage.setdefault(name, {"input_tokens": 0, "output_tokens": 0, "calls": 0})
+            for key, value in totals.items():
+                mine[key] += value
+        for name, seconds in other.timings_s.items():
+            self.timings_s[name] = self.timings_s.get(name, 0.0) + seconds
+        self.failures.extend(other.failures)
 
     def _add_usage(self, name: str, usage_data: dict[str, list[dict]]) -> None:
         entries = [entry for lm_entries in usage_data.values() for entry in lm_entries]

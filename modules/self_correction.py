@@ -1,7 +1,8 @@
-"""Self-correction: one repair of a failed query, given the typed error and a hint."""
+"""Self-correction: one repair of a failed query given the typed error, or one revision after a check's finding."""
 
 import dspy
 
+from checks.findings import Finding
 from db.catalog import load_catalog
 from db.errors import ExecutionError
 from modules.correction_context import correction_context
@@ -9,7 +10,7 @@ from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
 from modules.predictor import make_predictor
 from modules.stage_call import call_predictor
-from signatures import CorrectSQL
+from signatures import CorrectSQL, ReviseSQL
 
 __all__ = ["SelfCorrection"]
 
@@ -17,11 +18,12 @@ STAGE = "self_correction"
 
 
 class SelfCorrection(dspy.Module):
-    """Rewrite a failed query; an empty `sql` with a failure when the LM gives no statement."""
+    """Rewrite a failed query, or one a check found wrong; an empty `sql` with a failure when the LM gives none."""
 
     def __init__(self, *, reasoning: bool = False) -> None:
         super().__init__()
         self.predict = make_predictor(CorrectSQL, reasoning)
+        self.revise = make_predictor(ReviseSQL, reasoning)
 
     def forward(
         self,
@@ -58,7 +60,41 @@ class SelfCorrection(dspy.Module):
             error_message=error.message,
             hints=hints,
         )
-        sql = extract_sql(answer.sql) if answer else ""
-        if answer and not sql:
-            failure = StageFailure(STAGE, FailureKind.EMPTY, "The answer holds no SELECT or WITH statement.")
-        return dspy.Prediction(sql=sql, failures=[failure] if failure else [])
+        return _answered_sql(STAGE, answer, failure)
+
+    def revise_after(
+        self, finding: Finding, *, question: str, knowledge: str, sql: str, schema_text: str, hints: str, stage: str
+    ) -> dspy.Prediction:
+        """Revise `sql` once after a check's `finding` (the branch of its kind).
+
+        Args:
+            finding: What the check found.
+            question: The astronomer's question.
+            knowledge: Knowledge text (may be empty).
+            sql: The statement the check found wrong.
+            schema_text: The schema shown to generation.
+            hints: Valid values of the columns involved (may be empty).
+            stage: The checking stage, named in failures.
+
+        Returns:
+            A prediction with `sql` (possibly empty) and `failures`.
+        """
+        answer, failure = call_predictor(
+            stage,
+            self.revise,
+            question=question,
+            knowledge=knowledge,
+            schema_text=schema_text,
+            checked_sql=sql,
+            finding_kind=finding.kind.value,
+            finding=finding.message,
+            hints=hints,
+        )
+        return _answered_sql(stage, answer, failure)
+
+
+def _answered_sql(stage: str, answer: dspy.Prediction | None, failure: StageFailure | None) -> dspy.Prediction:
+    sql = extract_sql(answer.sql) if answer else ""
+    if answer and not sql:
+        failure = StageFailure(stage, FailureKind.EMPTY, "The answer holds no SELECT or WITH statement.")
+    return dspy.Prediction(sql=sql, failures=[failure] if failure else [])

@@ -2,8 +2,17 @@
 
 __all__ = ["OPTIONAL_STAGES", "STAGES"]
 
-STAGES = ("schema_linking", "classification", "decomposition", "generation", "self_correction")
-"""Every stage of `AlerceText2SQL`, in execution order."""
+STAGES = (
+    "schema_linking",
+    "classification",
+    "decomposition",
+    "generation",
+    "value_check",
+    "self_correction",
+    "selection",
+    "result_check",
+)
+"""Every stage of `AlerceText2SQL`, in execution order (value check and self-correction run per candidate)."""
 
 OPTIONAL_STAGES = tuple(stage for stage in STAGES if stage != "generation")
 """Stages that an ablation may switch off; generation always runs."""

@@ -4,20 +4,25 @@ Editing a docstring, or a field's name, type or order, changes the prompt: recom
 the golden prompts (`UPDATE_GOLDEN=1 pytest tests/signatures`).
 """
 
+from signatures.choose_candidate import ChooseCandidate
 from signatures.classify_difficulty import ClassifyDifficulty
 from signatures.correct_sql import CorrectSQL
 from signatures.generate_planned_sql import GeneratePlannedSQL
 from signatures.generate_sql import GenerateSQL
 from signatures.plan_query import PlanQuery
+from signatures.revise_sql import FINDING_KINDS, ReviseSQL
 from signatures.select_columns import SelectColumns
 from signatures.select_tables import SelectTables
 
 __all__ = [
+    "FINDING_KINDS",
+    "ChooseCandidate",
     "ClassifyDifficulty",
     "CorrectSQL",
     "GeneratePlannedSQL",
     "GenerateSQL",
     "PlanQuery",
+    "ReviseSQL",
     "SelectColumns",
     "SelectTables",
 ]

@@ -76,9 +76,8 @@ def test_csv_keeps_stdout_parseable_and_show_goes_to_stderr(capsys, use_lm, tiny
 
 def test_without_removes_the_stage_calls(capsys, use_lm, tiny_dsn):
     lm = use_lm(scripted_lm(difficulty="medium"))
-    code, _, _ = ask(
-        capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn, "--without", "schema_linking,decomposition"
-    )
+    without = "schema_linking,decomposition,result_check"
+    code, _, _ = ask(capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn, "--without", without)
     assert code == 0 and lm.engine_obj.stages() == ["difficulty", "direct"]
 
 

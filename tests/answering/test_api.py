@@ -17,7 +17,8 @@ def test_ask_returns_the_rows_of_the_sql(tiny_dsn):
     assert answer.frame.to_dict("list") == {"n": [1, 22], "name": ["ZTF", None]}
     assert answer.error is None and answer.difficulty == "simple" and answer.plan == []
     assert answer.attempts == [{"sql": LITERAL_SQL, "error_kind": None, "message": None}]
-    assert set(answer.usage) == {"schema_linking", "classification", "generation"}
+    # "How many?" answered with two rows: the result check's count_as_rows retry made one call.
+    assert set(answer.usage) == {"schema_linking", "classification", "generation", "result_check"}
 
 
 def test_a_failing_query_gives_an_error_after_the_corrections(tiny_dsn):

@@ -115,7 +115,10 @@ def test_ablation_gives_one_row_per_configuration(evaluate, oracle, tmp_path):
         "without_schema_linking",
         "without_classification",
         "without_decomposition",
+        "without_value_check",
         "without_self_correction",
+        "without_selection",
+        "without_result_check",
         "direct",
     ]
     assert json.loads((report_dir / ABLATION_JSON).read_text()) == ablation

@@ -92,6 +92,8 @@ def test_every_stage_is_built_whatever_the_switches():
         "generation.direct",
         "generation.planned",
         "self_correction.predict",
+        "self_correction.revise",
+        "selection.choose",
     ]
 
 
@@ -100,7 +102,7 @@ def test_unknown_stage_is_refused_with_the_choices():
         PipelineSettings(stages=("linking",))
     assert str(info.value) == (
         "Unknown stage 'linking'; choose from schema_linking, classification, decomposition, generation, "
-        "self_correction."
+        "value_check, self_correction, selection, result_check."
     )
 
 

@@ -7,11 +7,14 @@ import os
 from pathlib import Path
 
 import dspy
+import pandas as pd
 import pytest
 
+from checks.result_checks import check_result
 from db.errors import ErrorKind, ExecutionError
 from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
+from modules.candidate_selection import result_preview
 
 GOLDEN_DIR = Path(__file__).parents[1] / "fixtures" / "prompts"
 QUESTION = "Which SNIa were first detected in September 2023?"
@@ -68,7 +71,37 @@ def rendered() -> dict[str, str]:
     simple = AlerceText2SQL(settings=PipelineSettings(stages=("schema_linking",)))
     pinned["generation.direct"] = prompts(simple)[-1]
     pinned["direct_baseline.generation"] = prompts(DirectText2SQL())[0]
+    program = AlerceText2SQL()
+    empty = check_result(QUESTION, pd.DataFrame({"oid": []}))[0]
+    pinned["self_correction.revise"] = predictor_prompt(
+        program.self_correction.revise,
+        {"sql": "SELECT oid FROM object WHERE firstmjd > 60188"},
+        question=QUESTION,
+        knowledge=EXTERNAL,
+        schema_text="table object: oid text, firstmjd double precision",
+        checked_sql="SELECT oid FROM object WHERE firstmjd > 70188",
+        finding_kind=empty.kind.value,
+        finding=empty.message,
+        hints="",
+    )
+    pinned["selection.choose"] = predictor_prompt(
+        program.selection.choose,
+        {"choice": "first", "reason": "It filters on SNIa."},
+        question=QUESTION,
+        knowledge=EXTERNAL,
+        first_sql="SELECT oid FROM probability WHERE class_name = 'SNIa'",
+        first_result=result_preview(pd.DataFrame({"oid": ["ZTF1"]})),
+        second_sql="SELECT oid FROM object",
+        second_result=result_preview(pd.DataFrame({"oid": []})),
+    )
     return pinned
+
+
+def predictor_prompt(predictor: dspy.Predict, answer_fields: dict, **inputs: str) -> str:
+    lm = fake_lm(lambda call: render_answer(answer_fields))
+    with dspy.context(lm=lm):
+        predictor(**inputs)
+    return _render(lm.history[0]["messages"])
 
 
 @pytest.mark.parametrize(
@@ -81,6 +114,8 @@ def rendered() -> dict[str, str]:
         "generation.direct",
         "generation.planned",
         "self_correction.predict",
+        "self_correction.revise",
+        "selection.choose",
         "direct_baseline.generation",
     ],
 )

@@ -1,0 +1,58 @@
+"""The value check stage's vocabulary: read from the engine when the program opens, shown to generation, checked."""
+
+from __future__ import annotations
+
+import logging
+
+from checks.findings import Finding, FindingKind
+from checks.value_check import find_unknown_values, replace_unknown_values
+from checks.vocabulary import Vocabulary, linked_values_text, read_vocabulary
+
+__all__ = ["ValueCheck"]
+
+logger = logging.getLogger(__name__)
+
+
+class ValueCheck:
+    """Valid values of the categorical columns of the connected database (none without a database)."""
+
+    def __init__(self, vocabulary: Vocabulary | None = None) -> None:
+        self.vocabulary = vocabulary
+
+    @classmethod
+    def open(cls, executor: object) -> ValueCheck:
+        """Read the vocabulary of the database `executor` serves (cached per database fingerprint).
+
+        An executor without a ``fingerprint()`` (a test double, no database) gives an empty check.
+        """
+        fingerprint = getattr(executor, "fingerprint", None)
+        if not callable(fingerprint):
+            return cls()
+        vocabulary = read_vocabulary(executor)
+        logger.debug("vocabulary of %d categorical columns read", len(vocabulary.values))
+        return cls(vocabulary)
+
+    def __deepcopy__(self, memo: dict) -> ValueCheck:
+        return self  # immutable, and shared by every copy an optimizer makes
+
+    def prompt_text(self, tables: list[str], columns: dict[str, list[str]] | None) -> str:
+        """Return the valid values of the linked categorical columns ("" when none or no vocabulary)."""
+        return linked_values_text(self.vocabulary, tables, columns) if self.vocabulary else ""
+
+    def findings(self, sql: str) -> list[Finding]:
+        """Return the ``unknown_value`` findings of `sql` ([] without a vocabulary)."""
+        return find_unknown_values(sql, self.vocabulary) if self.vocabulary and sql else []
+
+    def revision_finding(self, findings: list[Finding]) -> tuple[Finding, str]:
+        """Merge the findings of one statement into one finding for revision, with the valid values as hints."""
+        message = "\n".join(finding.message for finding in findings)
+        columns: dict[str, list[str]] = {}
+        for finding in findings:
+            table, _, column = (finding.column or "").partition(".")
+            columns.setdefault(table, []).append(column)
+        hints = linked_values_text(self.vocabulary, list(columns), columns, max_values=60) if self.vocabulary else ""
+        return Finding(kind=FindingKind.UNKNOWN_VALUE, message=message), hints
+
+    def replace(self, sql: str) -> str:
+        """Replace each literal still unknown by its closest valid value."""
+        return replace_unknown_values(sql, self.vocabulary) if self.vocabulary and sql else sql
