@@ -21,6 +21,7 @@ from lms import LMWatch
 from lms.retries import install_retry_counter, retries_total
 from lms.usage import SharedUsageTracker, UsageTotals, per_model
 from modules import AlerceText2SQL, PipelineSettings
+from modules.settings import default_candidates
 from optimizers.artifact import signature_hash
 from optimizers.pm_metric import make_feedback_metric, make_pm_metric
 from optimizers.settings import CompileSettings, make_adapter
@@ -114,6 +115,7 @@ def compile_program(
     guard = OutageGuard(executor)
     pipeline = PipelineSettings(
         stages=settings.stages,
+        candidates=default_candidates(lm),  # resolved, so that the manifest records the K compiled with
         max_corrections=settings.max_corrections,
         reasoning=settings.reasoning,
         schema_detail=settings.schema_detail,

@@ -80,6 +80,7 @@ def test_compile_writes_the_artifact_and_prints_its_folder(fake_backends, tmp_pa
     assert manifest["optimizer"] == "labeled"
     assert manifest["adapter"] == "json"
     assert manifest["settings"]["k"] == 2
+    assert manifest["pipeline"]["candidates"] == 1  # a fake engine runs in process: one candidate
     assert manifest["dataset"]["name"] == "synthetic_questions.csv"
     assert len(manifest["dataset"]["sha256"]) == 64
     assert set(manifest["scores"]) == {"heldout_pm_before", "heldout_pm_after"}
