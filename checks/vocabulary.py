@@ -2,6 +2,7 @@
 
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -41,16 +42,16 @@ CATEGORICAL_COLUMNS = (
     ("feature", "fid"),
     ("feature", "version"),
     ("feature_version", "version"),
-    ("detection", "fid"),
-    ("non_detection", "fid"),
-    ("forced_photometry", "fid"),
     ("magstat", "fid"),
     ("dataquality", "fid"),
     ("reference", "fid"),
     ("xmatch", "catid"),
     ("outlier", "class_name"),
+    ("detection", "fid"),
+    ("non_detection", "fid"),
+    ("forced_photometry", "fid"),
 )
-"""(table, column) pairs whose distinct values form a closed vocabulary."""
+"""(table, column) pairs whose distinct values form a closed vocabulary; the largest tables last (time budget)."""
 
 
 class _Engine(Protocol):
@@ -101,6 +102,7 @@ class Vocabulary:
         return self.values.get((table, column))
 
 
+_CLASS_KEY = ("classifier_name", "classifier_version", "class_name")
 _CACHE: dict[str, Vocabulary] = {}
 _LOCK = threading.Lock()
 
@@ -111,27 +113,60 @@ def clear_cache() -> None:
         _CACHE.clear()
 
 
-def _distinct(engine: _Engine, sql: str, timeout_s: float) -> pd.DataFrame | None:
-    try:
-        return engine.execute(sql, timeout_s=timeout_s).frame
-    except ExecutionError as err:
-        logger.info("vocabulary query skipped (%s): %s", err.kind, sql)
-        return None
+class _Reader:
+    """Runs the vocabulary queries within an overall time budget; a failed or unaffordable query reads nothing."""
+
+    def __init__(self, engine: _Engine, timeout_s: float, budget_s: float) -> None:
+        self.engine, self.timeout_s = engine, timeout_s
+        self.deadline = time.monotonic() + budget_s
+        self.skipped: list[str] = []
+
+    def frame(self, sql: str, table: str) -> pd.DataFrame | None:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            self.skipped.append(table)
+            return None
+        try:
+            return self.engine.execute(sql, timeout_s=min(self.timeout_s, remaining)).frame
+        except ExecutionError as err:
+            logger.info("vocabulary query skipped (%s): %s", err.kind, sql)
+            return None
 
 
 def _as_text(value: object) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-def read_vocabulary(engine: _Engine, *, max_values: int = 500, timeout_s: float = 30.0) -> Vocabulary:
+def _distinct(frame: pd.DataFrame, column: str) -> frozenset[str]:
+    return frozenset(_as_text(value) for value in frame[column].dropna().unique())
+
+
+def _read_table(reader: _Reader, table: str, columns: list[str], max_values: int) -> pd.DataFrame | None:
+    """Read the distinct combinations of a table's categorical columns in one scan (None: the table is unread)."""
+    listed = ", ".join(columns)
+    limit = max_values * 20  # combinations of a few closed sets; more means an open column among them
+    frame = reader.frame(f"SELECT {listed} FROM {table} GROUP BY {listed} LIMIT {limit + 1}", table)
+    if frame is None or len(frame) <= limit:
+        return frame
+    parts = [reader.frame(f"SELECT {c} FROM {table} GROUP BY {c} LIMIT {max_values + 1}", table) for c in columns]
+    read = [part for part in parts if part is not None]
+    return pd.concat(read, ignore_index=True) if read else None
+
+
+def read_vocabulary(
+    engine: _Engine, *, max_values: int = 500, timeout_s: float = 10.0, budget_s: float = 30.0
+) -> Vocabulary:
     """Read the categorical columns' values from the database, or return them from the cache of its fingerprint.
 
-    A table or column the database lacks is skipped, and so is a column with more than ``max_values`` values.
+    One query per table reads the distinct combinations of its categorical columns (class names per classifier
+    and version come from the same rows). A table or column the database lacks is skipped, and so is a column
+    with more than ``max_values`` values; tables left when ``budget_s`` is spent are skipped with a warning.
 
     Args:
         engine: Runs the queries (``engines.Engine`` or ``db.executor.Executor``).
         max_values: Most distinct values a column may have to count as categorical.
         timeout_s: Time limit of each query, in seconds.
+        budget_s: Time limit of the whole read, in seconds (a live database's large tables are slow to scan).
 
     Returns:
         The vocabulary of that database.
@@ -140,18 +175,25 @@ def read_vocabulary(engine: _Engine, *, max_values: int = 500, timeout_s: float 
     with _LOCK:
         if key in _CACHE:
             return _CACHE[key]
-    values: dict[tuple[str, str], frozenset[str]] = {}
+    reader = _Reader(engine, timeout_s, budget_s)
+    by_table: dict[str, list[str]] = {}
     for table, column in CATEGORICAL_COLUMNS:
-        sql = f"SELECT {column} FROM {table} WHERE {column} IS NOT NULL GROUP BY {column} LIMIT {max_values + 1}"
-        frame = _distinct(engine, sql, timeout_s)
-        if frame is not None and len(frame) <= max_values:
-            values[(table, column)] = frozenset(_as_text(value) for value in frame.iloc[:, 0])
+        by_table.setdefault(table, []).append(column)
+    values: dict[tuple[str, str], frozenset[str]] = {}
     classes: dict[tuple[str, str, str], frozenset[str]] = {}
-    for table in CLASSIFIER_TABLES:
-        sql = f"SELECT classifier_name, classifier_version, class_name FROM {table} GROUP BY 1, 2, 3"
-        frame = _distinct(engine, sql, timeout_s)
-        for (name, version), group in () if frame is None else frame.groupby(["classifier_name", "classifier_version"]):
-            classes[(table, str(name), str(version))] = frozenset(str(value) for value in group["class_name"])
+    for table, columns in by_table.items():
+        frame = _read_table(reader, table, columns, max_values)
+        if frame is None:
+            continue
+        for column in columns:
+            distinct = _distinct(frame, column) if column in frame.columns else frozenset()
+            if distinct and len(distinct) <= max_values:
+                values[(table, column)] = distinct
+        if table in CLASSIFIER_TABLES and set(_CLASS_KEY) <= set(frame.columns):
+            for (name, version), group in frame.dropna(subset=list(_CLASS_KEY)).groupby(list(_CLASS_KEY[:2])):
+                classes[(table, str(name), str(version))] = _distinct(group, "class_name")
+    if reader.skipped:
+        logger.warning("vocabulary read stopped after %.0f s; tables skipped: %s", budget_s, ", ".join(reader.skipped))
     vocabulary = Vocabulary(values, classes)
     with _LOCK:
         _CACHE[key] = vocabulary
