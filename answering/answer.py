@@ -86,7 +86,7 @@ class Answer:
         Raises:
             AnsweringError: No rows, or no RA/Dec columns (``answering.sky.COORDINATE_PAIRS``) among them.
         """
-        figure = plot_sky(self._sourced_frame(), projection=projection, title=self.question[:80])
+        figure = plot_sky(self._sourced_frame(), projection=projection)
         if figure is None:
             names = ", ".join("/".join(pair) for pair in COORDINATE_PAIRS)
             raise AnsweringError(f"the result has no coordinates; select {names} to plot it on the sky")

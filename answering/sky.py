@@ -62,5 +62,5 @@ def plot_sky(frame: pd.DataFrame, *, projection: str = "aitoff", title: str = ""
     axes.set_xticks(np.radians([-150, -120, -90, -60, -30, 0, 30, 60, 90, 120, 150]))
     axes.set_xticklabels(["150°", "120°", "90°", "60°", "30°", "0°", "330°", "300°", "270°", "240°", "210°"])
     axes.grid(True, alpha=0.4)
-    axes.set_title(title or f"{int(keep.sum())} positions (RA, Dec)", pad=14)
+    axes.set_title(title or f"{int(keep.sum())} positions (RA, Dec)", pad=20)
     return figure

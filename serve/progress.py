@@ -48,11 +48,12 @@ class StageReporter(BaseCallback):
             status = "failed" if exception is not None else "done"
             self.emit({"type": "stage", "stage": name, "status": status, "detail": _gist(outputs, exception)})
 
-    def on_execute(self, sql: str, error: ExecutionError | None, rows: int | None) -> None:
+    def on_execute(self, error: ExecutionError | None, rows: int | None) -> None:
         """Report one execution of SQL on the engine."""
+        # The SQL itself is in the detail of the stage that wrote it (generation, self_correction, ...).
         detail = f"{error.kind.value}: {error.message}" if error is not None else f"{rows:,} rows"
         status = "failed" if error is not None else "done"
-        self.emit({"type": "stage", "stage": "execution", "status": status, "detail": f"{detail}\n{sql}"})
+        self.emit({"type": "stage", "stage": "execution", "status": status, "detail": detail})
 
 
 def _gist(outputs: Any, exception: Exception | None) -> str:
@@ -76,16 +77,16 @@ class ReportingEngine:
         try:
             result = self.engine.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
         except ExecutionError as err:
-            self._report(sql, err, None)
+            self._report(err, None)
             raise
-        self._report(sql, None, len(result.frame))
+        self._report(None, len(result.frame))
         return result
 
     @staticmethod
-    def _report(sql: str, error: ExecutionError | None, rows: int | None) -> None:
+    def _report(error: ExecutionError | None, rows: int | None) -> None:
         for callback in dspy.settings.get("callbacks", None) or []:
             if isinstance(callback, StageReporter):
-                callback.on_execute(sql, error, rows)
+                callback.on_execute(error, rows)
 
     def fingerprint(self) -> str:
         """Return the wrapped engine's fingerprint."""
