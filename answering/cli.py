@@ -11,7 +11,6 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Callable
 
 import dspy
 
@@ -19,12 +18,20 @@ from answering.api import Answer, load
 from answering.errors import BadQuestion
 from answering.question import EXAMPLE_QUESTION, clean_text
 from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table, render_votable
-from cli import add_engine_arguments, add_verbosity_arguments, logging_to_stderr
+from cli import (
+    add_engine_arguments,
+    add_model_argument,
+    add_verbosity_arguments,
+    comma_choices,
+    logging_to_stderr,
+    positive_float,
+    positive_int,
+)
 from db.errors import DbError
 from db.server import DSN_ENV
 from defaults.time_limits import ASK_QUERY_S
 from engines.tap_settings import TAP_URL_ENV
-from lms import LMConfigError, add_model_argument
+from lms import LMConfigError
 from modules import OPTIONAL_STAGES
 from optimizers.errors import OptimizerError
 
@@ -58,35 +65,11 @@ unusable (one line on stderr), 2 bad command line or question, 130 interrupted
 """
 
 
-def _choices_list(choices: tuple[str, ...], what: str) -> Callable[[str], tuple[str, ...]]:
-    def parse(text: str) -> tuple[str, ...]:
-        names = tuple(name.strip() for name in text.split(",") if name.strip() and name.strip() != "none")
-        unknown = [name for name in names if name not in choices]
-        if unknown:
-            raise argparse.ArgumentTypeError(f"unknown {what} {unknown[0]!r}; choose from {', '.join(choices)}")
-        return names
-
-    return parse
-
-
-def _positive(kind: type) -> Callable[[str], int | float]:
-    def parse(text: str) -> int | float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
-        return value
-
-    return parse
-
-
 def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options choosing what is printed and how."""
     parser.add_argument(
         "--show",
-        type=_choices_list(SHOW_CHOICES, "--show item"),
+        type=comma_choices(SHOW_CHOICES, "--show item"),
         default=("sql",),
         metavar="ITEMS",
         help=f"comma-separated extras to print, from {', '.join(SHOW_CHOICES)}, or none (default: sql)",
@@ -94,7 +77,7 @@ def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: %(default)s)")
     parser.add_argument(
         "--limit",
-        type=_positive(int),
+        type=positive_int,
         metavar="N",
         help=f"rows to print (default: {TABLE_LIMIT} for table, every fetched row for csv and json)",
     )
@@ -113,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output_arguments(parser)
     parser.add_argument(
         "--timeout",
-        type=_positive(float),
+        type=positive_float,
         default=ASK_QUERY_S,
         metavar="S",
         help="time limit of each query in seconds (default: %(default)s)",
@@ -121,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_engine_arguments(parser)
     parser.add_argument(
         "--without",
-        type=_choices_list(OPTIONAL_STAGES, "stage"),
+        type=comma_choices(OPTIONAL_STAGES, "stage"),
         default=(),
         metavar="STAGES",
         help=f"comma-separated stages to switch off, from {', '.join(OPTIONAL_STAGES)} (default: none)",

@@ -19,14 +19,21 @@ from pathlib import Path
 
 import platformdirs
 
-from cli import add_engine_arguments, add_verbosity_arguments, engine_settings, logging_to_stderr
+from cli import (
+    add_dataset_argument,
+    add_engine_arguments,
+    add_model_argument,
+    add_verbosity_arguments,
+    engine_settings,
+    logging_to_stderr,
+)
 from compiling.run import compile_program
 from data.errors import DataError
 from data.loader import dataset_sha256, grounding_files, load_dataset, resolve_dataset_path, split_file
 from db.errors import DatabaseUnavailable, DbError
 from engines import EngineSettings, open_engine
 from evaluation.gold_cache import GoldCache
-from lms import LMConfigError, LMUnusable, add_model_argument, resolve_lm
+from lms import LMConfigError, LMUnusable, resolve_lm
 from modules.settings import SCHEMA_DETAILS
 from modules.stages import STAGES
 from optimizers.artifact import MANIFEST_FILE, REPO_DIR, check_writable, default_artifact_dir, save_artifact
@@ -78,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="compile strategy (default: %(default)s)",
     )
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--dataset", help="benchmark CSV or folder (default: $ALERCE_T2S_DATA, else the fetch cache)")
+    add_dataset_argument(source)
     source.add_argument(
         "--examples", action="store_true", help=f"use the project's own example set ({EXAMPLES_CSV.name})"
     )

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import lms
+from cli import add_model_argument, comma_choices, positive_int
 from evaluation.program_predictions import ModelRunSettings, Scorer, run_model
 from evaluation.report import report_not_written
 from fileio import write_files
-from lms import add_model_argument
 from modules import OPTIONAL_STAGES
 from optimizers.aggregate import DIFFICULTIES
 
@@ -67,21 +67,6 @@ def configurations() -> list[Configuration]:
     ]
 
 
-def _stage_list(text: str) -> tuple[str, ...]:
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    for name in names:
-        if name not in OPTIONAL_STAGES:
-            raise argparse.ArgumentTypeError(f"unknown stage {name!r}; choose from {', '.join(OPTIONAL_STAGES)}")
-    return names
-
-
-def _runs(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def add_model_mode_arguments(parser: argparse.ArgumentParser, source: argparse._MutuallyExclusiveGroup) -> None:
     """Add ``--model`` to the prediction-source group, and the options that only model mode takes."""
     add_model_argument(
@@ -95,7 +80,7 @@ def add_model_mode_arguments(parser: argparse.ArgumentParser, source: argparse._
     compiled.add_argument("--uncompiled", action="store_true", help="with --model: ignore any compiled artifact")
     parser.add_argument(
         "--without",
-        type=_stage_list,
+        type=comma_choices(OPTIONAL_STAGES, "stage"),
         default=(),
         metavar="STAGES",
         help=f"with --model: comma-separated stages to switch off, from {', '.join(OPTIONAL_STAGES)}",
@@ -106,7 +91,7 @@ def add_model_mode_arguments(parser: argparse.ArgumentParser, source: argparse._
         action="store_true",
         help="with --model: run full, each optional stage off, and direct; write ablation.json and ablation.csv",
     )
-    parser.add_argument("--runs", type=_runs, help="with --model: runs over the dataset (default: 1)")
+    parser.add_argument("--runs", type=positive_int, help="with --model: runs over the dataset (default: 1)")
 
 
 def check_model_mode_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -18,7 +18,15 @@ from pathlib import Path
 
 import dspy
 
-from cli import add_engine_arguments, add_verbosity_arguments, engine_settings, logging_to_stderr
+from cli import (
+    add_dataset_argument,
+    add_engine_arguments,
+    add_verbosity_arguments,
+    engine_settings,
+    logging_to_stderr,
+    positive_float,
+    positive_int,
+)
 from data.errors import DataError
 from data.loader import ENV_VAR, SPLITS, grounding_files, load_dataset, resolve_dataset_path, split_file
 from db.errors import DatabaseUnavailable, DbError
@@ -71,20 +79,20 @@ def build_parser() -> argparse.ArgumentParser:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--predictions", metavar="FILE", help="CSV or JSON file with req_id, sql and optionally run")
     add_model_mode_arguments(parser, source)
-    parser.add_argument("--dataset", help=f"benchmark CSV or folder (default: ${ENV_VAR}, else the fetch cache)")
+    add_dataset_argument(parser)
     parser.add_argument("--split", choices=SPLITS, default="dev", help="dataset split (default: %(default)s)")
     add_engine_arguments(parser)
-    parser.add_argument("--workers", type=_positive_int, default=2, help="items scored at once (default: %(default)s)")
+    parser.add_argument("--workers", type=positive_int, default=2, help="items scored at once (default: %(default)s)")
     parser.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=positive_float,
         metavar="S",
         help=f"time limit of a predicted query in seconds (default: {EVALUATE_EXTERNAL_QUERY_S:g} with --dsn or "
         f"${DSN_ENV}, {EVALUATE_EMBEDDED_QUERY_S:g} on the embedded database)",
     )
     parser.add_argument(
         "--gold-timeout",
-        type=_positive_float,
+        type=positive_float,
         metavar="S",
         help=f"time limit of a gold query in seconds (default: {GOLD_QUERY_FACTOR:g} times the database's "
         "default, at least --timeout)",
@@ -108,20 +116,6 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print report.json on stdout instead of the table")
     add_verbosity_arguments(parser)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
 
 
 def _timeouts(args: argparse.Namespace) -> tuple[float, float, bool]:

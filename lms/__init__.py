@@ -10,7 +10,7 @@ from lms.errors import LMConfigError, LMUnusable, LocalModelUnavailable, Missing
 from lms.llama_engine import LlamaCppEngine, LlamaSettings
 from lms.lm_watch import FATAL_LM_ERRORS, LMWatch
 from lms.local_models import LOCAL_MODELS, LOCAL_PREFIX, LocalModel, build_engine, local_model
-from lms.resolve import DEFAULT_LOCAL_MODEL, add_model_argument, model_slug, resolve_lm
+from lms.resolve import DEFAULT_LOCAL_MODEL, model_slug, resolve_lm
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",
@@ -26,7 +26,6 @@ __all__ = [
     "LocalModelUnavailable",
     "MissingApiKey",
     "UnknownModel",
-    "add_model_argument",
     "build_engine",
     "local_model",
     "model_slug",

@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import re
@@ -22,7 +21,7 @@ import dspy
 
 from lms.errors import MissingApiKey, UnknownModel
 from lms.llama_engine import LlamaSettings
-from lms.local_models import LOCAL_MODELS, LOCAL_PREFIX, build_engine, local_model
+from lms.local_models import LOCAL_PREFIX, build_engine, local_model
 
 __all__ = [
     "API_KEY_ENV_VARS",
@@ -30,7 +29,6 @@ __all__ = [
     "DEFAULT_MAX_TOKENS",
     "DEFAULT_NUM_RETRIES",
     "LOCAL_MAX_TOKENS",
-    "add_model_argument",
     "model_slug",
     "resolve_lm",
 ]
@@ -124,24 +122,3 @@ def model_slug(model: str | None) -> str:
     """
     slug = re.sub(r"[^a-z0-9.]+", "-", (model or DEFAULT_LOCAL_MODEL).lower())
     return slug.strip("-.")
-
-
-def add_model_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer, *, purpose: str = "") -> None:
-    """Add the shared ``--model`` option to a command's parser.
-
-    Args:
-        parser: The parser, or a group of it.
-        purpose: What the model does, for a command where ``--model`` has no default (it picks a mode, as in
-            ``evaluate``); empty means the option defaults to ``DEFAULT_LOCAL_MODEL``.
-    """
-    local = ", ".join(f"{LOCAL_PREFIX}{spec.name} ({spec.description})" for spec in LOCAL_MODELS.values())
-    examples = f"e.g. openai/gpt-4.1-mini or a local model: {local}"
-    if purpose:
-        parser.add_argument("--model", metavar="PROVIDER/MODEL", help=f"{purpose}, {examples} (no default)")
-        return
-    parser.add_argument(
-        "--model",
-        default=DEFAULT_LOCAL_MODEL,
-        metavar="PROVIDER/MODEL",
-        help=f"language model, {examples} (default: %(default)s)",
-    )

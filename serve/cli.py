@@ -12,10 +12,10 @@ import os
 import sys
 
 from answering import load
-from cli import add_engine_arguments, add_verbosity_arguments, logging_to_stderr
+from cli import add_engine_arguments, add_model_argument, add_verbosity_arguments, logging_to_stderr
 from db.errors import DbError
 from defaults.time_limits import ASK_QUERY_S
-from lms import LOCAL_PREFIX, LMConfigError, add_model_argument
+from lms import LOCAL_PREFIX, LMConfigError
 from optimizers.errors import OptimizerError
 from serve.settings import TOKEN_ENV, ServeSettings
 from serve.workbench import Workbench

@@ -1,8 +1,7 @@
-"""resolve_lm, model_slug and the shared --model option."""
+"""resolve_lm and model_slug."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 
 import dspy
@@ -15,7 +14,6 @@ from lms import (
     LocalModelUnavailable,
     MissingApiKey,
     UnknownModel,
-    add_model_argument,
     model_slug,
     resolve_lm,
 )
@@ -119,13 +117,3 @@ def test_missing_model_package_is_named(fake_llama_cpp, monkeypatch):
 )
 def test_model_slug(model, slug):
     assert model_slug(model) == slug
-
-
-def test_model_argument_defaults_to_the_local_model():
-    parser = argparse.ArgumentParser()
-    add_model_argument(parser)
-    assert parser.parse_args([]).model == DEFAULT_LOCAL_MODEL
-    assert parser.parse_args(["--model", "openai/gpt-4.1-mini"]).model == "openai/gpt-4.1-mini"
-    help_text = parser.format_help()
-    assert "local/smollm2-135m" in help_text
-    assert "local/gemma3-270m" in help_text
