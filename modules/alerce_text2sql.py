@@ -41,12 +41,13 @@ class _Shared:
 
 @dataclass
 class _Draft:
-    """One candidate: how it was written, its execution, its value-check findings and its own bookkeeping."""
+    """One candidate: how it was written, its execution, its value-check findings, its bookkeeping and DSPy trace."""
 
     path: CandidatePath
     outcome: Outcome
     findings: list[Finding] = field(default_factory=list)
     record: RunRecord = field(default_factory=RunRecord)
+    trace: list = field(default_factory=list)
 
 
 def _finding_record(stage: str, finding: Finding, **extra: object) -> dict[str, object]:
@@ -104,6 +105,8 @@ class AlerceText2SQL(dspy.Module):
         for draft in drafts:
             record.merge(draft.record)
         chosen, selection = self._select(shared, drafts, record)
+        if dspy.settings.trace is not None:  # optimizers bootstrap demos from the trace: only the selected path's
+            dspy.settings.trace.extend(chosen.trace)
         outcome, checked = self._check_result(shared, chosen.outcome, record)
         return record.prediction(
             outcome,
@@ -123,7 +126,13 @@ class AlerceText2SQL(dspy.Module):
         return self.settings.candidates or default_candidates(self.generation.direct.lm or dspy.settings.lm)
 
     def _draft(self, path: CandidatePath, shared: _Shared) -> _Draft:
-        """Write one candidate by `path`, check its literals, and execute it (with corrections)."""
+        """Write, value-check and execute one candidate by `path`, in a DSPy trace of its own (when tracing)."""
+        with dspy.context(trace=[] if dspy.settings.trace is not None else None):
+            draft = self._write(path, shared)
+            draft.trace = dspy.settings.trace or []
+        return draft
+
+    def _write(self, path: CandidatePath, shared: _Shared) -> _Draft:
         record = RunRecord()
         own_demos = None if shared.retrieved is not None else []  # the compiled demos, or none when they are default
         with record.stage("generation"):

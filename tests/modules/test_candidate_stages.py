@@ -223,15 +223,18 @@ def test_without_result_check_an_empty_result_stands():
     assert pred.findings == []
 
 
-def test_candidate_calls_land_in_the_callers_trace():
-    lm = fake_lm(lambda call: render_answer({"reasoning": "r", "sql": "SELECT 'a' AS oid"}))
-    program = AlerceText2SQL(
-        TableExecutor({"SELECT 'a' AS oid": ["a"]}), PipelineSettings(stages=GENERATION_ONLY, candidates=3)
-    )
-    with dspy.context(lm=lm, trace=[]):
+def test_only_the_selected_candidate_reaches_the_callers_trace():
+    def answer(call):
+        sql = "SELECT 'b' AS oid" if "reasoning" in call.output_fields else "SELECT 'a' AS oid"
+        return render_answer({"reasoning": "r", "sql": sql} if "reasoning" in call.output_fields else {"sql": sql})
+
+    executor = TableExecutor({"SELECT 'a' AS oid": ["a"], "SELECT 'b' AS oid": ["b"]})
+    program = AlerceText2SQL(executor, PipelineSettings(stages=GENERATION_ONLY, candidates=3))
+    with dspy.context(lm=fake_lm(answer), trace=[]):
         program(question="Which objects?")
         trace = dspy.settings.trace
-    assert len(trace) == 3
+    # Optimizers bootstrap demos from the trace: the losing step_by_step candidate ('b') must not become one.
+    assert [outputs.sql for _, _, outputs in trace] == ["SELECT 'a' AS oid"]
 
 
 def test_the_revision_prompt_knows_every_finding_kind():
