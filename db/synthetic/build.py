@@ -173,18 +173,15 @@ def _ground(conn, writer: TableWriter, queries: list[str], rng, scale, indexes: 
     deleted = thin_unordered_limits(conn, queries, grounded)
     thinned = time.monotonic()
     _create_indexes(conn, indexes)
-    log.debug(
-        "grounding: entities %.1f s, rows %.1f s, thinning %.1f s",
-        chosen - started,
-        written - chosen,
-        thinned - written,
-    )
+    stages = {"entities": chosen - started, "rows": written - chosen, "thinning": thinned - written}
+    log.debug("grounding: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stages.items()))
     log.info(
         "grounded %d queries: %d entities, %d base objects thinned, %.1f s",
         len(queries),
         len(entities),
         deleted,
         thinned - started,
+        extra={"grounding_s": {name: round(seconds, 2) for name, seconds in stages.items()}},
     )
 
 
