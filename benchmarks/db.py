@@ -1,12 +1,12 @@
 """Build the synthetic ALeRCE databases in a throwaway server and time the gold queries and q3c cone searches.
 
 For each requested scale: build time, database size, rows per table, with the data grounded on every split file
-of the dataset folder (as evaluate grounds it); the default scale is also built without grounding first, and the
-difference of the two builds is reported beside the time of the grounding step itself (entities, rows, thinning,
-as the build measures it; the difference of two whole builds is noisy on a busy machine). On the default scale: latency of every dev gold
-query through db.executor.Executor (one warm-up, then timed repetitions) and of q3c_radial_query cone searches
-around the positions of random objects. The server runs out of a temporary data folder on a free port and
-is stopped (and the folder deleted) at the end, even on error; the user's own server is never touched.
+of the dataset folder (as evaluate grounds it), and the time of the grounding step itself (entities, rows,
+thinning, as the builder measures it). The default scale is also built without grounding first; the difference
+of the two builds is reported too, though it is noisy on a busy machine. On the default scale: latency of every
+dev gold query through db.executor.Executor (one warm-up, then timed repetitions) and of q3c_radial_query cone
+searches around the positions of random objects. The server runs out of a temporary data folder on a free port
+and is stopped (and the folder deleted) at the end, even on error; the user's own server is never touched.
 """
 
 import argparse
