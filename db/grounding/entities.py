@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from db.grounding.bind import bind_values
 from db.grounding.domains import categories, is_integer, satisfying, violating
-from db.grounding.predicates import RowRef, World, read_worlds
+from db.grounding.predicates import read_worlds
+from db.grounding.worlds import RowRef, World
 
 __all__ = ["Entity", "entities_for_queries"]
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import operator
-from dataclasses import dataclass, field
 
 import sqlglot
 from sqlglot import exp
@@ -27,65 +25,17 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from db.catalog import load_catalog
+from db.grounding.cones import ConeReader
+from db.grounding.literals import literal, values_catalogs
+from db.grounding.worlds import Atom, Diff, RowRef, World
 
-__all__ = ["Atom", "Cone", "Diff", "RowRef", "World", "read_worlds"]
+__all__ = ["read_worlds", "schema"]
 
 logger = logging.getLogger(__name__)
 
 _COMPARISONS = {exp.EQ: "=", exp.NEQ: "!=", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
 _MIRROR = {"=": "=", "!=": "!=", ">": "<", ">=": "<=", "<": ">", "<=": ">="}
-_ARITHMETIC = {exp.Add: operator.add, exp.Sub: operator.sub, exp.Mul: operator.mul, exp.Div: operator.truediv}
-_CONE_FUNCTIONS = {"q3c_radial_query", "q3c_join", "q3c_ellipse_query", "q3c_ellipse_join"}
 _AGGREGATES = (exp.Max, exp.Min, exp.Avg, exp.Sum)
-
-
-@dataclass(frozen=True)
-class RowRef:
-    """One reference to a base table in the query: its rows must exist for the entity."""
-
-    table: str
-    key: int
-
-
-@dataclass(frozen=True)
-class Atom:
-    """``ref.column op values``; op is one of = != < <= > >= in notin null notnull like."""
-
-    ref: RowRef
-    column: str
-    op: str
-    values: tuple = ()
-
-
-@dataclass(frozen=True)
-class Diff:
-    """``left.column - right.column op value``."""
-
-    left: tuple[RowRef, str]
-    right: tuple[RowRef, str]
-    op: str
-    value: float
-
-
-@dataclass(frozen=True)
-class Cone:
-    """The position columns of ``ref`` lie within ``radius_deg`` of one of ``centres`` (ra, dec in degrees)."""
-
-    ref: RowRef
-    columns: tuple[str, str]
-    centres: tuple[tuple[float, float], ...]
-    radius_deg: float
-
-
-@dataclass
-class World:
-    """The conditions of one way to satisfy a query."""
-
-    refs: list[RowRef] = field(default_factory=list)
-    atoms: list[Atom] = field(default_factory=list)
-    diffs: list[Diff] = field(default_factory=list)
-    cones: list[Cone] = field(default_factory=list)
-    counts: list[tuple[RowRef, str, float]] = field(default_factory=list)
 
 
 @functools.cache
@@ -103,7 +53,7 @@ def read_worlds(sql: str) -> tuple[World, ...]:
     """
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
-        catalogs = _values_catalogs(tree)
+        catalogs = values_catalogs(tree)
         tree = qualify(
             tree,
             schema=schema(),
@@ -120,51 +70,7 @@ def read_worlds(sql: str) -> tuple[World, ...]:
         return ()
 
 
-def _values_catalogs(tree: exp.Expression) -> dict[str, list[dict[str, object]]]:
-    """CTEs written as ``name (cols) AS (VALUES ...)``: name -> rows as dicts (qualify renames their columns)."""
-    out = {}
-    for cte in tree.find_all(exp.CTE):
-        values = cte.this if isinstance(cte.this, exp.Values) else cte.this.find(exp.Values)
-        names = [c.name for c in cte.args["alias"].columns] if cte.args.get("alias") else []
-        if values is None or not names:
-            continue
-        rows = []
-        for row in values.expressions:
-            cells = [_literal(cell) for cell in row.expressions]
-            rows.append(dict(zip(names, cells, strict=False)))
-        out[cte.alias_or_name] = rows
-    return out
-
-
-def _literal(node: exp.Expression | None) -> object:
-    """The Python value of a constant expression, or None when it is not a constant."""
-    if node is None:
-        return None
-    if isinstance(node, exp.Paren):
-        return _literal(node.this)
-    if isinstance(node, exp.Literal):
-        if node.is_string:
-            return node.this
-        try:
-            return float(node.this)
-        except ValueError:
-            return None
-    if isinstance(node, exp.Boolean):
-        return bool(node.this)
-    if isinstance(node, exp.Neg):
-        value = _literal(node.this)
-        return -value if isinstance(value, float) else None
-    if isinstance(node, exp.Cast):
-        return _literal(node.this)
-    for kind, apply in _ARITHMETIC.items():
-        if type(node) is kind:
-            left, right = _literal(node.this), _literal(node.expression)
-            if isinstance(left, float) and isinstance(right, float) and not (kind is exp.Div and right == 0):
-                return apply(left, right)
-    return None
-
-
-class _Reader:
+class _Reader(ConeReader):
     """Walks the qualified tree of one query."""
 
     def __init__(self, tree: exp.Expression, catalogs: dict[str, list[dict[str, object]]]):
@@ -231,12 +137,12 @@ class _Reader:
             self._comparison(node, _COMPARISONS[type(node)], scope, world, negate)
         elif isinstance(node, exp.Between):
             ref = self._column(node.this, scope)
-            low, high = _literal(node.args.get("low")), _literal(node.args.get("high"))
+            low, high = literal(node.args.get("low")), literal(node.args.get("high"))
             if ref and isinstance(low, float) and isinstance(high, float) and not negate:
                 world.atoms += [Atom(ref[0], ref[1], ">=", (low,)), Atom(ref[0], ref[1], "<=", (high,))]
         elif isinstance(node, exp.In):
             ref = self._column(node.this, scope)
-            values = tuple(v for v in (_literal(e) for e in node.expressions) if v is not None)
+            values = tuple(v for v in (literal(e) for e in node.expressions) if v is not None)
             if ref and values:
                 world.atoms.append(Atom(ref[0], ref[1], "notin" if negate else "in", values))
         elif isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
@@ -245,7 +151,7 @@ class _Reader:
                 is_null = not (negate ^ bool(node.args.get("negate")))
                 world.atoms.append(Atom(ref[0], ref[1], "null" if is_null else "notnull"))
         elif isinstance(node, exp.Like | exp.ILike):
-            ref, pattern = self._column(node.this, scope), _literal(node.expression)
+            ref, pattern = self._column(node.this, scope), literal(node.expression)
             if ref and isinstance(pattern, str) and not negate:
                 world.atoms.append(Atom(ref[0], ref[1], "like", (pattern,)))
         elif isinstance(node, exp.Column):
@@ -259,9 +165,9 @@ class _Reader:
         if negate:
             op = {"=": "!=", "!=": "=", ">": "<=", ">=": "<", "<": ">=", "<=": ">"}[op]
         left, right = node.this, node.expression
-        if _literal(left) is not None and _literal(right) is None:
+        if literal(left) is not None and literal(right) is None:
             left, right, op = right, left, _MIRROR[op]
-        value = _literal(right)
+        value = literal(right)
         if value is not None:
             if isinstance(left, exp.Count):
                 self._count(left, op, value, scope, world)
@@ -281,7 +187,7 @@ class _Reader:
         """``a op c + b`` and ``a op b + c`` as ``a - b op c``."""
         if isinstance(right, exp.Add):
             for term, const in ((right.this, right.expression), (right.expression, right.this)):
-                value = _literal(const)
+                value = literal(const)
                 if isinstance(value, float) and self._column(term, scope):
                     self._diff(left, term, op, value, scope, world)
                     return
@@ -295,64 +201,6 @@ class _Reader:
         refs = [RowRef(s.name, id(s)) for s in scope.sources.values() if isinstance(s, exp.Table)]
         if refs and scope.expression.args.get("group") is not None:
             world.counts.append((refs[-1], op, float(value)))
-
-    def _cone(self, node: exp.Expression, scope: Scope, world: World) -> None:
-        name = node.name.lower()
-        if name not in _CONE_FUNCTIONS:
-            return
-        args = list(node.expressions) if isinstance(node, exp.Anonymous) else list(node.args.values())
-        if len(args) < 5:
-            return
-        self._cone_from(args[:4], args[4], scope, world)
-
-    def _distance(self, node: exp.Expression, radius: float, scope: Scope, world: World) -> None:
-        args = list(node.expressions) if isinstance(node, exp.Anonymous) else []
-        if len(args) == 4:
-            self._cone_from(args, exp.Literal.number(radius), scope, world)
-
-    def _cone_from(self, coords: list, radius_node, scope: Scope, world: World) -> None:
-        for pos, centre in ((slice(0, 2), slice(2, 4)), (slice(2, 4), slice(0, 2))):
-            table_side = [self._column(c, scope) for c in coords[pos]]
-            if not all(table_side) or table_side[0][0] != table_side[1][0]:
-                continue
-            centres = self._centres(coords[centre], scope)
-            radius = self._radius(radius_node, scope)
-            if centres and radius:
-                ref = table_side[0][0]
-                world.cones.append(Cone(ref, (table_side[0][1], table_side[1][1]), tuple(centres), radius))
-                return
-
-    def _centres(self, pair: list, scope: Scope) -> list[tuple[float, float]]:
-        values = [_literal(node) for node in pair]
-        if all(isinstance(v, float) for v in values):
-            return [(values[0], values[1])]
-        columns = [self._catalog_column(node, scope) for node in pair]
-        if not all(columns) or columns[0][0] is not columns[1][0]:
-            return []
-        rows, (ra, dec) = columns[0][0], (columns[0][1], columns[1][1])
-        return [(float(r[ra]), float(r[dec])) for r in rows if isinstance(r.get(ra), float | int)]
-
-    def _radius(self, node, scope: Scope) -> float | None:
-        value = _literal(node)
-        if isinstance(value, float) and value > 0:
-            return value
-        column = self._catalog_column(node, scope)
-        if column:
-            radii = [r.get(column[1]) for r in column[0]]
-            radii = [float(r) for r in radii if isinstance(r, float | int)]
-            return min(radii) if radii else None
-        return None
-
-    def _catalog_column(self, node, scope: Scope) -> tuple[list[dict], str] | None:
-        if not isinstance(node, exp.Column) or not node.table:
-            return None
-        source = scope.sources.get(node.table)
-        if isinstance(source, Scope):
-            parent = source.expression.parent
-            name = parent.alias_or_name if isinstance(parent, exp.CTE) else None
-            if name in self.catalogs:
-                return self.catalogs[name], node.name
-        return None
 
     def _column(self, node, scope: Scope, depth: int = 0) -> tuple[RowRef, str] | None:
         """Resolve a column to (base-table reference, column name), following derived tables and CTEs."""

@@ -1,0 +1,56 @@
+"""What a gold query asks of the data, per way of satisfying it: the records the grounding reads and builds on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Atom", "Cone", "Diff", "RowRef", "World"]
+
+
+@dataclass(frozen=True)
+class RowRef:
+    """One reference to a base table in the query: its rows must exist for the entity."""
+
+    table: str
+    key: int
+
+
+@dataclass(frozen=True)
+class Atom:
+    """``ref.column op values``; op is one of = != < <= > >= in notin null notnull like."""
+
+    ref: RowRef
+    column: str
+    op: str
+    values: tuple = ()
+
+
+@dataclass(frozen=True)
+class Diff:
+    """``left.column - right.column op value``."""
+
+    left: tuple[RowRef, str]
+    right: tuple[RowRef, str]
+    op: str
+    value: float
+
+
+@dataclass(frozen=True)
+class Cone:
+    """The position columns of ``ref`` lie within ``radius_deg`` of one of ``centres`` (ra, dec in degrees)."""
+
+    ref: RowRef
+    columns: tuple[str, str]
+    centres: tuple[tuple[float, float], ...]
+    radius_deg: float
+
+
+@dataclass
+class World:
+    """The conditions of one way to satisfy a query."""
+
+    refs: list[RowRef] = field(default_factory=list)
+    atoms: list[Atom] = field(default_factory=list)
+    diffs: list[Diff] = field(default_factory=list)
+    cones: list[Cone] = field(default_factory=list)
+    counts: list[tuple[RowRef, str, float]] = field(default_factory=list)
