@@ -2,8 +2,8 @@
 
 DSPy records one usage entry per LM call that was not a cache hit (``dspy.track_usage()``, or the
 ``usage_tracker`` in ``dspy.settings``), keyed by model. The program files them per stage as
-``{stage: {"input_tokens", "output_tokens", "calls"}}``; everything that adds up, summarises or prices usage
-(answers, evaluate, compile, benchmarks, the web page) goes through here.
+``{stage: {"input_tokens", "output_tokens", "calls"}}`` (``tokens_of``); evaluate, compile, the benchmarks and
+the web page add it up, summarise it and price it here.
 
 Example:
     >>> by_stage = {}
