@@ -14,7 +14,7 @@ from modules.candidate_selection import CandidateSelection
 from modules.candidates import CandidatePath, candidate_paths, run_concurrently
 from modules.classification import Classification
 from modules.decomposition import Decomposition
-from modules.execution import Outcome, describe_outcome, execute_with_corrections, result_frame
+from modules.execution import BoundedExecutor, Outcome, describe_outcome, execute_with_corrections, result_frame
 from modules.generation import Generation
 from modules.knowledge import format_knowledge
 from modules.run_record import RunRecord
@@ -68,6 +68,7 @@ class AlerceText2SQL(dspy.Module):
         """
         super().__init__()
         self.executor = executor
+        self._bounded = BoundedExecutor(executor)
         self.settings = settings or PipelineSettings()
         reasoning = self.settings.reasoning
         self.schema_linking = SchemaLinking(reasoning=reasoning)
@@ -266,8 +267,11 @@ class AlerceText2SQL(dspy.Module):
             return repaired.sql
 
         budget = self.settings.max_corrections if self.settings.is_on("self_correction") else 0
+        if self._bounded.executor is not self.executor:  # the executor was replaced (e.g. wrapped by a caller)
+            self._bounded = BoundedExecutor(self.executor)
+        executor = self._bounded if self.executor is not None else None
         return execute_with_corrections(
-            self.executor, sql, correct, max_corrections=budget, timeout_s=self.settings.timeout_s
+            executor, sql, correct, max_corrections=budget, timeout_s=self.settings.timeout_s
         )
 
 

@@ -1,5 +1,6 @@
 """Execute generated SQL, and repair it after execution errors within a budget."""
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -8,7 +9,14 @@ import pandas as pd
 from db.errors import ExecutionError
 from modules.sql_executor import QueryResult, SQLExecutor
 
-__all__ = ["Outcome", "describe_outcome", "execute_with_corrections", "result_frame"]
+__all__ = [
+    "BoundedExecutor",
+    "Outcome",
+    "connection_limit",
+    "describe_outcome",
+    "execute_with_corrections",
+    "result_frame",
+]
 
 
 @dataclass
@@ -19,6 +27,41 @@ class Outcome:
     attempts: list[dict[str, str | None]] = field(default_factory=list)
     result: QueryResult | None = None
     error: ExecutionError | None = None
+
+
+def connection_limit(executor: object) -> int | None:
+    """Return the size of the connection pool behind `executor` (through wrapping executors), or None if it has none."""
+    for _ in range(4):
+        size = getattr(getattr(executor, "settings", None), "pool_size", None)
+        if isinstance(size, int):
+            return size
+        executor = getattr(executor, "executor", None)
+        if executor is None:
+            return None
+    return None
+
+
+class BoundedExecutor:
+    """Runs at most as many statements at once as the executor's pool has connections (unbounded without a pool).
+
+    Candidates run concurrently, and evaluation threads share one program: without the bound, statements would
+    wait for a pooled connection longer than the connect timeout, and a busy pool would look like an outage.
+    """
+
+    def __init__(self, executor: SQLExecutor) -> None:
+        self.executor = executor
+        limit = connection_limit(executor)
+        self._slots = threading.BoundedSemaphore(limit) if limit else None
+
+    def execute(self, sql: str, **options: object) -> QueryResult:
+        """Execute `sql` on the wrapped executor once a connection is free (`options`: timeout_s, max_rows)."""
+        if self._slots is None:
+            return self.executor.execute(sql, **options)
+        with self._slots:
+            return self.executor.execute(sql, **options)
+
+    def __deepcopy__(self, memo: dict) -> "BoundedExecutor":
+        return self  # copies of the program share the executor, so they share its bound
 
 
 def result_frame(outcome: Outcome) -> pd.DataFrame | None:

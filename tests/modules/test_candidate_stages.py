@@ -1,6 +1,7 @@
 """Candidates, selection, value check and result check as stages of `AlerceText2SQL`, with fake LMs and executors."""
 
 import threading
+import time
 from types import SimpleNamespace
 from typing import get_args
 
@@ -14,6 +15,7 @@ from db.errors import ErrorKind, ExecutionError
 from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
 from modules.candidates import SAMPLING_TEMPERATURE, candidate_paths
+from modules.execution import connection_limit
 from modules.settings import default_candidates
 from modules.value_check import ValueCheck
 from signatures import FINDING_KINDS
@@ -239,3 +241,31 @@ def test_only_the_selected_candidate_reaches_the_callers_trace():
 
 def test_the_revision_prompt_knows_every_finding_kind():
     assert get_args(FINDING_KINDS) == tuple(kind.value for kind in FindingKind)
+
+
+class PooledExecutor:
+    """Counts the statements running at once; its settings say it has one pooled connection."""
+
+    def __init__(self) -> None:
+        self.settings = SimpleNamespace(pool_size=1)
+        self.running = self.most_running = 0
+        self.lock = threading.Lock()
+
+    def execute(self, sql, *, timeout_s=None, max_rows=None):
+        with self.lock:
+            self.running += 1
+            self.most_running = max(self.most_running, self.running)
+        time.sleep(0.05)
+        with self.lock:
+            self.running -= 1
+        return SimpleNamespace(frame=pd.DataFrame({"oid": [sql]}), elapsed_s=0.0, truncated=False)
+
+
+def test_candidates_never_run_more_statements_than_the_pool_has_connections():
+    pooled = PooledExecutor()
+    wrapper = SimpleNamespace(executor=pooled, execute=pooled.execute)  # found through a wrapping executor
+    assert connection_limit(wrapper) == 1
+    lm = fake_lm(lambda call: render_answer({"reasoning": "r", "sql": "SELECT 1"}))
+    program = AlerceText2SQL(wrapper, PipelineSettings(stages=GENERATION_ONLY, candidates=4))
+    run(program, lm)
+    assert pooled.most_running == 1
