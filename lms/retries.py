@@ -2,6 +2,10 @@
 
 DSPy retries inside ``dspy.LM`` and reports nothing; it waits ``_delay(exc, attempt)`` seconds before each
 retry, so wrapping that function counts exactly the retries made, per thread and in total.
+
+Callbacks cannot do this in DSPy 3.4: ``on_lm_start``/``on_lm_end`` span all attempts of a call (a flaky engine
+making 9 attempts for 3 calls shows 3 of each), and DSPy's native provider engines (openai, anthropic, gemini,
+ollama, openrouter) never go through LiteLLM, so its ``failure_callback`` sees none of them.
 """
 
 import functools
