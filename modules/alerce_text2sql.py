@@ -186,7 +186,12 @@ class AlerceText2SQL(dspy.Module):
         if not findings:
             return sql, []
         finding, hints = self.values.revision_finding(findings)
-        with record.stage("value_check"):
+        revised = self._revise("value_check", finding, shared, sql, hints, record)
+        return self.values.replace(revised or sql), findings
+
+    def _revise(self, stage: str, finding: Finding, shared: _Shared, sql: str, hints: str, record: RunRecord) -> str:
+        """Ask self-correction's revision branch to fix what `stage` found in `sql`; "" when it gave no SQL."""
+        with record.stage(stage):
             revised = self.self_correction.revise_after(
                 finding,
                 question=shared.question,
@@ -194,10 +199,10 @@ class AlerceText2SQL(dspy.Module):
                 sql=sql,
                 schema_text=shared.schema_text,
                 hints=hints,
-                stage="value_check",
+                stage=stage,
             )
         record.add_failures(revised.failures)
-        return self.values.replace(revised.sql or sql), findings
+        return revised.sql
 
     def _select(self, shared: _Shared, drafts: list[_Draft], record: RunRecord) -> tuple[_Draft, dict | None]:
         if len(drafts) == 1:
@@ -232,21 +237,11 @@ class AlerceText2SQL(dspy.Module):
     def _retry_after(
         self, finding: Finding, shared: _Shared, sql: str, record: RunRecord
     ) -> tuple[Outcome, list[Finding]] | None:
-        """Revise and run `sql` after a result check's finding; None when it was not revised or returned no rows."""
-        with record.stage("result_check"):
-            revised = self.self_correction.revise_after(
-                finding,
-                question=shared.question,
-                knowledge=shared.knowledge,
-                sql=sql,
-                schema_text=shared.schema_text,
-                hints="",
-                stage="result_check",
-            )
-        record.add_failures(revised.failures)
-        if not revised.sql or revised.sql == sql:
+        """Revise and run `sql` after a result check's finding; None when it was not revised or the retry failed."""
+        revised = self._revise("result_check", finding, shared, sql, "", record)
+        if not revised or revised == sql:
             return None
-        retry = self._execute(shared, revised.sql, record)
+        retry = self._execute(shared, revised, record)
         frame = result_frame(retry)
         return None if frame is None else (retry, check_result(shared.question, frame, retry.sql))
 
