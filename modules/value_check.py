@@ -37,22 +37,22 @@ class ValueCheck:
 
     def prompt_text(self, tables: list[str], columns: dict[str, list[str]] | None) -> str:
         """Return the valid values of the linked categorical columns ("" when none or no vocabulary)."""
-        return linked_values_text(self.vocabulary, tables, columns) if self.vocabulary else ""
+        return linked_values_text(self.vocabulary, tables, columns) if self.vocabulary is not None else ""
 
     def findings(self, sql: str) -> list[Finding]:
         """Return the ``unknown_value`` findings of `sql` ([] without a vocabulary)."""
-        return find_unknown_values(sql, self.vocabulary) if self.vocabulary and sql else []
+        return find_unknown_values(sql, self.vocabulary) if self.vocabulary is not None and sql else []
 
     def revision_finding(self, findings: list[Finding]) -> tuple[Finding, str]:
-        """Merge the findings of one statement into one finding for revision, with the valid values as hints."""
+        """Merge the findings of one statement (from `findings`) into one for revision, with the valid values as hints."""
         message = "\n".join(finding.message for finding in findings)
         columns: dict[str, list[str]] = {}
         for finding in findings:
             table, _, column = (finding.column or "").partition(".")
             columns.setdefault(table, []).append(column)
-        hints = linked_values_text(self.vocabulary, list(columns), columns, max_values=60) if self.vocabulary else ""
+        hints = linked_values_text(self.vocabulary or Vocabulary(), list(columns), columns, max_values=60)
         return Finding(kind=FindingKind.UNKNOWN_VALUE, message=message), hints
 
     def replace(self, sql: str) -> str:
         """Replace each literal still unknown by its closest valid value."""
-        return replace_unknown_values(sql, self.vocabulary) if self.vocabulary and sql else sql
+        return replace_unknown_values(sql, self.vocabulary) if self.vocabulary is not None and sql else sql
