@@ -44,7 +44,7 @@ class ValueCheck:
         return find_unknown_values(sql, self.vocabulary) if self.vocabulary is not None and sql else []
 
     def revision_finding(self, findings: list[Finding]) -> tuple[Finding, str]:
-        """Merge the findings of one statement (from `findings`) into one for revision, with the valid values as hints."""
+        """Merge the findings of one statement (see `findings`) into one for revision, with valid values as hints."""
         message = "\n".join(finding.message for finding in findings)
         columns: dict[str, list[str]] = {}
         for finding in findings:
