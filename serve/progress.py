@@ -69,13 +69,13 @@ class ReportingEngine:
     """Wrap an engine so that every run is reported to the current question's ``StageReporter``."""
 
     def __init__(self, engine: Any) -> None:
-        self.engine = engine
+        self.executor = engine  # named like the other wrappers', so modules.execution finds the pool behind it
         self.name = engine.name
 
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Any:
         """Run `sql` on the wrapped engine and report the outcome."""
         try:
-            result = self.engine.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
+            result = self.executor.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
         except ExecutionError as err:
             self._report(err, None)
             raise
@@ -90,15 +90,15 @@ class ReportingEngine:
 
     def fingerprint(self) -> str:
         """Return the wrapped engine's fingerprint."""
-        return self.engine.fingerprint()
+        return self.executor.fingerprint()
 
     def tables(self) -> frozenset[str] | None:
         """Return the tables the wrapped engine serves."""
-        return self.engine.tables()
+        return self.executor.tables()
 
     def close(self) -> None:
         """Close the wrapped engine."""
-        self.engine.close()
+        self.executor.close()
 
     def __enter__(self) -> Self:
         return self

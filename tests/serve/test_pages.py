@@ -1,5 +1,6 @@
 """The page: a question streams its stages, the answer shows SQL, pages of rows, downloads and plots."""
 
+import dataclasses
 import io
 import json
 
@@ -131,3 +132,10 @@ def test_a_result_the_engine_cut_says_so(tiny_dsn):
         bench.close()
     assert "40 rows" in page and "(truncated: the query had more rows; only the first 40 were fetched)" in page
     assert api["truncated"] is True and api["row_count"] == 40
+
+
+def test_candidates_and_selection_stream_as_stages(bench, client):
+    bench.t2s.program.settings = dataclasses.replace(bench.t2s.program.settings, candidates=2)
+    stages = [(e["stage"], e["status"]) for e in ask(client) if e["type"] == "stage"]
+    assert stages.count(("generation", "done")) == 2 and stages.count(("execution", "done")) == 2
+    assert stages[-2:] == [("selection", "running"), ("selection", "done")]
