@@ -44,12 +44,17 @@ class Job:
 
 
 class AnswerQueue:
-    """Let one job at a time through when `one_at_a_time`, telling each waiting job its place in the queue."""
+    """Let one job at a time through when `one_at_a_time`, telling each waiting job its place in the queue.
+
+    A job joins when it is submitted, so it learns its place even before a worker thread picks it up; every change
+    of the queue tells the waiting jobs whose place moved (``{"type": "queue", "position": jobs ahead}``).
+    """
 
     def __init__(self, *, one_at_a_time: bool) -> None:
         self.one_at_a_time = one_at_a_time
         self._changed = threading.Condition()
         self._waiting: list[Job] = []
+        self._told: dict[str, int] = {}
         self._running = 0
 
     @property
@@ -58,23 +63,35 @@ class AnswerQueue:
         with self._changed:
             return len(self._waiting) + self._running
 
-    @contextmanager
-    def turn(self, job: Job) -> Iterator[None]:
-        """Wait for `job`'s turn (emitting ``{"type": "queue", "position"}`` while it waits), then hold it."""
+    def join(self, job: Job) -> None:
+        """Put `job` at the end of the queue."""
         with self._changed:
             self._waiting.append(job)
-            told = None
+            self._announce()
+
+    @contextmanager
+    def turn(self, job: Job) -> Iterator[None]:
+        """Wait until `job` (which joined) may run, then hold its turn for the block."""
+        with self._changed:
             while self.one_at_a_time and (self._running or self._waiting[0] is not job):
-                position = self._waiting.index(job) + self._running
-                if position != told:
-                    job.emit({"type": "queue", "position": position})
-                    told = position
                 self._changed.wait()
             self._waiting.remove(job)
+            self._told.pop(job.id, None)
             self._running += 1
+            self._announce()
         try:
             yield
         finally:
             with self._changed:
                 self._running -= 1
+                self._announce()
                 self._changed.notify_all()
+
+    def _announce(self) -> None:
+        if not self.one_at_a_time:
+            return
+        for index, job in enumerate(self._waiting):
+            position = index + self._running
+            if position and self._told.get(job.id) != position:
+                job.emit({"type": "queue", "position": position})
+                self._told[job.id] = position

@@ -100,6 +100,7 @@ class Workbench:
         """
         question, knowledge = self._clean(question, knowledge)
         job = Job(question=question)
+        self.queue.join(job)
         self._pool.submit(self._answer, job, knowledge, session)
         return job
 

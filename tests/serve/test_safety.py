@@ -1,7 +1,6 @@
 """Safety: loopback unless a token, capped requests, questions that do not block each other, one-line errors."""
 
 import threading
-import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -25,13 +24,6 @@ def waiting_bench(dsn: str, wait, **settings) -> Workbench:
 
     t2s = load("fake/scripted", dsn=dsn, lm=fake_lm(answer), uncompiled=True)
     return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
-
-
-def until(condition, timeout_s: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
 
 
 def test_another_address_needs_a_token():
@@ -93,14 +85,16 @@ def test_a_one_at_a_time_model_queues_and_tells_the_position(tiny_dsn):
         with TestClient(create_app(bench)) as client:
             first = bench.start_ask("first?")
             assert entered.wait(20)
-            second = bench.start_ask("second?")
-            until(lambda: second.events)
+            second, third = bench.start_ask("second?"), bench.start_ask("third?")
             assert second.events == [{"type": "queue", "position": 1}]
+            assert third.events == [{"type": "queue", "position": 2}]
             health = client.get("/api/health").json()  # the page still answers while the model is busy
-            assert health["queue_length"] == 2 and health["one_at_a_time"] is True
+            assert health["queue_length"] == 3 and health["one_at_a_time"] is True
             release.set()
-            assert first.wait(30) and second.wait(30)
+            assert all(job.wait(30) for job in (first, second, third))
         assert second.events[1] == {"type": "started"} and second.error is None
+        assert third.events[:2] == [{"type": "queue", "position": 2}, {"type": "queue", "position": 1}]
+        assert third.events[2] == {"type": "started"} and third.error is None
     finally:
         release.set()
         bench.close()
