@@ -14,7 +14,16 @@ import pandas as pd
 if TYPE_CHECKING:
     from answering.api import Answer
 
-__all__ = ["answer_json", "render_attempts", "render_csv", "render_plan", "render_table", "render_votable"]
+__all__ = [
+    "answer_json",
+    "plain_value",
+    "render_attempts",
+    "render_csv",
+    "render_plan",
+    "render_table",
+    "render_votable",
+    "unique_labels",
+]
 
 NULL_TEXT = "NULL"
 """How the table shows a NULL."""
