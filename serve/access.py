@@ -6,7 +6,9 @@ import hmac
 import json
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
+
+from serve.settings import is_loopback
 
 __all__ = ["TOKEN_COOKIE", "AccessControl"]
 
@@ -19,10 +21,13 @@ class _BodyTooLargeError(Exception):
 
 
 class AccessControl:
-    """Refuse bodies over `max_request_bytes` (413) and requests without the token (401) when `token` is set.
+    """Refuse bodies over `max_request_bytes` (413), requests without the token (401) when `token` is set, and
+    requests another site's page makes (403).
 
     The token is accepted as ``Authorization: Bearer TOKEN``, as the ``workbench_token`` cookie, or as a
-    ``token`` query parameter (which the page then keeps as that cookie).
+    ``token`` query parameter (which the page then keeps as that cookie). Without a token the server is on
+    loopback, and a request must name a loopback host (a DNS-rebinding page names its own) and come from no other
+    origin (a form or fetch of another site would spend the model's tokens).
     """
 
     def __init__(self, app: Any, *, max_request_bytes: int, token: str | None) -> None:
@@ -38,6 +43,13 @@ class AccessControl:
         headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
         if self.token is not None and not self._has_token(scope, headers):
             await _refuse(send, 401, "this workbench needs its access token (Authorization: Bearer TOKEN or ?token=)")
+            return
+        if self.token is None and not _is_loopback_host(headers.get("host", "")):
+            await _refuse(send, 403, "this workbench answers only requests for 127.0.0.1 or localhost")
+            return
+        origin = headers.get("origin")
+        if origin and urlsplit(origin).netloc != headers.get("host", ""):
+            await _refuse(send, 403, f"requests from another site ({origin}) are refused")
             return
         declared = headers.get("content-length", "0")
         if not declared.isdigit() or int(declared) > self.max_request_bytes:
@@ -75,6 +87,16 @@ class AccessControl:
             offered.append(cookie[TOKEN_COOKIE].value)
         offered += parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [])
         return any(hmac.compare_digest(candidate.encode(), self.token.encode()) for candidate in offered)
+
+
+def _is_loopback_host(host: str) -> bool:
+    """Tell whether a Host header names a loopback address (any port).
+
+    Examples:
+        >>> _is_loopback_host("127.0.0.1:8000"), _is_loopback_host("[::1]:80"), _is_loopback_host("evil.example")
+        (True, True, False)
+    """
+    return is_loopback(urlsplit(f"//{host}").hostname or "")
 
 
 async def _refuse(send: Any, status: int, message: str) -> None:

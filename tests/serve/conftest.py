@@ -31,8 +31,13 @@ def bench(tiny_dsn: str) -> Iterator[Workbench]:
         workbench.close()
 
 
+def client_of(bench: Workbench, **options: object) -> TestClient:
+    """A test client of the workbench's app, asking for 127.0.0.1 like a browser on this machine."""
+    return TestClient(create_app(bench), base_url="http://127.0.0.1:8000", **options)
+
+
 @pytest.fixture
 def client(bench: Workbench) -> Iterator[TestClient]:
     """A test client of the workbench's app."""
-    with TestClient(create_app(bench)) as test_client:
+    with client_of(bench) as test_client:
         yield test_client

@@ -1,10 +1,8 @@
 """The HTTP API: ask and run SQL as JSON, capped rows, health, and a generated OpenAPI document."""
 
 import pytest
-from fastapi.testclient import TestClient
 
-from serve import create_app
-from tests.serve.conftest import POSITIONS_SQL, make_bench
+from tests.serve.conftest import POSITIONS_SQL, client_of, make_bench
 
 
 def test_ask_returns_sql_rows_and_usage(client):
@@ -21,7 +19,7 @@ def test_ask_returns_sql_rows_and_usage(client):
 def test_rows_per_response_are_capped(tiny_dsn):
     bench = make_bench(tiny_dsn, max_rows_per_response=25)
     try:
-        with TestClient(create_app(bench)) as client:
+        with client_of(bench) as client:
             body = client.post("/api/ask", json={"question": "Where?"}).json()
     finally:
         bench.close()

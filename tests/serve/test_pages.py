@@ -7,14 +7,13 @@ import json
 import pandas as pd
 import pyarrow.parquet as pq
 from astropy.table import Table
-from fastapi.testclient import TestClient
 
 from answering import load
 from db.executor import ExecutorSettings
 from engines.postgres import PostgresEngine
-from serve import ServeSettings, Workbench, create_app
+from serve import ServeSettings, Workbench
 from tests.answering.scripts import scripted_lm
-from tests.serve.conftest import POSITIONS_SQL
+from tests.serve.conftest import POSITIONS_SQL, client_of
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -125,7 +124,7 @@ def test_a_result_the_engine_cut_says_so(tiny_dsn):
     t2s.executor = t2s.program.executor = PostgresEngine(ExecutorSettings(dsn=tiny_dsn, max_rows=40))
     bench = Workbench(t2s, ServeSettings(), model="fake/scripted")
     try:
-        with TestClient(create_app(bench)) as client:
+        with client_of(bench) as client:
             page = client.get(f"/answers/{ask(client)[-1]['answer_id']}").text
             api = client.post("/api/ask", json={"question": "Where?"}).json()
     finally:

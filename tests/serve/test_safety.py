@@ -3,12 +3,11 @@
 import threading
 
 import pytest
-from fastapi.testclient import TestClient
 
 from answering import load
 from lms.fake import fake_lm, render_answer
-from serve import ServeSettings, Workbench, create_app
-from tests.serve.conftest import make_bench
+from serve import ServeSettings, Workbench
+from tests.serve.conftest import client_of, make_bench
 
 FIELDS = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
 FIELDS |= {"difficulty": {"difficulty": "simple"}}
@@ -39,7 +38,7 @@ def test_another_address_needs_a_token():
 def test_a_token_guards_every_request(tiny_dsn):
     bench = make_bench(tiny_dsn, host="0.0.0.0", token="s3cret")
     try:
-        with TestClient(create_app(bench)) as client:
+        with client_of(bench) as client:
             refused = client.get("/api/health")
             assert refused.status_code == 401 and "needs its access token" in refused.json()["error"]
             assert client.get("/api/health", headers={"Authorization": "Bearer wrong"}).status_code == 401
@@ -53,7 +52,7 @@ def test_a_token_guards_every_request(tiny_dsn):
 def test_request_bodies_are_capped(tiny_dsn):
     bench = make_bench(tiny_dsn, max_request_bytes=1_000)
     try:
-        with TestClient(create_app(bench)) as client:
+        with client_of(bench) as client:
             refused = client.post("/api/ask", json={"question": "x" * 2_000})
     finally:
         bench.close()
@@ -82,7 +81,7 @@ def test_a_one_at_a_time_model_queues_and_tells_the_position(tiny_dsn):
 
     bench = waiting_bench(tiny_dsn, hold, one_at_a_time=True)
     try:
-        with TestClient(create_app(bench)) as client:
+        with client_of(bench) as client:
             first = bench.start_ask("first?")
             assert entered.wait(20)
             second, third = bench.start_ask("second?"), bench.start_ask("third?")
@@ -105,8 +104,20 @@ def test_an_unexpected_failure_is_a_message_without_traceback(bench, monkeypatch
         raise RuntimeError("boom\n  File x.py, line 1")
 
     monkeypatch.setattr(bench, "history", broken)
-    with TestClient(create_app(bench), raise_server_exceptions=False) as client:
+    with client_of(bench, raise_server_exceptions=False) as client:
         page = client.get("/")
     assert page.status_code == 500
     assert "internal error (RuntimeError); the server log has the details" in page.text
     assert "Traceback" not in page.text and "boom" not in page.text
+
+
+def test_requests_for_another_host_or_from_another_site_are_refused(bench):
+    with client_of(bench) as client:
+        rebound = client.get("/api/health", headers={"Host": "evil.example"})
+        assert rebound.status_code == 403
+        assert rebound.json() == {"error": "this workbench answers only requests for 127.0.0.1 or localhost"}
+        forged = client.post("/jobs", data={"question": "Spend tokens?"}, headers={"Origin": "https://evil.example"})
+        assert forged.status_code == 403
+        assert forged.json() == {"error": "requests from another site (https://evil.example) are refused"}
+        same = client.post("/jobs", data={"question": "Mine?"}, headers={"Origin": "http://127.0.0.1:8000"})
+        assert same.status_code == 200

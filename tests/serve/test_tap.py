@@ -3,12 +3,12 @@
 import io
 
 from astropy.table import Table
-from fastapi.testclient import TestClient
 
 from answering import load
-from serve import ServeSettings, Workbench, create_app
+from serve import ServeSettings, Workbench
 from tests.answering.scripts import scripted_lm
 from tests.engines.conftest import tap_url  # noqa: F401 - the local DaCHS fixture
+from tests.serve.conftest import client_of
 from tests.serve.test_pages import ask
 
 SQL = "SELECT oid, meanra, meandec FROM object ORDER BY oid LIMIT 5"
@@ -18,7 +18,7 @@ def test_the_page_shows_and_reruns_adql(tap_url):  # noqa: F811 - the fixture
     t2s = load("fake/scripted", engine="tap", tap_url=tap_url, lm=scripted_lm(SQL), uncompiled=True)
     bench = Workbench(t2s, ServeSettings(), model="fake/scripted")
     try:
-        with TestClient(create_app(bench)) as client:
+        with client_of(bench) as client:
             answer_id = ask(client)[-1]["answer_id"]
             page = client.get(f"/answers/{answer_id}").text
             assert "engine tap" in page and '<pre id="adql">SELECT TOP 5 object.oid' in page
