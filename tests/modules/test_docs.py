@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ("modules.extract_sql",)
+MODULES = ("modules.extract_sql", "modules.candidates", "modules.candidate_selection")
 
 
 @pytest.mark.parametrize("name", MODULES)
