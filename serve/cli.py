@@ -12,7 +12,14 @@ import os
 import sys
 
 from answering import load
-from cli import add_engine_arguments, add_model_argument, add_verbosity_arguments, logging_to_stderr
+from cli import (
+    add_engine_arguments,
+    add_model_argument,
+    add_verbosity_arguments,
+    logging_to_stderr,
+    positive_float,
+    positive_int,
+)
 from db.errors import DbError
 from defaults.time_limits import ASK_QUERY_S
 from lms import LOCAL_PREFIX, LMConfigError
@@ -41,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m serve", description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
-    parser.add_argument("--port", type=int, default=8000, help="TCP port (default: %(default)s)")
+    parser.add_argument("--port", type=positive_int, default=8000, help="TCP port (default: %(default)s)")
     parser.add_argument(
         "--token", default=None, help=f"access token every request must carry (default: ${TOKEN_ENV}; none)"
     )
@@ -50,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--program", metavar="PATH", help="artifact folder or program.json (default: the model's)")
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_float,
         default=ASK_QUERY_S,
         metavar="S",
         help="time limit of each query in seconds (default: %(default)s)",

@@ -31,3 +31,10 @@ def test_an_unreachable_database_is_one_line_and_exit_1(capsys):
     err = capsys.readouterr().err
     last = err.strip().splitlines()[-1]
     assert code == 1 and last.startswith("error: ") and "127.0.0.1:1" in last and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("argv", "message"), [(["--port", "-3"], "argument --port: must be more than 0, got -3")])
+def test_bad_numbers_are_a_bad_command_line(capsys, argv, message):
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2 and capsys.readouterr().err.splitlines()[-1] == f"python -m serve: error: {message}"
