@@ -269,3 +269,25 @@ def test_candidates_never_run_more_statements_than_the_pool_has_connections():
     program = AlerceText2SQL(wrapper, PipelineSettings(stages=GENERATION_ONLY, candidates=4))
     run(program, lm)
     assert pooled.most_running == 1
+
+
+def test_bootstrapping_gives_the_pairwise_selector_demos():
+    def answer(call):
+        if is_choice(call):
+            return render_answer({"choice": "first" if "'b'" in call.inputs["first_sql"] else "second", "reason": "b"})
+        sql = "SELECT 'b' AS oid" if "reasoning" in call.output_fields else "SELECT 'a' AS oid"
+        return render_answer({"reasoning": "r", "sql": sql} if "reasoning" in call.output_fields else {"sql": sql})
+
+    def picked_b(example, pred, trace=None):
+        return pred.result is not None and pred.result.frame["oid"].tolist() == ["b"]
+
+    executor = TableExecutor({"SELECT 'a' AS oid": ["a"], "SELECT 'b' AS oid": ["b"]})
+    settings = PipelineSettings(stages=GENERATION_ONLY, candidates=3, min_agreement=0.9)
+    optimizer = dspy.BootstrapFewShot(metric=picked_b, max_bootstrapped_demos=1, max_labeled_demos=0)
+    with dspy.context(lm=fake_lm(answer)):
+        compiled = optimizer.compile(
+            AlerceText2SQL(executor, settings),
+            trainset=[dspy.Example(question="Which objects?").with_inputs("question")],
+        )
+    [demo] = compiled.selection.choose.demos
+    assert (demo.choice, demo.second_sql) == ("second", "SELECT 'b' AS oid")
