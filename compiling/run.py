@@ -18,7 +18,7 @@ import sqlglot
 
 from engines.outage import OutageGuard
 from lms import LMWatch
-from lms.retries import install_retry_counter, retries_total
+from lms.retries import retries_total
 from lms.usage import SharedUsageTracker, UsageTotals, per_model
 from modules import AlerceText2SQL, PipelineSettings
 from modules.settings import default_candidates
@@ -102,7 +102,7 @@ def compile_program(
 
     Returns:
         The compiled program and the manifest entries of the run (without dataset facts); ``usage.lm_retries``
-        counts the LM calls DSPy retried after transient errors; ``split`` lists the req_ids of each part;
+        counts the LM calls retried after transient errors; ``split`` lists the req_ids of each part;
         ``scores`` are row PM on the held-out part, before and after.
 
     Raises:
@@ -110,7 +110,6 @@ def compile_program(
         LMUnusable: A fatal LM error (``lms.FATAL_LM_ERRORS``) happened, or every LM call of a phase failed.
     """
     started = time.monotonic()
-    install_retry_counter()
     retries_before = retries_total()
     guard = OutageGuard(executor)
     pipeline = PipelineSettings(

@@ -30,7 +30,7 @@ from evaluation.predictions import Prediction
 from evaluation.seen_questions import seen_in_compile
 from lms import LMWatch
 from lms.lm_watch import raise_if_every_call_failed
-from lms.retries import install_retry_counter, retries_in_thread
+from lms.retries import retries_in_thread
 from lms.usage import add_usage, price_usd, total_usage
 
 __all__ = [
@@ -97,7 +97,7 @@ def _run_lm(lm: dspy.LM, run: int) -> dspy.LM:
 def predict_one(t2s: Text2SQL, example: dspy.Example, run: int) -> dict[str, Any]:
     """Answer one question; return its JSON-ready record (req_id, run, sql, attempts, usage, seconds, ...).
 
-    ``lm_retries`` counts the LM calls DSPy retried after a transient error while answering.
+    ``lm_retries`` counts the LM calls retried after a transient error while answering.
 
     Raises:
         db.errors.DatabaseUnavailable: The database went away while the program ran its SQL (nothing to save).
@@ -269,7 +269,6 @@ def run_model(
         evaluation.errors.CheckpointMismatch: predictions.jsonl was written for another program or dataset.
     """
     lm = lm if lm is not None else lms.resolve_lm(settings.model)
-    install_retry_counter()
     with load(
         settings.model,
         program=settings.program,

@@ -17,6 +17,8 @@ import dspy
 import pandas as pd
 from dspy.lm15 import Message, Response, TextPart, Usage
 
+from lms.retries import RetryingLM
+
 _FIELD_LIST = re.compile(r"^\d+\. `(\w+)`", re.MULTILINE)
 _SECTION = re.compile(r"\[\[ ## (\w+) ## \]\]\n(.*?)(?=\n\n\[\[ ## |\n\nRespond with|\Z)", re.DOTALL)
 
@@ -104,9 +106,9 @@ class FnEngine:
 
 
 def fake_lm(fn: Callable[[Call], str], count_tokens: Callable[[str], int] | None = None) -> dspy.LM:
-    """Return an uncached `dspy.LM` over `FnEngine(fn)`; the engine is `lm.engine_obj`."""
+    """Return an uncached `RetryingLM` over `FnEngine(fn)`, as the project builds LMs; the engine is `lm.engine_obj`."""
     engine = FnEngine(fn, count_tokens)
-    lm = dspy.LM("fake/scripted", engine=engine, cache=False)
+    lm = RetryingLM("fake/scripted", engine=engine, cache=False)
     lm.engine_obj = engine
     return lm
 

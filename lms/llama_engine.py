@@ -1,6 +1,6 @@
 """A DSPy engine that runs a GGUF model in process with llama-cpp-python.
 
-``dspy.LM(model, engine=LlamaCppEngine(...))`` keeps DSPy's caching, retries, history and usage; this class only
+``dspy.LM(model, engine=LlamaCppEngine(...))`` keeps caching, retries, history and usage; this class only
 turns a ``dspy.lm15.Request`` into one llama.cpp call and the result into a ``dspy.lm15.Response``.
 """
 

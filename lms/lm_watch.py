@@ -1,6 +1,6 @@
 """Tell an LM that cannot answer at all from one that failed on a question, by watching every LM call.
 
-Authentication, billing, configuration, unknown-model and transport errors (the last after DSPy's retries: the
+Authentication, billing, configuration, unknown-model and transport errors (the last after the LM's retries: the
 provider is unreachable) would fail every call alike: they are fatal. Any other failed call costs one question;
 but a run in which every call failed measured nothing either.
 """
@@ -104,7 +104,7 @@ class LMWatch(BaseCallback):
         return self.fatal is None and record.name != "dspy.evaluate.evaluate"
 
     def on_lm_end(self, call_id: str, outputs: dict[str, Any] | None, exception: BaseException | None = None) -> None:
-        """Count one finished LM call (DSPy calls this after its retries)."""
+        """Count one finished LM call (called once per call, after its retries)."""
         failed = isinstance(exception, Exception)
         self._local.calls = getattr(self._local, "calls", 0) + 1
         self._local.failed = getattr(self._local, "failed", 0) + int(failed)

@@ -1,7 +1,7 @@
-"""Turn a model string from the command line into a configured ``dspy.LM``.
+"""Turn a model string from the command line into a configured ``dspy.LM`` (a ``RetryingLM``, which counts retries).
 
 ``local/<name>`` runs a shipped GGUF model in process (``lms.local_models``); any other ``provider/model`` string
-goes to ``dspy.LM`` (openai/..., anthropic/..., gemini/..., ollama_chat/...).
+goes to DSPy's engines (openai/..., anthropic/..., gemini/..., ollama_chat/...).
 
 Example:
     >>> model_slug("openai/gpt-4.1-mini")
@@ -22,6 +22,7 @@ import dspy
 from lms.errors import MissingApiKey, UnknownModel
 from lms.llama_engine import LlamaSettings
 from lms.local_models import LOCAL_PREFIX, build_engine, local_model
+from lms.retries import RetryingLM
 
 __all__ = [
     "API_KEY_ENV_VARS",
@@ -65,11 +66,11 @@ def resolve_lm(model: str | None = None, **settings: Any) -> dspy.LM:
     Args:
         model: ``provider/model`` (e.g. "openai/gpt-4.1-mini", "local/smollm2-135m"); None means the default local
             model.
-        **settings: Passed to ``dspy.LM`` (temperature, max_tokens, cache, num_retries, api_key, ...); for a local
+        **settings: Passed to ``RetryingLM`` (temperature, max_tokens, cache, num_retries, api_key, ...); for a local
             model ``n_ctx``, ``seed`` and ``n_threads`` configure llama.cpp instead.
 
     Returns:
-        A ``dspy.LM``; a local model's weights load on its first call.
+        A ``RetryingLM`` (a ``dspy.LM``); a local model's weights load on its first call.
 
     Raises:
         UnknownModel: the string has no provider, or names a local model we do not ship.
@@ -92,7 +93,7 @@ def resolve_lm(model: str | None = None, **settings: Any) -> dspy.LM:
         defaults |= {"temperature": 1.0, "max_tokens": 16_000}
     else:
         defaults |= {"temperature": 0.0, "max_tokens": DEFAULT_MAX_TOKENS}
-    return dspy.LM(model, **(defaults | settings))
+    return RetryingLM(model, **(defaults | settings))
 
 
 def _local_lm(model: str, settings: dict[str, Any]) -> dspy.LM:
@@ -100,7 +101,7 @@ def _local_lm(model: str, settings: dict[str, Any]) -> dspy.LM:
     engine_settings = {key: settings.pop(key) for key in list(settings) if key in _ENGINE_KEYS}
     engine = build_engine(spec.name, settings=LlamaSettings(**engine_settings))
     defaults = {"temperature": 0.0, "max_tokens": LOCAL_MAX_TOKENS, "cache": True}
-    return dspy.LM(f"{LOCAL_PREFIX}{spec.name}", engine=engine, **(defaults | settings))
+    return RetryingLM(f"{LOCAL_PREFIX}{spec.name}", engine=engine, **(defaults | settings))
 
 
 def _check_api_key(model: str, provider: str, settings: dict[str, Any]) -> None:

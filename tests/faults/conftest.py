@@ -19,6 +19,7 @@ from dspy.lm15 import Response
 from db.cluster import Cluster
 from db.server import ServerInfo, ServerSettings, up
 from lms.fake import Call, OracleAnswers, parse_call, text_response
+from lms.retries import RetryingLM
 from tests.optimizers.compile_helpers import SYNTHETIC_CSV, catalog_columns
 
 
@@ -73,8 +74,8 @@ class ScriptedEngine:
 
 
 def scripted_lm(engine: ScriptedEngine, *, cache: bool = False, model: str = "fake/oracle") -> dspy.LM:
-    """Wrap an engine in a ``dspy.LM`` (cacheable on request, for compile resume tests)."""
-    return dspy.LM(model, engine=engine, cache=cache)
+    """Wrap an engine in a ``RetryingLM``, as ``lms.resolve_lm`` does (cacheable on request, for resume tests)."""
+    return RetryingLM(model, engine=engine, cache=cache)
 
 
 def questions_asked(engine: ScriptedEngine) -> set[str]:

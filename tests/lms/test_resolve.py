@@ -55,10 +55,11 @@ def test_api_key_from_environment_gives_a_deterministic_lm(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     lm = resolve_lm("anthropic/claude-sonnet-4-5")
     assert isinstance(lm, dspy.LM)
-    assert (lm.model, lm.kwargs["temperature"], lm.num_retries, lm.cache) == (
+    assert (lm.model, lm.kwargs["temperature"], lm.retries, lm.num_retries, lm.cache) == (
         "anthropic/claude-sonnet-4-5",
         0.0,
         5,
+        0,  # the project retries, DSPy makes one attempt
         True,
     )
 
