@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from answering.render import answer_json
+from serve.exports import DOWNLOADS
 from serve.workbench import Record, Workbench
 
 __all__ = ["AnswerOut", "AskIn", "HealthOut", "RunSqlIn", "answer_out", "api_router"]
@@ -66,7 +67,7 @@ def answer_out(record: Record, max_rows: int) -> dict[str, Any]:
     """Describe a record as an ``AnswerOut`` dictionary with at most `max_rows` rows."""
     payload = answer_json(record.answer, limit=max_rows)
     payload.pop("usage")
-    links = {fmt: f"/answers/{record.id}/download/{fmt}" for fmt in ("csv", "votable", "parquet")}
+    links = {fmt: f"/answers/{record.id}/download/{fmt}" for fmt in DOWNLOADS}
     return {"id": record.id, **payload, **record.usage(), "downloads": links if record.answer.frame is not None else {}}
 
 
