@@ -84,8 +84,9 @@ def _table_xml(table: Table) -> str:
         lines.append(f'    <index columns="{ra},{dec}" kind="q3c" metaOnly="True">q3c_ang2ipix({ra}, {dec})</index>')
     for column in table.columns:
         description = quoteattr(column.description or column.name)
+        unit = f" unit={quoteattr(column.unit)}" if column.unit else ""
         lines.append(
-            f'    <column name="{column.name}" type="{_sql_type(column.sql_type)}" description={description}/>'
+            f'    <column name="{column.name}" type="{_sql_type(column.sql_type)}"{unit} description={description}/>'
         )
     lines.append("  </table>")
     return "\n".join(lines)

@@ -1,10 +1,11 @@
-"""`python -m db tap ...`: idempotent, recovers from a killed server; `python -m db adql`."""
+"""`python -m db tap ...`: idempotent, recovers from a killed server, publishes the catalog; `python -m db adql`."""
 
 import os
 import signal
 import time
 
 import pytest
+import pyvo
 
 from db.cli import main as db_main
 from db.tap_server import GAVO_DIR, tap_status, tap_up
@@ -92,3 +93,14 @@ def test_tap_up_without_dachs_says_so_in_one_line(capsys, monkeypatch):
         "error: GAVO DaCHS is not installed (no `dachs` command); on Debian run `sudo bash "
         "scripts/install_system_packages.sh` (gavodachs2-server). The TAP engine still works against any --tap-url.\n"
     )
+
+
+def test_the_service_publishes_units_and_descriptions_from_the_catalog(tap_url):
+    rows = pyvo.dal.TAPService(tap_url).run_sync(
+        "SELECT column_name, unit, description FROM TAP_SCHEMA.columns WHERE table_name = 'ztf.object'"
+    )
+    columns = {row["column_name"]: (row["unit"], row["description"]) for row in rows}
+    assert columns["meanra"][0] == "deg"
+    assert columns["firstmjd"][0] == "d"
+    assert not columns["ndet"][0]
+    assert columns["ndet"][1]
