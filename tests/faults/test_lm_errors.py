@@ -1,4 +1,4 @@
-"""The LM raises rate-limit, timeout and server errors at random (fixed seed): DSPy retries them, the run
+"""The LM raises rate-limit, timeout and server errors at random (fixed seed): the LM retries them, the run
 completes, and the report (evaluate) and the manifest (compile) count the retries."""
 
 import json
