@@ -123,7 +123,27 @@ def satisfying(table: str, column: str, conditions, variant: int = 0, classifier
     else:
         room = max(hi - low, step * 4)
         value = hi - min(max(gap, 2 * step), room / 2) * (1 + 0.3 * (variant % 2))
+    if is_integer(table, column):
+        return _whole_within(value, conditions)
     return _rounded(value, step)
+
+
+def _whole_within(value: float, conditions) -> int:
+    """The whole number nearest ``value`` that meets the conditions' bounds (an integer column takes no 36.3)."""
+    low, high = -math.inf, math.inf
+    for op, values in conditions:
+        if not values or not isinstance(values[0], int | float) or isinstance(values[0], bool):
+            continue
+        bound = float(values[0])
+        if op == ">":
+            low = max(low, math.floor(bound) + 1)
+        elif op == ">=":
+            low = max(low, math.ceil(bound))
+        elif op == "<":
+            high = min(high, math.ceil(bound) - 1)
+        elif op == "<=":
+            high = min(high, math.floor(bound))
+    return int(max(min(round(value), high), low))
 
 
 def violating(table: str, column: str, conditions, index: int, classifier: str | None = None, *, dense: bool = True):

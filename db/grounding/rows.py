@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pandas as pd
 
@@ -11,6 +13,8 @@ from db.synthetic.chunk import generate_chunk
 from db.synthetic.objects import spec_for_kinds, year_of
 
 __all__ = ["GROUNDED_GIDX", "grounded_name", "grounded_tables"]
+
+logger = logging.getLogger(__name__)
 
 GROUNDED_GIDX = 9_000_000_000
 """Global detection index of the first grounded detection: grounded candids never collide with the base ones."""
@@ -151,7 +155,10 @@ class _RowIndex:
     def set(self, table: str, rows: np.ndarray, columns: dict) -> None:
         frame = self.tables[table]
         for column, value in columns.items():
-            if column in frame.columns and len(rows):
+            if column not in frame.columns or not len(rows):
+                continue
+            value = _as_column_value(frame[column], value)
+            if value is not ...:
                 frame.loc[frame.index[rows], column] = value
                 self._columns.pop((table, column), None)
 
@@ -159,6 +166,28 @@ class _RowIndex:
         if (table, column) not in self._columns:
             self._columns[(table, column)] = self.tables[table][column].to_numpy()
         return self._columns[(table, column)]
+
+
+def _as_column_value(column: pd.Series, value):
+    """``value`` as the column holds it (a SQL literal such as 'NaN' compared with a float column), or ``...``.
+
+    A value the column cannot hold is dropped with a log line: the entity then misses that one condition.
+    """
+    if value is None:
+        return value
+    kind = column.dtype.kind
+    try:
+        if kind == "f":
+            return float(value)
+        if kind in "iu":
+            whole = float(value)
+            if whole.is_integer():
+                return int(whole)
+            raise ValueError(f"{value!r} is not a whole number")
+    except (TypeError, ValueError) as err:
+        logger.debug("a %s column cannot hold %r (%s); patch dropped", column.dtype, value, err)
+        return ...
+    return value
 
 
 def _apply_patches(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> None:

@@ -6,13 +6,18 @@ import doctest
 import importlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from compiling.cli import EXAMPLES_CSV
 from db.cli import main as db_main
 from db.grounding.entities import entities_for_queries
 from db.grounding.predicates import read_worlds
+from db.grounding.rows import grounded_tables
 from db.grounding.sources import GroundingError, grounding_digest, read_queries
 from db.grounding.thinning import _counting_queries
+
+_SCALE = {"old_feature_fraction": 0.3, "max_forced_rows": 80}
 
 
 @pytest.mark.parametrize("name", ["db.grounding.predicates", "db.grounding.domains", "db.grounding.sources"])
@@ -92,6 +97,23 @@ def test_entities_answer_and_nearly_answer_a_query():
     assert any(e.spec.get("lc_class") == "YSO" and e.spec["lc_p"] < 0.7 for e in misses)
 
 
+@pytest.mark.parametrize(
+    ("condition", "meets"),
+    [
+        ("nframesref > 35", lambda v: v > 35),
+        ("nframesref >= 35.5", lambda v: v >= 35.5),
+        ("nframesref < 12", lambda v: v < 12),
+        ("nframesref BETWEEN 20 AND 21", lambda v: 20 <= v <= 21),
+    ],
+    ids=["above", "above-fraction", "below", "between"],
+)
+def test_whole_number_columns_get_whole_numbers_that_meet_the_bounds(condition, meets):
+    entities = entities_for_queries([f"SELECT oid FROM reference WHERE {condition}"])
+    values = [columns["nframesref"] for e in entities for table, _, columns in e.patches if table == "reference"]
+    assert values and all(float(v).is_integer() for v in values)
+    assert all(meets(v) for v in values[:2])  # the two answering entities; the rest are near misses
+
+
 def test_literal_oids_name_entities_and_some_of_many_break_a_condition():
     oids = [f"ZTF21aaaaaa{c}" for c in "abcdef"]
     sql = f"SELECT * FROM ss_ztf WHERE oid IN ({', '.join(repr(o) for o in oids)}) AND ssdistnr > 2"
@@ -153,3 +175,14 @@ def test_a_having_count_over_detections_sets_the_number_of_detections():
 def test_a_partition_of_probability_grounds_like_probability_of_its_classifier():
     entities = entities_for_queries(["SELECT oid FROM lc_classifier WHERE class_name = 'QSO' AND probability > 0.8"])
     assert any(e.spec.get("lc_class") == "QSO" and e.spec["lc_p"] > 0.8 for e in entities)
+
+
+def test_literals_are_written_as_their_columns_hold_them():
+    sql = "SELECT oid FROM forced_photometry WHERE procstatus IN ('0', '57') AND mag <> 'NaN' AND nframesref > 35"
+    tables = grounded_tables(entities_for_queries([sql]), np.random.default_rng(0), **_SCALE)
+    assert tables["forced_photometry"]["mag"].isna().any()  # the near miss of mag <> 'NaN' holds NaN
+
+
+def test_the_projects_own_examples_ground_without_error():
+    tables = grounded_tables(entities_for_queries(read_queries([EXAMPLES_CSV])), np.random.default_rng(0), **_SCALE)
+    assert len(tables["object"]) > 100
