@@ -17,6 +17,7 @@ import lms
 from evaluation.cli import main as evaluate_main
 from evaluation.gold_cache import GoldCache
 from lms.resolve import resolve_lm
+from lms.retries import retries_total
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 
 FATAL = {
@@ -68,6 +69,16 @@ def test_a_fatal_lm_error_stops_compile_with_one_line_and_no_artifact(compile_wi
     assert not out.exists()
     # After the first fatal error the other questions fail at once: at most one call per thread (plus retries).
     assert len({call for call, _ in engine.requests}) <= 2
+
+
+@pytest.mark.parametrize("name", list(FATAL))
+def test_a_fatal_error_is_not_retried_unless_the_provider_may_come_back(compile_with, name):
+    error, _, _ = FATAL[name]
+    engine = ScriptedEngine(oracle(), before=raising(error))
+    before = retries_total()
+    code, _, _ = compile_with(scripted_lm(engine), "--optimizer", "labeled", "--num-threads", "1")
+    retries = 3 if name == "unreachable" else 0  # a transport error is transient until the LM's 3 retries fail
+    assert (code, len(engine.requests), retries_total() - before) == (1, 1 + retries, retries)
 
 
 def test_a_fatal_error_keeps_a_previous_artifact(compile_with):
