@@ -151,6 +151,7 @@ def load(
     tap_url: str | None = None,
     stages: tuple[str, ...] | list[str] | None = None,
     without: tuple[str, ...] | list[str] = (),
+    candidates: int | None = None,
     uncompiled: bool = False,
     direct: bool = False,
     lm: dspy.LM | None = None,
@@ -168,6 +169,7 @@ def load(
         tap_url: The TAP service; None means ``$ALERCE_TAP_URL``, else ALeRCE's (engine tap).
         stages: Stages switched on; None keeps the artifact's (all stages when uncompiled).
         without: Optional stages to switch off on top of that (``modules.OPTIONAL_STAGES``).
+        candidates: SQL candidates per question; None keeps the artifact's (else the model's default).
         uncompiled: Ignore any artifact and run the code-defined prompts.
         direct: Run the one-call ``DirectText2SQL`` baseline instead (no artifact, no stages).
         lm: A ready LM (tests, notebooks with custom settings); None resolves ``model``.
@@ -204,6 +206,8 @@ def load(
         if without and not direct:
             kept = tuple(stage for stage in built.settings.stages if stage not in without)
             built.settings = dataclasses.replace(built.settings, stages=kept)
+        if candidates is not None and not direct:
+            built.settings = dataclasses.replace(built.settings, candidates=candidates)
         executor.fingerprint()  # fail fast on an unreachable database or service, before any LM call
     except BaseException:
         executor.close()

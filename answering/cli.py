@@ -19,6 +19,7 @@ from answering.errors import BadQuestion
 from answering.question import EXAMPLE_QUESTION, clean_text
 from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table, render_votable
 from cli import (
+    add_candidates_argument,
     add_engine_arguments,
     add_model_argument,
     add_verbosity_arguments,
@@ -109,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="STAGES",
         help=f"comma-separated stages to switch off, from {', '.join(OPTIONAL_STAGES)} (default: none)",
     )
+    add_candidates_argument(parser)
     add_verbosity_arguments(parser)
     return parser
 
@@ -140,7 +142,8 @@ def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
 def _answer(args: argparse.Namespace) -> Answer:
     question = clean_text(args.question)
     engine = {"dsn": args.dsn, "engine": args.engine, "tap_url": args.tap_url}
-    with load(args.model, program=args.program, without=args.without, timeout_s=args.timeout, **engine) as t2s:
+    options = {"without": args.without, "candidates": args.candidates, "timeout_s": args.timeout}
+    with load(args.model, program=args.program, **options, **engine) as t2s:
         return t2s.ask(question, args.external_knowledge, args.domain_knowledge)
 
 

@@ -1,11 +1,12 @@
-"""The shared `--model` and `--dataset` options: which language model and which questions a command runs."""
+"""The shared `--model`, `--dataset` and `--candidates` options: which model, which questions, how many SQL tries."""
 
 import argparse
 
+from cli.argument_types import positive_int
 from data.loader import ENV_VAR
 from lms import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_PREFIX
 
-__all__ = ["add_dataset_argument", "add_model_argument"]
+__all__ = ["add_candidates_argument", "add_dataset_argument", "add_model_argument"]
 
 
 def add_model_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer, *, purpose: str = "") -> None:
@@ -32,3 +33,14 @@ def add_model_argument(parser: argparse.ArgumentParser | argparse._ActionsContai
 def add_dataset_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
     """Add the shared ``--dataset`` option (a benchmark CSV or the folder of its splits)."""
     parser.add_argument("--dataset", help=f"benchmark CSV or folder (default: ${ENV_VAR}, else the fetch cache)")
+
+
+def add_candidates_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
+    """Add the shared ``--candidates`` option (SQL candidates per question, from which selection picks one)."""
+    parser.add_argument(
+        "--candidates",
+        type=positive_int,
+        metavar="K",
+        help="SQL candidates per question, written by diverse paths and run concurrently; selection picks one "
+        "(default: the artifact's, else 4 for a provider's model and 1 for an embedded local model)",
+    )

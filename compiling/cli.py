@@ -20,6 +20,7 @@ from pathlib import Path
 import platformdirs
 
 from cli import (
+    add_candidates_argument,
     add_dataset_argument,
     add_engine_arguments,
     add_model_argument,
@@ -92,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--stages", nargs="+", choices=STAGES, default=list(STAGES), help="stages switched on (default: all)"
     )
+    add_candidates_argument(parser)
     parser.add_argument("--num-threads", type=int, default=2, help="parallel program runs (default: %(default)s)")
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the split and the optimiser (default: %(default)s)"
@@ -150,6 +152,7 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Comp
             k=args.k,
             schema_detail=args.schema_detail,
             train_fraction=args.train_fraction,
+            candidates=args.candidates,
         )
     except ValueError as err:
         parser.error(str(err))

@@ -114,7 +114,7 @@ def compile_program(
     guard = OutageGuard(executor)
     pipeline = PipelineSettings(
         stages=settings.stages,
-        candidates=default_candidates(lm),  # resolved, so that the manifest records the K compiled with
+        candidates=settings.candidates or default_candidates(lm),  # resolved: the manifest records the K compiled with
         max_corrections=settings.max_corrections,
         reasoning=settings.reasoning,
         schema_detail=settings.schema_detail,

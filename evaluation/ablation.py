@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import lms
-from cli import add_model_argument, comma_choices, positive_int
+from cli import add_candidates_argument, add_model_argument, comma_choices, positive_int
 from evaluation.program_predictions import ModelRunSettings, Scorer, run_model
 from evaluation.report import report_not_written
 from fileio import write_files
@@ -46,7 +46,7 @@ ABLATION_JSON = "ablation.json"
 ABLATION_CSV = "ablation.csv"
 _GROUPS = (*DIFFICULTIES, "overall")
 _PM_COLUMNS = (("row_pm", "row_pm"), ("col_pm_formatted", "col_pm"))
-_MODEL_ONLY = ("program", "uncompiled", "without", "direct", "ablation", "runs")
+_MODEL_ONLY = ("program", "uncompiled", "without", "candidates", "direct", "ablation", "runs")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +85,7 @@ def add_model_mode_arguments(parser: argparse.ArgumentParser, source: argparse._
         metavar="STAGES",
         help=f"with --model: comma-separated stages to switch off, from {', '.join(OPTIONAL_STAGES)}",
     )
+    add_candidates_argument(parser)
     parser.add_argument("--direct", action="store_true", help="with --model: run the one-call direct baseline")
     parser.add_argument(
         "--ablation",
@@ -102,8 +103,10 @@ def check_model_mode_arguments(parser: argparse.ArgumentParser, args: argparse.N
             parser.error(f"--{given[0]} runs the program: use it with --model instead of --predictions")
     if args.ablation and (args.without or args.direct):
         parser.error("--ablation runs its own grid (full, each stage off, direct): drop --without and --direct")
-    if args.direct and (args.without or args.program or args.uncompiled):
-        parser.error("--direct runs the uncompiled one-call baseline: drop --program, --uncompiled and --without")
+    if args.direct and (args.without or args.program or args.uncompiled or args.candidates):
+        parser.error(
+            "--direct runs the uncompiled one-call baseline: drop --program, --uncompiled, --without and --candidates"
+        )
 
 
 def ablation_row(configuration: Configuration, report: dict) -> dict[str, Any]:

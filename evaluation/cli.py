@@ -150,6 +150,7 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
             program=args.program,
             uncompiled=args.uncompiled,
             without=args.without,
+            candidates=args.candidates,
             direct=args.direct,
             runs=args.runs or 1,
             workers=args.workers,

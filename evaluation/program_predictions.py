@@ -61,6 +61,7 @@ class ModelRunSettings:
         program: An artifact folder or program.json instead of the model's.
         uncompiled: Run the code-defined prompts, ignoring any artifact.
         without: Optional stages switched off.
+        candidates: SQL candidates per question (None: the artifact's, else the model's default).
         direct: Run the one-call direct baseline instead of the staged program.
         runs: Runs over the dataset (std is taken over runs); runs after the first bypass the LM cache.
         workers: Questions answered at once.
@@ -75,6 +76,7 @@ class ModelRunSettings:
     program: str | None = None
     uncompiled: bool = False
     without: tuple[str, ...] = ()
+    candidates: int | None = None
     direct: bool = False
     runs: int = 1
     workers: int = 2
@@ -277,6 +279,7 @@ def run_model(
         tap_url=settings.tap_url,
         ground=settings.ground,
         without=settings.without,
+        candidates=settings.candidates,
         uncompiled=settings.uncompiled,
         direct=settings.direct,
         lm=lm,

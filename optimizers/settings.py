@@ -49,6 +49,7 @@ class CompileSettings:
         max_corrections: Self-correction rounds of the compiled program.
         reasoning: Give every predictor a reasoning output.
         schema_detail: Schema text the stages see when schema linking is off (``PipelineSettings``).
+        candidates: SQL candidates per question (None: ``modules.settings.default_candidates`` of the model).
     """
 
     model: str
@@ -67,6 +68,7 @@ class CompileSettings:
     max_corrections: int = 2
     reasoning: bool = False
     schema_detail: str = "full"
+    candidates: int | None = None
 
     def __post_init__(self) -> None:
         """Check the values.

@@ -146,8 +146,9 @@ def test_unreachable_database_exits_1_quickly(capsys, use_lm):
         (["q", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
         (["q", "--show", "rows"], "argument --show: unknown --show item 'rows'; choose from sql, adql, plan, attempts"),
         (["q", "--limit", "0"], "argument --limit: must be more than 0, got 0"),
+        (["q", "--candidates", "0"], "argument --candidates: must be more than 0, got 0"),
     ],
-    ids=["without", "format", "show", "limit"],
+    ids=["without", "format", "show", "limit", "candidates"],
 )
 def test_bad_command_line_exits_2(capsys, argv, message):
     with pytest.raises(SystemExit) as caught:

@@ -90,6 +90,13 @@ def test_compile_writes_the_artifact_and_prints_its_folder(fake_backends, tmp_pa
     assert len(program.generation.direct.demos) == 2
 
 
+def test_compile_records_the_candidates_asked_for(fake_backends, tmp_path):
+    out = tmp_path / "artifact"
+    argv = ["--model", "fake/gated", "--optimizer", "none", "--candidates", "3", "--dataset", str(SYNTHETIC_CSV)]
+    assert cli.main([*argv, "--out", str(out), "-q"]) == 0
+    assert json.loads((out / MANIFEST_FILE).read_text())["pipeline"]["candidates"] == 3
+
+
 def test_compile_grounds_the_embedded_database_on_the_dataset_splits(monkeypatch, tiny_dsn, tmp_path):
     dataset = tmp_path / "splits"
     dataset.mkdir()

@@ -37,6 +37,15 @@ def test_without_switches_stages_off(tiny_dsn):
     assert "classification" not in answer.usage and answer.plan == ["Read object.", "Count rows."]
 
 
+def test_candidates_overrides_the_models_default(tiny_dsn):
+    lm = scripted_lm()
+    with load("fake/scripted", dsn=tiny_dsn, lm=lm, uncompiled=True, candidates=3) as t2s:
+        assert t2s.program.settings.candidates == 3
+        answer = t2s.ask("Which objects?")
+    assert answer.is_answered
+    assert lm.engine_obj.stages().count("direct") >= 3  # one generation call per candidate (and a retry)
+
+
 def test_without_refuses_a_stage_that_cannot_be_switched_off():
     with pytest.raises(UnknownStageError, match="Unknown stage 'generation'; choose from schema_linking"):
         load("fake/scripted", dsn="postgresql://nobody@127.0.0.1:1/none", lm=scripted_lm(), without=("generation",))

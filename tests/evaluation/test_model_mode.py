@@ -142,8 +142,18 @@ def test_ablation_gives_one_row_per_configuration(evaluate, oracle, tmp_path):
         (["--model", MODEL, "--direct", "--without", "decomposition"], "--direct runs the uncompiled one-call"),
         (["--model", MODEL, "--without", "generation"], "argument --without: unknown stage 'generation'"),
         (["--model", MODEL, "--program", "x", "--uncompiled"], "not allowed with argument --program"),
+        (["--predictions", "p.csv", "--candidates", "2"], "--candidates runs the program: use it with --model"),
+        (["--model", MODEL, "--direct", "--candidates", "2"], "--direct runs the uncompiled one-call"),
     ],
-    ids=["runs-needs-model", "ablation-direct", "direct-without", "unknown-stage", "program-uncompiled"],
+    ids=[
+        "runs-needs-model",
+        "ablation-direct",
+        "direct-without",
+        "unknown-stage",
+        "program-uncompiled",
+        "candidates-need-model",
+        "direct-candidates",
+    ],
 )
 def test_contradicting_options_exit_2(capsys, argv, message):
     with pytest.raises(SystemExit) as caught:
