@@ -11,6 +11,7 @@ from lms.llama_engine import LlamaCppEngine, LlamaSettings
 from lms.lm_watch import FATAL_LM_ERRORS, LMWatch
 from lms.local_models import LOCAL_MODELS, LOCAL_PREFIX, LocalModel, build_engine, local_model
 from lms.resolve import DEFAULT_LOCAL_MODEL, model_slug, resolve_lm
+from lms.retries import RetryingLM, retries_in_thread, retries_total
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",
@@ -25,9 +26,12 @@ __all__ = [
     "LocalModel",
     "LocalModelUnavailable",
     "MissingApiKey",
+    "RetryingLM",
     "UnknownModel",
     "build_engine",
     "local_model",
     "model_slug",
     "resolve_lm",
+    "retries_in_thread",
+    "retries_total",
 ]

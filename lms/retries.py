@@ -1,11 +1,11 @@
-"""An LM whose transient failures the project retries itself, so that every retry is counted and logged.
+"""An LM whose transient failures the project retries itself, so that every retry is counted.
 
 DSPy 3.4 retries inside ``dspy.LM`` and reports nothing: ``on_lm_start``/``on_lm_end`` span all attempts of a
 call, and its native provider engines (openai, anthropic, gemini, ...) never go through LiteLLM, whose failure
 callbacks would see them. So every LM the project builds is a ``RetryingLM``: DSPy makes one attempt
-(``num_retries=0``), and a call that raised one of DSPy's transient errors (``dspy.utils.exceptions.
-is_retryable_lm_error``: rate limit, timeout, server, transport, credential lock) is called again with DSPy's
-policy, waiting ``retry_after`` or ``min(2**attempt, 60)`` s, up to the LM's ``num_retries``.
+(``num_retries=0``), and a call that raised an error DSPy calls transient (``is_retryable_lm_error``: rate limit,
+timeout, server, transport, credential lock) is made again with DSPy's policy, waiting ``retry_after`` or
+``min(2**attempt, 60)`` s, up to the LM's ``num_retries`` times; each retry is counted and logged (INFO).
 
 A cache hit raises nothing, so it is never retried or counted; usage, history and ``n`` stay DSPy's. Callbacks
 see one LM call per call, spanning its retries, as with DSPy's own retries. A streamed call is not retried (its

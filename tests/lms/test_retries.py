@@ -136,6 +136,19 @@ def test_several_candidates_are_all_returned_after_a_retry(waits):
     assert retries_in_thread() - before == 1
 
 
+def test_a_streamed_call_is_not_retried(waits):
+    class StreamingEngine(FailingEngine):
+        def stream(self, request):
+            self.calls += 1
+            raise lm15.RateLimitError("injected", retry_after=0.0)
+
+    engine = StreamingEngine()
+    lm = RetryingLM("fake/streamed", engine=engine, cache=False, num_retries=3)
+    with dspy.context(send_stream=object()), pytest.raises(dspy.LMRateLimitError):
+        lm("x")  # DSPy streams to send_stream; a replay could repeat chunks already sent
+    assert (engine.calls, waits) == (1, [])
+
+
 def test_async_calls_are_retried_and_counted(waits, monkeypatch):
     slept: list[float] = []
 
