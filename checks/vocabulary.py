@@ -10,6 +10,7 @@ from typing import Protocol
 import pandas as pd
 
 from db.errors import ExecutionError
+from defaults.time_limits import VOCABULARY_QUERY_S, VOCABULARY_READ_S
 
 __all__ = [
     "CATEGORICAL_COLUMNS",
@@ -154,7 +155,11 @@ def _read_table(reader: _Reader, table: str, columns: list[str], max_values: int
 
 
 def read_vocabulary(
-    engine: _Engine, *, max_values: int = 500, timeout_s: float = 10.0, budget_s: float = 30.0
+    engine: _Engine,
+    *,
+    max_values: int = 500,
+    timeout_s: float = VOCABULARY_QUERY_S,
+    budget_s: float = VOCABULARY_READ_S,
 ) -> Vocabulary:
     """Read the categorical columns' values from the database, or return them from the cache of its fingerprint.
 
