@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from lms.usage import add_usage, tokens_of
 from modules.execution import Outcome
 from modules.failures import StageFailure
 
@@ -51,20 +52,12 @@ class RunRecord:
 
     def merge(self, other: "RunRecord") -> None:
         """Add what another record (one candidate's, run in its own thread) spent and found wrong."""
-        for name, totals in other.usage.items():
-            mine = self.usage.setdefault(name, {"input_tokens": 0, "output_tokens": 0, "calls": 0})
-            for key, value in totals.items():
-                mine[key] += value
+        add_usage(self.usage, other.usage)
         for name, seconds in other.timings_s.items():
             self.timings_s[name] = self.timings_s.get(name, 0.0) + seconds
         self.failures.extend(other.failures)
 
     def _add_usage(self, name: str, usage_data: dict[str, list[dict]]) -> None:
-        entries = [entry for lm_entries in usage_data.values() for entry in lm_entries]
-        if not entries:
-            return
-        totals = self.usage.setdefault(name, {"input_tokens": 0, "output_tokens": 0, "calls": 0})
-        for entry in entries:
-            totals["input_tokens"] += int(entry.get("prompt_tokens") or 0)
-            totals["output_tokens"] += int(entry.get("completion_tokens") or 0)
-            totals["calls"] += 1
+        tokens = tokens_of(usage_data)
+        if tokens["calls"]:
+            add_usage(self.usage, {name: tokens})

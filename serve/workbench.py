@@ -19,7 +19,7 @@ import dspy
 from answering import Answer, AnsweringError, Text2SQL, clean_text
 from db.errors import DbError, ExecutionError
 from lms.lm_watch import describe_lm_error
-from lms.usage import price_usd
+from lms.usage import price_usd, total_usage
 from serve.jobs import AnswerQueue, Job
 from serve.progress import ReportingEngine, StageReporter, stage_names
 from serve.settings import ServeSettings
@@ -200,8 +200,8 @@ class Workbench:
         job.finish(answer_id=record.id)
 
     def _priced(self, answer: Answer) -> Record:
-        input_tokens = sum(int(stage.get("input_tokens") or 0) for stage in answer.usage.values())
-        output_tokens = sum(int(stage.get("output_tokens") or 0) for stage in answer.usage.values())
+        totals = total_usage(answer.usage)
+        input_tokens, output_tokens = totals["input_tokens"], totals["output_tokens"]
         return Record(
             id=_new_id(),
             answer=answer,
