@@ -38,6 +38,10 @@ class Answer:
         attempts: One {"sql", "error_kind", "message"} per execution.
         failures: One {"stage", "kind", "message"} per stage whose LM output was unusable.
         usage: {stage: {"input_tokens", "output_tokens", "calls"}} of LM calls that were not cache hits.
+        candidates: One {"path", "sql", "error_kind", "rows"} per SQL candidate written ([] for the direct baseline).
+        selection: How the vote (and the pairwise selector) picked the candidate: {"selected", "clusters",
+            "reasons"}; None when there was nothing to choose from.
+        findings: One {"stage", "kind", "message", ...} per value-check or result-check finding.
         seconds: Wall time of the whole answer.
         adql: The ADQL the TAP engine sent for the final SQL ("" on PostgreSQL or when nothing ran).
         service_table: The astropy Table the TAP service returned, or None (``table`` builds on it).
@@ -55,6 +59,9 @@ class Answer:
     attempts: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     failures: list[dict[str, str]] = dataclasses.field(default_factory=list)
     usage: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+    candidates: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    selection: dict[str, Any] | None = None
+    findings: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
     adql: str = ""
     service_table: Any = None

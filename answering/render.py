@@ -151,8 +151,8 @@ def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
     """Return the answer as one JSON-ready object.
 
     Keys: question, sql, adql (TAP only, else ""), difficulty, plan, attempts, columns, rows (lists in column
-    order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage, error,
-    error_kind.
+    order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage,
+    candidates, selection, findings, error, error_kind.
     """
     frame = answer.frame
     rows = _rows(frame, limit) if frame is not None else []
@@ -168,6 +168,9 @@ def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
         "truncated": answer.truncated or (frame is not None and len(rows) < len(frame)),
         "row_count": len(frame) if frame is not None else 0,
         "usage": answer.usage,
+        "candidates": answer.candidates,
+        "selection": answer.selection,
+        "findings": answer.findings,
         "error": answer.error,
         "error_kind": answer.error_kind,
     }

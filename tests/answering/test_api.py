@@ -43,7 +43,10 @@ def test_candidates_overrides_the_models_default(tiny_dsn):
         assert t2s.program.settings.candidates == 3
         answer = t2s.ask("Which objects?")
     assert answer.is_answered
-    assert lm.engine_obj.stages().count("direct") >= 3  # one generation call per candidate (and a retry)
+    assert lm.engine_obj.stages().count("direct") >= 3  # one generation call per candidate
+    assert [c["path"] for c in answer.candidates] == ["default", "without_plan", "step_by_step"]
+    assert answer.candidates[0] == {"path": "default", "sql": LITERAL_SQL, "error_kind": None, "rows": 2}
+    assert answer.selection is not None and answer.selection["selected"] in range(3)
 
 
 def test_without_refuses_a_stage_that_cannot_be_switched_off():
