@@ -22,15 +22,14 @@ from cli import (
     add_candidates_argument,
     add_engine_arguments,
     add_model_argument,
+    add_query_timeout_argument,
     add_verbosity_arguments,
     comma_choices,
     logging_to_stderr,
-    positive_float,
     positive_int,
 )
 from db.errors import DbError
 from db.server import DSN_ENV
-from defaults.time_limits import ASK_QUERY_S
 from engines.tap_settings import TAP_URL_ENV
 from lms import LMConfigError
 from modules import OPTIONAL_STAGES
@@ -95,13 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--external-knowledge", default="", metavar="TEXT", help="facts the question relies on")
     parser.add_argument("--domain-knowledge", default="", metavar="TEXT", help="astronomy background for the question")
     _add_output_arguments(parser)
-    parser.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=ASK_QUERY_S,
-        metavar="S",
-        help="time limit of each query in seconds (default: %(default)s)",
-    )
+    add_query_timeout_argument(parser)
     add_engine_arguments(parser)
     parser.add_argument(
         "--without",

@@ -1,12 +1,13 @@
-"""The shared `--model`, `--dataset` and `--candidates` options: which model, which questions, how many SQL tries."""
+"""The shared `--model`, `--dataset`, `--candidates` and `--timeout` options of the commands that answer questions."""
 
 import argparse
 
-from cli.argument_types import positive_int
+from cli.argument_types import positive_float, positive_int
 from data.loader import ENV_VAR
+from defaults.time_limits import ASK_QUERY_S
 from lms import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_PREFIX
 
-__all__ = ["add_candidates_argument", "add_dataset_argument", "add_model_argument"]
+__all__ = ["add_candidates_argument", "add_dataset_argument", "add_model_argument", "add_query_timeout_argument"]
 
 
 def add_model_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer, *, purpose: str = "") -> None:
@@ -43,4 +44,15 @@ def add_candidates_argument(parser: argparse.ArgumentParser | argparse._ActionsC
         metavar="K",
         help="SQL candidates per question, written by diverse paths and run concurrently; selection picks one "
         "(default: the artifact's, else 4 for a provider's model and 1 for an embedded local model)",
+    )
+
+
+def add_query_timeout_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
+    """Add ``--timeout`` (the time limit of each generated query) with the interactive default, ``ASK_QUERY_S``."""
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=ASK_QUERY_S,
+        metavar="S",
+        help="time limit of each query in seconds (default: %(default)s)",
     )

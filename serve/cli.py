@@ -13,15 +13,15 @@ import sys
 
 from answering import load
 from cli import (
+    add_candidates_argument,
     add_engine_arguments,
     add_model_argument,
+    add_query_timeout_argument,
     add_verbosity_arguments,
     logging_to_stderr,
-    positive_float,
     positive_int,
 )
 from db.errors import DbError
-from defaults.time_limits import ASK_QUERY_S
 from lms import LOCAL_PREFIX, LMConfigError
 from optimizers.errors import OptimizerError
 from serve.settings import TOKEN_ENV, ServeSettings
@@ -55,13 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mcp", action="store_true", help="serve MCP over stdio instead of HTTP")
     add_model_argument(parser)
     parser.add_argument("--program", metavar="PATH", help="artifact folder or program.json (default: the model's)")
-    parser.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=ASK_QUERY_S,
-        metavar="S",
-        help="time limit of each query in seconds (default: %(default)s)",
-    )
+    add_query_timeout_argument(parser)
+    add_candidates_argument(parser)
     add_engine_arguments(parser)
     add_verbosity_arguments(parser)
     return parser
@@ -83,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     with logging_to_stderr(args):
         try:
             engine = {"dsn": args.dsn, "engine": args.engine, "tap_url": args.tap_url}
-            t2s = load(args.model, program=args.program, timeout_s=args.timeout, **engine)
+            t2s = load(args.model, program=args.program, timeout_s=args.timeout, candidates=args.candidates, **engine)
         except (LMConfigError, OptimizerError, DbError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 1
