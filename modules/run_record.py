@@ -24,14 +24,27 @@ class RunRecord:
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        """Measure the LM tokens and wall time spent inside the block under stage `name`."""
+        """Measure the LM tokens and wall time spent inside the block under stage `name`.
+
+        DSPy callbacks with ``on_stage_start(name)`` and ``on_stage_end(name, exception)`` hear every stage by
+        name, including the checks that are not modules (their ``on_module_*`` hooks never fire for those).
+        """
+        listeners = [cb for cb in dspy.settings.get("callbacks", None) or [] if hasattr(cb, "on_stage_start")]
+        for listener in listeners:
+            listener.on_stage_start(name)
         started = time.perf_counter()
+        failure: BaseException | None = None
         with dspy.track_usage() as tracker:
             try:
                 yield
+            except BaseException as err:
+                failure = err
+                raise
             finally:
                 self.timings_s[name] = self.timings_s.get(name, 0.0) + time.perf_counter() - started
                 self._add_usage(name, tracker.usage_data)
+                for listener in listeners:
+                    listener.on_stage_end(name, failure)
 
     def prediction(self, outcome: Outcome, **linked: object) -> dspy.Prediction:
         """Build a program's prediction: the linked schema and plan (`linked`), the outcome, and this record."""

@@ -48,6 +48,17 @@ class StageReporter(BaseCallback):
             status = "failed" if exception is not None else "done"
             self.emit({"type": "stage", "stage": name, "status": status, "detail": _gist(outputs, exception)})
 
+    def on_stage_start(self, name: str) -> None:
+        """Report a stage that is not a module (the value and result checks) as it starts."""
+        if name not in self.names.values():
+            self.emit({"type": "stage", "stage": name, "status": "running", "detail": ""})
+
+    def on_stage_end(self, name: str, exception: BaseException | None) -> None:
+        """Report a stage that is not a module as it ends (module stages end in ``on_module_end``)."""
+        if name not in self.names.values():
+            status = "failed" if exception is not None else "done"
+            self.emit({"type": "stage", "stage": name, "status": status, "detail": _gist(None, exception)})
+
     def on_execute(self, error: ExecutionError | None, rows: int | None) -> None:
         """Report one execution of SQL on the engine."""
         # The SQL itself is in the detail of the stage that wrote it (generation, self_correction, ...).
@@ -56,7 +67,7 @@ class StageReporter(BaseCallback):
         self.emit({"type": "stage", "stage": "execution", "status": status, "detail": detail})
 
 
-def _gist(outputs: Any, exception: Exception | None) -> str:
+def _gist(outputs: Any, exception: BaseException | None) -> str:
     if exception is not None:
         return f"{type(exception).__name__}: {exception}"[:_DETAIL_CHARS]
     if not isinstance(outputs, dspy.Prediction):

@@ -43,6 +43,12 @@ def test_a_question_streams_each_stage_then_its_answer(client):
     assert generation["detail"] == f"sql: {POSITIONS_SQL}"
 
 
+def test_the_checks_stream_as_stages_of_their_own(client):
+    # "How many" answered with rows: the result check's count_as_rows finding asks for one revision.
+    stages = [(e["stage"], e["status"]) for e in ask(client, "How many objects are there?") if e["type"] == "stage"]
+    assert stages[-2:] == [("result_check", "running"), ("result_check", "done")]
+
+
 def test_the_answer_page_shows_sql_rows_pages_and_plots(client):
     answer_id = ask(client)[-1]["answer_id"]
     html = client.get(f"/answers/{answer_id}").text
