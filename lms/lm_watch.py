@@ -8,6 +8,7 @@ but a run in which every call failed measured nothing either.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -90,7 +91,8 @@ class LMWatch(BaseCallback):
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._local = threading.local()
+        # Per context, not per thread: candidates run in threads that copy the context of their question.
+        self._counts: contextvars.ContextVar[list[int]] = contextvars.ContextVar(f"lm_watch_{id(self)}")
         self.calls = 0
         self.failed = 0
         self.last_error: BaseException | None = None
@@ -106,9 +108,10 @@ class LMWatch(BaseCallback):
     def on_lm_end(self, call_id: str, outputs: dict[str, Any] | None, exception: BaseException | None = None) -> None:
         """Count one finished LM call (called once per call, after its retries)."""
         failed = isinstance(exception, Exception)
-        self._local.calls = getattr(self._local, "calls", 0) + 1
-        self._local.failed = getattr(self._local, "failed", 0) + int(failed)
+        counts = self._context_counts()
         with self._lock:
+            counts[0] += 1
+            counts[1] += int(failed)
             self.calls += 1
             if failed:
                 self.failed += 1
@@ -117,8 +120,17 @@ class LMWatch(BaseCallback):
                     self.fatal = exception
 
     def in_thread(self) -> tuple[int, int]:
-        """Return ``(calls, failed)`` made so far by the current thread."""
-        return getattr(self._local, "calls", 0), getattr(self._local, "failed", 0)
+        """Return ``(calls, failed)`` made so far by the current thread and the threads it started in a copy of its
+        context (call it once before such threads start, so that they share its counts)."""
+        counts = self._context_counts()
+        return counts[0], counts[1]
+
+    def _context_counts(self) -> list[int]:
+        counts = self._counts.get(None)
+        if counts is None:
+            counts = [0, 0]
+            self._counts.set(counts)
+        return counts
 
     def raise_if_fatal(self) -> None:
         """Raise ``LMUnusable`` once a fatal LM error was seen; otherwise return."""

@@ -35,7 +35,9 @@ __all__ = ["RetryingLM", "retries_in_thread", "retries_total", "retry_delay"]
 logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-_local = threading.local()
+# A mutable counter per context, not per thread: threads started in a copy of the context (the program's
+# concurrent candidates) add to the counter of the question that started them.
+_counter: contextvars.ContextVar[list[int]] = contextvars.ContextVar("lm_retries")
 _total = [0]
 _in_attempt: contextvars.ContextVar[bool] = contextvars.ContextVar("lm_attempt", default=False)
 _PLAIN_LM_CLASS = f"{dspy.LM.__module__}.{dspy.LM.__qualname__}"
@@ -59,9 +61,18 @@ def retry_delay(err: BaseException, attempt: int) -> float:
     return float(min(2 ** min(attempt, 6), 60))
 
 
+def _context_counter() -> list[int]:
+    counter = _counter.get(None)
+    if counter is None:
+        counter = [0]
+        _counter.set(counter)
+    return counter
+
+
 def retries_in_thread() -> int:
-    """Return the retries made so far by LM calls in the current thread."""
-    return getattr(_local, "count", 0)
+    """Return the retries made so far by LM calls in the current thread and the threads it started in a copy of its
+    context (call it once before such threads start, so that they share its counter)."""
+    return _context_counter()[0]
 
 
 def retries_total() -> int:
@@ -73,8 +84,9 @@ def retries_total() -> int:
 def _count_retry(lm: RetryingLM, err: BaseException, attempt: int) -> float:
     """Count and log the retry after ``err`` on attempt ``attempt``; return the seconds to wait before it."""
     delay_s = retry_delay(err, attempt)
-    _local.count = getattr(_local, "count", 0) + 1
+    counter = _context_counter()
     with _lock:
+        counter[0] += 1
         _total[0] += 1
     retry = f"retry {attempt + 1} of {lm.retries}"
     logger.info("retrying an LM call to %s after %s (%s, in %.1f s)", lm.model, type(err).__name__, retry, delay_s)

@@ -14,6 +14,7 @@ import lms.retries
 from lms import FATAL_LM_ERRORS, LMWatch
 from lms.fake import text_response
 from lms.retries import RetryingLM, retries_in_thread, retries_total
+from modules.candidates import run_concurrently
 
 TRANSIENT = [lm15.RateLimitError, lm15.TimeoutError, lm15.ServerError, lm15.TransportError, lm15.LockTimeoutError]
 NOT_RETRIED = [lm15.AuthError, lm15.BillingError, lm15.UnsupportedModelError, lm15.ContextLengthError, ValueError]
@@ -176,6 +177,19 @@ def test_retries_are_counted_per_thread(waits):
     worker.start()
     worker.join()
     assert (counted, retries_in_thread() - before) == ([2], 0)
+
+
+def test_threads_in_a_copy_of_the_context_count_for_the_question_that_started_them(waits):
+    # The program's candidates run like this (modules.candidates.run_concurrently).
+    engines = [FailingEngine(lm15.ServerError) for _ in range(3)]
+    lms_ = [RetryingLM("fake/flaky", engine=engine, cache=False) for engine in engines]
+    watch = LMWatch()
+    with dspy.context(callbacks=[watch]):
+        calls_before, _ = watch.in_thread()
+        retries_before = retries_in_thread()
+        run_concurrently([lambda lm=lm: lm("x") for lm in lms_])
+        calls, _ = watch.in_thread()
+    assert (calls - calls_before, retries_in_thread() - retries_before) == (3, 3)
 
 
 def test_copies_keep_the_retries_and_leave_dspy_one_attempt():
