@@ -6,6 +6,7 @@ import asyncio
 import json
 import math
 import secrets
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from answering import AnsweringError
 from answering.lightcurve import fetch_lightcurve, plot_lightcurve
 from answering.render import plain_value
-from db.errors import ExecutionError
+from db.errors import DbError
 from serve.access import TOKEN_COOKIE
 from serve.exports import DOWNLOADS, download, png_bytes
 from serve.workbench import Record, Workbench, WorkbenchError
@@ -38,6 +39,7 @@ def page_router(bench: Workbench) -> APIRouter:
     """Build the routes of the page around one workbench."""
     router = APIRouter(include_in_schema=False)
     jobs: dict[str, Any] = {}
+    jobs_lock = threading.Lock()
 
     @router.get("/", response_class=HTMLResponse)
     def home(request: Request) -> Response:
@@ -49,9 +51,10 @@ def page_router(bench: Workbench) -> APIRouter:
             job = bench.start_ask(question, knowledge, session=_session(request))
         except WorkbenchError as err:
             return JSONResponse({"error": str(err)}, status_code=400)
-        jobs[job.id] = job
-        for stale in [key for key, old in jobs.items() if old.is_finished][: -bench.settings.max_answers_kept]:
-            del jobs[stale]
+        with jobs_lock:  # requests run in a thread pool
+            jobs[job.id] = job
+            for stale in [key for key, old in jobs.items() if old.is_finished][: -bench.settings.max_answers_kept]:
+                del jobs[stale]
         return JSONResponse({"job_id": job.id})
 
     @router.get("/jobs/{job_id}/events")
@@ -90,14 +93,18 @@ def page_router(bench: Workbench) -> APIRouter:
 
     @router.get("/answers/{answer_id}/sky.png")
     def sky(answer_id: str) -> Response:
-        return Response(png_bytes(bench.record(answer_id).answer.plot_sky()), media_type="image/png")
+        try:
+            figure = bench.record(answer_id).answer.plot_sky()
+        except AnsweringError as err:
+            raise WorkbenchError(str(err)) from err
+        return Response(png_bytes(figure), media_type="image/png")
 
     @router.get("/answers/{answer_id}/lightcurve.png")
     def lightcurve(answer_id: str, oid: str) -> Response:
         bench.record(answer_id)  # only for an answer of this workbench
         try:
             figure = plot_lightcurve(fetch_lightcurve(bench.engine, oid))
-        except (AnsweringError, ExecutionError) as err:
+        except (AnsweringError, DbError) as err:
             raise WorkbenchError(str(err)) from err
         return Response(png_bytes(figure), media_type="image/png")
 

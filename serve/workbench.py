@@ -17,6 +17,7 @@ from typing import Any
 import dspy
 
 from answering import Answer, AnsweringError, Text2SQL, clean_text
+from answering.question import MAX_KNOWLEDGE_CHARS
 from db.errors import DbError, ExecutionError
 from lms.lm_watch import describe_lm_error
 from lms.usage import price_usd, total_usage
@@ -84,6 +85,7 @@ class Workbench:
         self._stages = stage_names(t2s.program)
         self._pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="workbench")
         self._lock = threading.Lock()
+        self._submitting = threading.Lock()
         self._records: collections.OrderedDict[str, Record] = collections.OrderedDict()
         self._histories: dict[str, list[str]] = collections.defaultdict(list)
 
@@ -100,8 +102,9 @@ class Workbench:
         """
         question, knowledge = self._clean(question, knowledge)
         job = Job(question=question)
-        self.queue.join(job)
-        self._pool.submit(self._answer, job, knowledge, session)
+        with self._submitting:  # the pool takes jobs in queue order, so no worker waits on a job not yet taken
+            self.queue.join(job)
+            self._pool.submit(self._answer, job, knowledge, session)
         return job
 
     def ask(self, question: str, knowledge: str = "", *, session: str = "") -> Record:
@@ -174,7 +177,7 @@ class Workbench:
     def _clean(self, question: str, knowledge: str) -> tuple[str, str]:
         try:
             question = clean_text(question, max_chars=self.settings.max_question_chars)
-            knowledge = clean_text(knowledge, field="external_knowledge", max_chars=self.settings.max_request_bytes)
+            knowledge = clean_text(knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
         except AnsweringError as err:
             raise WorkbenchError(str(err)) from err
         return question, knowledge

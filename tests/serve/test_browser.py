@@ -11,6 +11,7 @@ import io
 import os
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,9 +44,10 @@ def base_url(bench) -> Iterator[str]:
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
-        deadline = threading.Event()
-        while not server.started and not deadline.wait(0.05):
-            pass
+        started = time.monotonic()
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() - started < 20, "uvicorn did not start"
+            time.sleep(0.05)
         yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
