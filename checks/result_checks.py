@@ -116,11 +116,11 @@ def asks_for_objects(question: str) -> bool:
     """Tell whether the question asks for a set of objects, one row each (not rows about objects).
 
     Examples:
-        >>> asks_for_objects("Give me the objects classified as YSO by the lc classifier")
+        >>> asks_for_objects("Give me the supernovae first seen in March 2024 near the Galactic plane")
         True
-        >>> asks_for_objects("Find at most 500 rows in the 'probability' table for the stamp classifier objects")
+        >>> asks_for_objects("Return 200 rows of the feature table for objects classified as RRL")
         False
-        >>> asks_for_objects("Get all the information available for the ZTF object 'ZTF22aayjqah'")
+        >>> asks_for_objects("Show all the information stored about the object ZTF21abcdxyz")
         False
     """
     text = question.lower()

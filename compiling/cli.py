@@ -27,6 +27,7 @@ from cli import (
     add_verbosity_arguments,
     engine_settings,
     logging_to_stderr,
+    positive_int,
 )
 from compiling.run import compile_program
 from data.errors import DataError
@@ -94,18 +95,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--stages", nargs="+", choices=STAGES, default=list(STAGES), help="stages switched on (default: all)"
     )
     add_candidates_argument(parser)
-    parser.add_argument("--num-threads", type=int, default=2, help="parallel program runs (default: %(default)s)")
+    parser.add_argument(
+        "--num-threads", type=positive_int, default=2, help="parallel program runs (default: %(default)s)"
+    )
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the split and the optimiser (default: %(default)s)"
     )
     budget = parser.add_mutually_exclusive_group()
-    budget.add_argument("--max-lm-calls", type=int, help="task-LM call budget (default: the optimizer's)")
-    budget.add_argument("--trials", type=int, help="candidate programs or trials instead of a call budget")
+    budget.add_argument("--max-lm-calls", type=positive_int, help="task-LM call budget (default: the optimizer's)")
+    budget.add_argument("--trials", type=positive_int, help="candidate programs or trials instead of a call budget")
     parser.add_argument(
         "--reflection-model", help="model that writes instructions: required by gepa, used by mipro for its proposals"
     )
     parser.add_argument("--adapter", choices=ADAPTERS, default="chat", help="prompt format (default: %(default)s)")
-    parser.add_argument("--k", type=int, default=3, help="demos per question (mqs) or per stage (labeled) "
+    parser.add_argument("--k", type=positive_int, default=3, help="demos per question (mqs) or per stage (labeled) "
                         "(default: %(default)s)")  # fmt: skip
     parser.add_argument(
         "--schema-detail",

@@ -1,4 +1,5 @@
-"""Every default time limit, in seconds, in one place: the README's "Time limits" table is checked against it.
+"""The default time limits of the commands and the library, in seconds, in one place: the README's "Time limits"
+table is checked against it. (Benchmarks keep their own fixed limits beside their other parameters.)
 
 A leaf module (it imports nothing), so ``db/`` and ``engines/`` read their defaults here too.
 """
@@ -15,6 +16,8 @@ __all__ = [
     "POSTGRES_QUERY_S",
     "TAP_CONNECT_S",
     "TAP_QUERY_S",
+    "VOCABULARY_QUERY_S",
+    "VOCABULARY_READ_S",
 ]
 
 POSTGRES_QUERY_S = 30.0

@@ -87,8 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout",
         type=positive_float,
         metavar="S",
-        help=f"time limit of a predicted query in seconds (default: {EVALUATE_EXTERNAL_QUERY_S:g} with --dsn or "
-        f"${DSN_ENV}, {EVALUATE_EMBEDDED_QUERY_S:g} on the embedded database)",
+        help=f"time limit of a predicted query in seconds (default: {EVALUATE_EXTERNAL_QUERY_S:g} with --dsn, "
+        f"${DSN_ENV} or --engine tap, {EVALUATE_EMBEDDED_QUERY_S:g} on the embedded database)",
     )
     parser.add_argument(
         "--gold-timeout",

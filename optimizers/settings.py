@@ -38,7 +38,8 @@ class CompileSettings:
         stages: Stages switched on in the compiled program.
         adapter: ``chat`` or ``json``, applied around compile and recorded for inference.
         seed: Seed of the train/validation split and of the optimiser.
-        train_fraction: Share of each difficulty that goes to the train (demo source) split; the rest validates.
+        train_fraction: Share of each difficulty that goes to the train (demo source) split; of the rest, half
+            validates (strategies that select among candidates) and the others are held out for the reported score.
         num_threads: Threads for optimiser evaluations.
         max_lm_calls: Task-LM call budget (None: the strategy's default); converted with ``LM_CALLS_PER_RUN``.
         trials: Trials or candidate programs instead of a call budget (None: the strategy's default).

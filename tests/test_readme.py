@@ -8,14 +8,18 @@ import pytest
 
 import answering.cli as ask_cli
 import compiling.cli as compile_cli
+import serve.cli as serve_cli
 from db.executor import ExecutorSettings
 from defaults.time_limits import (
     ASK_CONNECT_S,
     ASK_QUERY_S,
     DACHS_START_S,
+    DATASET_DOWNLOAD_S,
     EVALUATE_EMBEDDED_QUERY_S,
     EVALUATE_EXTERNAL_QUERY_S,
     GOLD_QUERY_FACTOR,
+    VOCABULARY_QUERY_S,
+    VOCABULARY_READ_S,
 )
 from engines.tap_settings import TapSettings
 from optimizers.artifact import REPO_DIR
@@ -26,7 +30,8 @@ COMPILE_EXAMPLES = re.findall(r"^python -m compile (.*?)(?:\s+#.*)?$", README, r
 
 def table_row(command: str) -> str:
     """The row of the README's time-limit table for `command`."""
-    rows = [line for line in README.splitlines() if line.startswith(f"| `{command}` |")]
+    cells = [(line.split(" | ")[0].removeprefix("| "), line) for line in README.splitlines() if line.startswith("| `")]
+    rows = [line for first, line in cells if f"`{command}`" in first.split(", ")]
     assert len(rows) == 1, rows
     return rows[0]
 
@@ -48,7 +53,8 @@ def test_readme_has_compile_examples():
 
 def test_readme_time_limits_are_the_code_defaults():
     assert ask_cli.build_parser().get_default("timeout") == ASK_QUERY_S
-    assert f"| `ask` | {seconds(ASK_QUERY_S)}, " in README
+    assert serve_cli.build_parser().get_default("timeout") == ASK_QUERY_S
+    assert table_row("ask") == table_row("serve") and f" | {seconds(ASK_QUERY_S)}, " in table_row("ask")
     assert f"({seconds(ASK_CONNECT_S)} to connect)" in table_row("ask")
     evaluate = table_row("evaluate")
     embedded, external = EVALUATE_EMBEDDED_QUERY_S, EVALUATE_EXTERNAL_QUERY_S
@@ -59,6 +65,8 @@ def test_readme_time_limits_are_the_code_defaults():
     assert f"{seconds(ExecutorSettings(dsn='').timeout_s)} on PostgreSQL" in compile_row
     assert f"{seconds(TapSettings(url='').timeout_s)} on TAP" in compile_row
     assert f"waits up to {seconds(DACHS_START_S)} for DaCHS" in table_row("db")
+    assert f"{seconds(VOCABULARY_QUERY_S)} per query, {seconds(VOCABULARY_READ_S)} in all" in README
+    assert f"| `data fetch` | {seconds(DATASET_DOWNLOAD_S)} per benchmark file" in README
     assert f"evaluate`'s default query time limit is {seconds(EVALUATE_EXTERNAL_QUERY_S)}; `ask` keeps" in README
 
 
