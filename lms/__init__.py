@@ -1,4 +1,5 @@
-"""Language models for the pipeline: model strings, API-key checks and the in-process llama.cpp engine.
+"""Language models for the pipeline: model strings, API-key checks, the in-process llama.cpp engine, the project's
+own retries (``RetryingLM``), usage and cost (``lms.usage``) and fake LMs for tests and benchmarks (``lms.fake``).
 
 Example:
     >>> from lms import model_slug

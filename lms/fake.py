@@ -114,7 +114,10 @@ def fake_lm(fn: Callable[[Call], str], count_tokens: Callable[[str], int] | None
 
 
 class OracleAnswers:
-    """Answer every stage from the dev labels of the question found in the prompt."""
+    """Answer every stage from the dev labels of the question found in the prompt (tests and benchmarks only).
+
+    It reads the gold SQL of the questions it is given, so nothing that answers users may use it.
+    """
 
     def __init__(self, dev: pd.DataFrame, columns_of: Callable[[str], list[str]] | None = None) -> None:
         self.rows = {str(row.request).strip(): row for row in dev.itertuples()}

@@ -1,4 +1,4 @@
-"""Evaluation metrics (and later the optimizers) for the ALeRCE text-to-SQL program."""
+"""The metric, the compile strategies (optimizers) and the artifacts of the ALeRCE text-to-SQL program."""
 
 from optimizers.aggregate import ScoredItem, aggregate
 from optimizers.metric import (

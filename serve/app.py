@@ -60,10 +60,5 @@ def _error(request: Request, message: str, status_code: int) -> Response:
     if request.url.path.startswith(("/api/", "/jobs")):
         return JSONResponse({"error": message}, status_code=status_code)
     return HTMLResponse(
-        f'<!doctype html><title>error</title><p class="error" role="alert">{_escape(message)}</p>', status_code
+        f'<!doctype html><title>error</title><p class="error" role="alert">{html.escape(message)}</p>', status_code
     )
-
-
-def _escape(text: str) -> str:
-
-    return html.escape(text)
