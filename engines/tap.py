@@ -27,6 +27,7 @@ from pyvo.dal import DALFormatError, DALQueryError, DALServiceError
 from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
 from db.guard import check_sql
 from engines.adql import TAP_SCHEMA, TapTarget, Translation, Upload, default_target, translate
+from engines.adql_guard import check_adql
 from engines.engine import Result
 from engines.tap_settings import TAP_URL_ENV, TapSettings
 
@@ -88,8 +89,20 @@ class TapEngine:
             ExecutionError: Kind unsupported when ADQL has no form for it; the service's error otherwise.
             DatabaseUnavailable: The service cannot be reached.
         """
-        statement = check_sql(sql)
-        translation = self.translate(statement)
+        return self._execute(self.translate(check_sql(sql)), timeout_s=timeout_s, max_rows=max_rows)
+
+    def execute_adql(self, adql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> TapResult:
+        """Run ADQL written by a person (one SELECT, ``engines.adql_guard``) as it is, with the same limits.
+
+        Raises:
+            GuardError: The text is not one ADQL query.
+            ExecutionError: The service's error.
+            DatabaseUnavailable: The service cannot be reached.
+        """
+        self.target()  # reads the service's hard row limit
+        return self._execute(Translation(check_adql(adql)), timeout_s=timeout_s, max_rows=max_rows)
+
+    def _execute(self, translation: Translation, *, timeout_s: float | None, max_rows: int | None) -> TapResult:
         timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
         max_rows = self.settings.max_rows if max_rows is None else max_rows
         if self._hard_limit:

@@ -82,6 +82,15 @@ def page_router(bench: Workbench) -> APIRouter:
             return _page(request, bench, html, status_code=400)
         return RedirectResponse(f"/answers/{record.id}", status_code=303)
 
+    @router.post("/answers/{answer_id}/rerun-adql")
+    def rerun_adql(request: Request, answer_id: str, adql: str = Form(""), question: str = Form("")) -> Response:
+        try:
+            record = bench.run_adql(adql, question=question, session=_session(request))
+        except WorkbenchError as err:
+            html = _answer_html(bench, bench.record(answer_id), message=str(err))
+            return _page(request, bench, html, status_code=400)
+        return RedirectResponse(f"/answers/{record.id}", status_code=303)
+
     @router.get("/answers/{answer_id}/download/{fmt}")
     def download_rows(answer_id: str, fmt: str) -> Response:
         record = bench.record(answer_id)

@@ -41,7 +41,8 @@ class Record:
     Attributes:
         id: Its key in URLs.
         answer: The answer (``frame`` None when it could not answer).
-        source: ``ask`` (the program wrote the SQL) or ``sql`` (the user's SQL box or ``run_sql``).
+        source: ``ask`` (the program wrote the SQL), ``sql`` (the user's SQL box or ``run_sql``) or ``adql`` (the
+            user's ADQL box, on TAP).
         model: The model that answered ("" for SQL the user wrote).
         engine: The engine the SQL ran on.
         input_tokens: LM input tokens of the answer.
@@ -125,17 +126,35 @@ class Workbench:
         Raises:
             WorkbenchError: The SQL is empty or too long, or the database cannot be reached.
         """
+        return self._run_by_hand("sql", sql, question, session, self.engine.execute)
+
+    def run_adql(self, adql: str, *, question: str = "", session: str = "") -> Record:
+        """Run ADQL the user wrote on the TAP engine as it is (one SELECT; the service's read-only role applies).
+
+        Raises:
+            WorkbenchError: Not on the TAP engine, the ADQL is empty or too long, or the service cannot be reached.
+        """
+        tap = getattr(self.engine, "executor", self.engine)
+        if not hasattr(tap, "execute_adql"):
+            raise WorkbenchError("ADQL runs on a TAP service only; start the workbench with --engine tap")
+        return self._run_by_hand("adql", adql, question, session, tap.execute_adql)
+
+    def _run_by_hand(self, language: str, text: str, question: str, session: str, execute: Any) -> Record:
+        """Run SQL or ADQL written in the page's boxes or sent to the API, and keep the answer."""
         try:
-            sql = clean_text(sql, field="sql", max_chars=self.settings.max_sql_chars)
+            text = clean_text(text, field=language, max_chars=self.settings.max_sql_chars)
             question = clean_text(question, field="original_question", max_chars=self.settings.max_question_chars)
         except AnsweringError as err:
             raise WorkbenchError(str(err)) from err
-        if not sql:
-            raise WorkbenchError("the SQL box is empty; write one SELECT statement")
+        if not text:
+            raise WorkbenchError(f"the {language.upper()} box is empty; write one SELECT statement")
+        sql = text if language == "sql" else ""
         try:
-            result = self.engine.execute(sql)
+            result = execute(text)
         except ExecutionError as err:
-            answer = Answer(question=question, sql=sql, frame=None, error=str(err), error_kind=err.kind.value)
+            adql = text if language == "adql" else ""
+            error, kind = str(err), err.kind.value
+            answer = Answer(question=question, sql=sql, adql=adql, frame=None, error=error, error_kind=kind)
         except DbError as err:
             raise WorkbenchError(str(err)) from err
         else:
@@ -147,9 +166,10 @@ class Workbench:
                 adql=getattr(result, "adql", ""),
                 service_table=getattr(result, "table", None),
                 engine=self.engine,
-                attempts=[{"sql": sql, "error_kind": None, "message": None}],
+                attempts=[{"sql": text, "error_kind": None, "message": None}],
             )
-        return self._keep(Record(id=_new_id(), answer=answer, source="sql", model="", engine=self.engine_name), session)
+        record = Record(id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name)
+        return self._keep(record, session)
 
     def record(self, answer_id: str | None) -> Record:
         """Return a kept answer.

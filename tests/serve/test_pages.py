@@ -103,6 +103,12 @@ def test_edited_sql_runs_again_and_joins_the_history(client):
     assert no_sky.status_code == 400 and "Traceback" not in no_sky.text  # no coordinates: a message, not a 500
 
 
+def test_adql_runs_on_a_tap_engine_only(client):
+    answer_id = ask(client)[-1]["answer_id"]
+    refused = client.post(f"/answers/{answer_id}/rerun-adql", data={"adql": "SELECT TOP 1 oid FROM ztf.object"})
+    assert refused.status_code == 400 and "ADQL runs on a TAP service only" in refused.text
+
+
 def test_the_sql_box_goes_through_the_guard(client):
     answer_id = ask(client)[-1]["answer_id"]
     rerun = client.post(f"/answers/{answer_id}/rerun", data={"sql": "DELETE FROM object"})

@@ -1,4 +1,4 @@
-"""The page on the TAP engine (the local DaCHS): the ADQL beside the SQL, reruns translated, units kept."""
+"""The page on the TAP engine (the local DaCHS): the ADQL beside the SQL, reruns translated or in ADQL, units kept."""
 
 import io
 
@@ -21,16 +21,21 @@ def test_the_page_shows_and_reruns_adql(tap_url):  # noqa: F811 - the fixture
         with client_of(bench) as client:
             answer_id = ask(client)[-1]["answer_id"]
             page = client.get(f"/answers/{answer_id}").text
-            assert "engine tap" in page and '<pre id="adql">SELECT TOP 5 object.oid' in page
+            assert "engine tap" in page and 'name="adql" rows="5">SELECT TOP 5 object.oid' in page
             assert "5 rows" in page and 'id="sky-plot"' in page
             votable = client.get(f"/answers/{answer_id}/download/votable").content
             assert str(Table.read(io.BytesIO(votable), format="votable")["meanra"].unit) == "deg"
             edited = "SELECT oid, ndet FROM object ORDER BY ndet DESC LIMIT 3"
             rerun = client.post(f"/answers/{answer_id}/rerun", data={"sql": edited}).text
-            assert '<pre id="adql">SELECT TOP 3 object.oid, object.ndet FROM ztf.object AS object' in rerun
+            assert 'rows="5">SELECT TOP 3 object.oid, object.ndet FROM ztf.object AS object' in rerun
             refused = client.post(
                 f"/answers/{answer_id}/rerun", data={"sql": "SELECT DISTINCT ON (oid) oid FROM object"}
             )
             assert "Not available on TAP (ADQL)" in refused.text and "[unsupported]" in refused.text
+            adql = "SELECT TOP 2 oid, ndet FROM ztf.object ORDER BY ndet DESC"
+            by_hand = client.post(f"/answers/{answer_id}/rerun-adql", data={"adql": adql, "question": "q"}).text
+            assert "ADQL written by hand" in by_hand and "2 rows" in by_hand and f'rows="5">{adql}<' in by_hand
+            deleting = client.post(f"/answers/{answer_id}/rerun-adql", data={"adql": "DELETE FROM ztf.object"}).text
+            assert "Only one ADQL SELECT statement is allowed, got DELETE." in deleting
     finally:
         bench.close()

@@ -1,0 +1,52 @@
+"""The check that ADQL written by a person (the workbench's ADQL box) is one query before it reaches a TAP service.
+
+ADQL has no statements that write, and the service runs it with its own read-only role, so the check is about
+shape, not functions: exactly one SELECT (or a set operation of SELECTs), no second statement after a semicolon,
+and a length cap. Text sqlglot cannot read as a query is refused rather than passed on.
+
+Example:
+    >>> check_adql("SELECT TOP 3 oid FROM ztf.object;")
+    'SELECT TOP 3 oid FROM ztf.object'
+    >>> check_adql("SELECT 1; DROP TABLE ztf.object")
+    Traceback (most recent call last):
+    ...
+    db.errors.GuardError: Only one ADQL SELECT statement is allowed, got 2 statements. [general]
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from db.errors import GuardError
+
+__all__ = ["MAX_ADQL_CHARS", "check_adql"]
+
+MAX_ADQL_CHARS = 20_000
+_READER = "tsql"  # the sqlglot dialect that reads ADQL's TOP and its geometry functions as plain functions
+
+
+def check_adql(text: str) -> str:
+    """Return the query without surrounding blanks and trailing semicolons, or raise ``GuardError``.
+
+    Raises:
+        GuardError: Empty, too long, unreadable, several statements, or a statement that is not a query.
+    """
+    query = text.strip().rstrip(";").strip()
+    if not query:
+        raise GuardError("The ADQL is empty; write one SELECT statement.")
+    if len(query) > MAX_ADQL_CHARS:
+        raise GuardError(f"The ADQL is {len(query):,} characters long; at most {MAX_ADQL_CHARS:,} are allowed.")
+    try:
+        statements = [tree for tree in sqlglot.parse(query, read=_READER) if tree is not None]
+    except SqlglotError as err:
+        raise GuardError(f"Cannot read the ADQL as one query: {str(err).splitlines()[0]}") from err
+    if len(statements) != 1:
+        raise GuardError(f"Only one ADQL SELECT statement is allowed, got {len(statements)} statements.")
+    statement = statements[0]
+    if not isinstance(statement, exp.Query):
+        named = isinstance(statement, exp.DML | exp.DDL | exp.Drop | exp.Alter | exp.Command)
+        kind = statement.key.upper() if named else "text that is not a query"
+        raise GuardError(f"Only one ADQL SELECT statement is allowed, got {kind}.")
+    return query

@@ -1,0 +1,44 @@
+"""The ADQL box's check: one query, nothing after it, nothing that is not a query."""
+
+import doctest
+
+import pytest
+
+import engines.adql_guard
+from db.errors import GuardError
+from engines.adql_guard import MAX_ADQL_CHARS, check_adql
+
+QUERY = (
+    "SELECT TOP 5 o.oid FROM ztf.object AS o WHERE "
+    "CONTAINS(POINT('ICRS', o.meanra, o.meandec), CIRCLE('ICRS', 150.0, 2.2, 1.0)) = 1 ORDER BY o.oid"
+)
+
+
+def test_doctests_pass():
+    assert doctest.testmod(engines.adql_guard).failed == 0
+
+
+UNION = "SELECT oid FROM ztf.object UNION SELECT oid FROM ztf.ss_ztf"
+
+
+@pytest.mark.parametrize("text", [QUERY, f"  {QUERY} ;\n", UNION])
+def test_one_query_passes_as_written(text):
+    assert check_adql(text) == text.strip().rstrip(";").strip()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "The ADQL is empty"),
+        ("DELETE FROM ztf.object", "got DELETE."),
+        ("DROP TABLE ztf.object", "got DROP."),
+        (f"{QUERY}; DROP TABLE ztf.object", "got 2 statements."),
+        ("SELEC oid", "got text that is not a query."),
+        ("SELECT " + "1, " * MAX_ADQL_CHARS + "1", "characters long"),
+    ],
+    ids=["empty", "delete", "drop", "stacked", "not-a-query", "too-long"],
+)
+def test_anything_else_is_refused_in_one_line(text, message):
+    with pytest.raises(GuardError) as refused:
+        check_adql(text)
+    assert message in refused.value.message and "\n" not in refused.value.message
