@@ -73,23 +73,22 @@ def page_router(bench: Workbench) -> APIRouter:
     def answer_fragment(answer_id: str, page: int = 1, oid: str = "") -> str:
         return _answer_html(bench, bench.record(answer_id), page=page, oid=oid)
 
-    @router.post("/answers/{answer_id}/rerun")
-    def rerun(request: Request, answer_id: str, sql: str = Form(""), question: str = Form("")) -> Response:
+    def run_by_hand(request: Request, answer_id: str, run: Any, text: str, question: str) -> Response:
+        """Run the text of an answer's SQL or ADQL box; show the new answer, or the old one with the error."""
         try:
-            record = bench.run_sql(sql, question=question, session=_session(request))
+            record = run(text, question=question, session=_session(request))
         except WorkbenchError as err:
             html = _answer_html(bench, bench.record(answer_id), message=str(err))
             return _page(request, bench, html, status_code=400)
         return RedirectResponse(f"/answers/{record.id}", status_code=303)
 
+    @router.post("/answers/{answer_id}/rerun")
+    def rerun(request: Request, answer_id: str, sql: str = Form(""), question: str = Form("")) -> Response:
+        return run_by_hand(request, answer_id, bench.run_sql, sql, question)
+
     @router.post("/answers/{answer_id}/rerun-adql")
     def rerun_adql(request: Request, answer_id: str, adql: str = Form(""), question: str = Form("")) -> Response:
-        try:
-            record = bench.run_adql(adql, question=question, session=_session(request))
-        except WorkbenchError as err:
-            html = _answer_html(bench, bench.record(answer_id), message=str(err))
-            return _page(request, bench, html, status_code=400)
-        return RedirectResponse(f"/answers/{record.id}", status_code=303)
+        return run_by_hand(request, answer_id, bench.run_adql, adql, question)
 
     @router.get("/answers/{answer_id}/download/{fmt}")
     def download_rows(answer_id: str, fmt: str) -> Response:
