@@ -57,11 +57,11 @@ def test_repeated_objects_when_the_question_asks_for_objects():
 @pytest.mark.parametrize(
     "question",
     [
-        "Give the first 10 elements from the probability table, ordered by oid.",
-        "Find at most 500 rows in the 'probability' table for objects of the stamp classifier",
-        "I want the objects most likely to be SNe, with all the classification probabilities.",
-        "For objects with ZTF identifiers 'ZTF23aatekmu' and 'ZTF22abpxoyy', find all their epochs",
-        "Get everything for the ZTF object 'ZTF22aayjqah'",
+        "List 20 elements of the magstat table for objects seen in the r band.",
+        "Return up to 300 rows of the 'feature' table for objects classified as QSO",
+        "Show the objects most likely to be RRL together with all their class probabilities.",
+        "For the objects 'ZTF20abcdefg' and 'ZTF21hijklmn', list all their epochs",
+        "Give everything stored for the object 'ZTF21abcdxyz'",
     ],
     ids=["elements of a table", "rows of a table", "probabilities per class", "epochs", "a named object"],
 )
