@@ -26,7 +26,7 @@ from benchmarks.common import free_port, gold_queries, latency_summary_ms, packa
 from data.errors import DataError
 from data.loader import grounding_files
 from db.cluster import Cluster
-from db.errors import DbError
+from db.errors import DbError, ServerError
 from db.executor import Executor, ExecutorSettings
 from db.provision import SCALES, database_name, read_build_info
 from db.server import ServerInfo, ServerSettings, down, up
@@ -204,8 +204,11 @@ def run(scales: list[str], golds: list[tuple[int, str]], data_dir: Path, port: i
 def drop_database(admin_dsn: str, name: str) -> None:
     """Drop database ``name`` of the throwaway server (connected through its maintenance database)."""
     maintenance = psycopg.conninfo.make_conninfo(admin_dsn, dbname="postgres")
-    with psycopg.connect(maintenance, autocommit=True) as conn:
-        conn.execute(pgsql.SQL("DROP DATABASE {} WITH (FORCE)").format(pgsql.Identifier(name)))
+    try:
+        with psycopg.connect(maintenance, autocommit=True) as conn:
+            conn.execute(pgsql.SQL("DROP DATABASE {} WITH (FORCE)").format(pgsql.Identifier(name)))
+    except psycopg.Error as err:
+        raise ServerError(f"Cannot drop database {name} of the throwaway server: {str(err).strip()}") from err
 
 
 def parse_scales(text: str) -> list[str]:

@@ -28,7 +28,8 @@ EXAMPLES = """examples:
   python -m benchmarks.perturbed_golds --dataset ../shared/alerce-t2s/dev.csv --count 52 --out extra.sql
   python -m benchmarks.db --scales default --ground ../shared/alerce-t2s/dev.csv extra.sql
 
-Writes the SQL file (statements separated by ';'); exit codes: 0 written, 1 dataset not found, 2 bad command line."""
+Writes the SQL file (statements separated by ';'); exit codes: 0 written, 1 dataset not found or file not
+writable, 2 bad command line."""
 
 _OID = re.compile(r"^ZTF\d{2}[a-z]{7}$")
 _WISE = re.compile(r"^J\d{6}\.\d{2}[+-]\d{6}\.\d$")
@@ -168,7 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     queries = [perturb(sql, args.seed) for _, sql in golds][: args.count]
-    args.out.write_text(";\n".join(queries) + ";\n", encoding="utf-8")
+    try:
+        args.out.write_text(";\n".join(queries) + ";\n", encoding="utf-8")
+    except OSError as err:
+        print(f"error: cannot write {args.out}: {err.strerror or err}", file=sys.stderr)
+        return 1
     print(f"wrote {len(queries)} perturbed gold queries to {args.out}", file=sys.stderr)
     return 0
 

@@ -19,3 +19,10 @@ def test_a_missing_dataset_is_one_line_and_exit_1(tmp_path, capsys):
     assert main(["--dataset", str(tmp_path / "none.csv"), "--out", str(tmp_path / "x.sql")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: Dataset not found") and err.count("\n") == 1
+
+
+def test_an_unwritable_output_is_one_line_and_exit_1(dev_csv_path, tmp_path, capsys):
+    out = tmp_path / "missing-folder" / "x.sql"
+    assert main(["--dataset", str(dev_csv_path), "--count", "2", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot write {out}") and err.count("\n") == 1
