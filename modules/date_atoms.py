@@ -22,7 +22,7 @@ Conventions (see ``modules.dates`` for spans and open bounds):
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 from modules.date_calendar import (
@@ -120,13 +120,17 @@ def _day_month_year(match: re.Match[str], as_of: date, year: int | None) -> Peri
     return _day(int(match["year"]), _month(match), int(match["day"]))
 
 
+def _relative(period: Period | None) -> Period | None:
+    return replace(period, kind=DateKind.RELATIVE) if period else None
+
+
 def _day_month(match: re.Match[str], as_of: date, year: int | None) -> Period | None:
     """A day without a year: the given year, else the latest occurrence (29 February: the latest leap year)."""
     month, day = _month(match), int(match["day"])
     if year is not None:
         return _day(year, month, day)
     latest = recent_year(month, as_of, day=day)
-    return next(filter(None, (_day(latest - back, month, day) for back in range(8))), None)
+    return _relative(next(filter(None, (_day(latest - back, month, day) for back in range(8))), None))
 
 
 def _month_year(match: re.Match[str], as_of: date, year: int | None) -> Period | None:
@@ -135,18 +139,16 @@ def _month_year(match: re.Match[str], as_of: date, year: int | None) -> Period |
 
 def _bare_month(match: re.Match[str], as_of: date, year: int | None) -> Period | None:
     month = _month(match)
-    return month_period(recent_year(month, as_of) if year is None else year, month)
+    return month_period(year, month) if year else _relative(month_period(recent_year(month, as_of), month))
 
 
 def _last_month_name(match: re.Match[str], as_of: date, year: int | None) -> Period | None:
     month = _month(match)
-    period = month_period(recent_year(month, as_of, strictly_before=True), month)
-    return Period(period.start, period.end, DateKind.RELATIVE, period.year)
+    return _relative(month_period(recent_year(month, as_of, strictly_before=True), month))
 
 
 def _month_of_relative_year(match: re.Match[str], as_of: date, year: int | None) -> Period | None:
-    period = month_period(as_of.year - (match["which"].lower() == "last"), _month(match))
-    return Period(period.start, period.end, DateKind.RELATIVE, period.year)
+    return _relative(month_period(as_of.year - (match["which"].lower() == "last"), _month(match)))
 
 
 def _year(match: re.Match[str], as_of: date, year: int | None) -> Period | None:
@@ -180,7 +182,8 @@ def _week_of_month(match: re.Match[str], as_of: date, year: int | None) -> Perio
     month_days = month_period(recent_year(month, as_of) if year is None else year, month)
     ordinal = _ORDINALS[match["ordinal"].lower()]
     first = month_days.end - 7 if ordinal < 0 else month_days.start + 7 * (ordinal - 1)
-    return Period(first, first + 7, DateKind.ABSOLUTE, month_days.year)
+    week = Period(first, first + 7, DateKind.ABSOLUTE, month_days.year)
+    return week if year else _relative(week)
 
 
 def _iso_week(match: re.Match[str], as_of: date, year: int | None) -> Period | None:

@@ -34,7 +34,8 @@ class DateKind(StrEnum):
     ABSOLUTE = "absolute"
     """Calendar dates the question names ("September 2023", "2023-09-01")."""
     RELATIVE = "relative"
-    """Periods counted from the reference date ("last June", "in the last 30 days", "since yesterday")."""
+    """Periods that depend on the reference date: "last June", "in the last 30 days", "since yesterday", and months
+    or days given without a year ("in September")."""
     NUMBER = "number"
     """MJD or JD numbers the question gives ("MJD 60200", "JD 2460200.5")."""
 
