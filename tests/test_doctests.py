@@ -35,6 +35,9 @@ MODULES = (
     "optimizers.metric",
     "optimizers.select_list",
     "optimizers.value_match",
+    "replica.multisurvey.ids",
+    "replica.multisurvey.lookups",
+    "replica.multisurvey.sky",
     "serve.access",
     "serve.settings",
 )
