@@ -69,13 +69,12 @@ def _dia(run: _Run, rng: np.random.Generator, n: int) -> None:
     objects = object_rows(chunk.tables["detection"], chunk.forced.groupby("oid").size(), LSST_TID)
     spec = _in_oid_order(chunk.spec, objects)
     wise = allwise_rows(rng, spec)
-    dates = objects["updated_date"].to_numpy()
     tables = {
         "object": objects,
         **chunk.tables,
         "lsst_dia_object": dia_object_rows(chunk.detections, chunk.forced, objects),
         "probability": probability_rows(rng, objects, spec["kind"].to_numpy()),
-        "feature": feature_rows(rng, spec, chunk.detections, objects, wise, LSST_BANDS, dates[0]),
+        "feature": feature_rows(rng, spec, chunk.detections, objects, wise, LSST_BANDS),
         "xmatch": xmatch_rows(spec, objects, objects["created_date"].to_numpy()),
         "allwise": wise,
         "gaiadr3_source": gaia_rows(rng, spec),

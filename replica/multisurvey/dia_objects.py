@@ -36,28 +36,30 @@ def _detection_extras(rng: np.random.Generator, kind: np.ndarray) -> dict[str, n
         "isdipole": np.where(bogus, rng.random(n) < 0.35, rng.random(n) < 0.01),
         "traillength": np.where(moving, rng.uniform(1.0, 12.0, n), rng.uniform(0.05, 0.5, n)),
         "trailangle": rng.uniform(-90.0, 90.0, n),
-        "diaobjectid": 0,
         "ssobjectid": pd.array([pd.NA] * n, dtype="Int64"),
     }
 
 
-def _measured(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
+def _identified(spec: pd.DataFrame, visits: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
+    """The visits with their object's oid, the measurement ids and the object's position."""
     obj = visits["_obj"].to_numpy()
-    scatter_deg = (0.25 / np.maximum(visits["snr"].to_numpy(), 1.0) + 0.02) / 3600.0
-    ra, dec = offset_positions(
-        spec["ra"].to_numpy()[obj],
-        spec["dec"].to_numpy()[obj],
-        np.abs(rng.normal(0.0, 1.0, len(obj))) * scatter_deg,
-        rng.uniform(0.0, 2 * np.pi, len(obj)),
-    )
     return visits.assign(
         oid=spec["oid"].to_numpy()[obj],
         sid=LSST_DIA_SID,
         measurement_id=ids,
-        ra=ra,
-        dec=dec,
+        ra=spec["ra"].to_numpy()[obj],
+        dec=spec["dec"].to_numpy()[obj],
         extendedness=spec["extendedness"].to_numpy()[obj],
     )
+
+
+def _scattered(rng: np.random.Generator, detections: pd.DataFrame) -> pd.DataFrame:
+    """Detections at measured positions: the object's position plus centroid noise shrinking with SNR."""
+    scatter_deg = (0.25 / np.maximum(detections["snr"].to_numpy(), 1.0) + 0.02) / 3600.0
+    distance_deg = np.abs(rng.normal(0.0, 1.0, len(detections))) * scatter_deg
+    angle = rng.uniform(0.0, 2 * np.pi, len(detections))
+    ra, dec = offset_positions(detections["ra"].to_numpy(), detections["dec"].to_numpy(), distance_deg, angle)
+    return detections.assign(ra=ra, dec=dec)
 
 
 def dia_chunk(rng: np.random.Generator, n: int, first_counter: int, max_forced: int) -> DiaChunk:
@@ -75,12 +77,10 @@ def dia_chunk(rng: np.random.Generator, n: int, first_counter: int, max_forced: 
     det_ids, forced_ids = ids[: len(det_visits)], ids[len(det_visits) :]
     first_row = np.r_[True, det_visits["_obj"].to_numpy()[1:] != det_visits["_obj"].to_numpy()[:-1]]
     spec["oid"] = det_ids[first_row]  # a diaObject is named after its first diaSource
-    detections = _measured(rng, spec, det_visits, det_ids)
+    detections = _scattered(rng, _identified(spec, det_visits, det_ids))
     kind = spec["kind"].to_numpy()[detections["_obj"].to_numpy()]
-    detections = detections.assign(**_detection_extras(rng, kind))
-    detections["diaobjectid"] = detections["oid"]
-    forced = _measured(rng, spec, forced_visits, forced_ids)
-    forced[["ra", "dec"]] = spec[["ra", "dec"]].to_numpy()[forced["_obj"].to_numpy()]
+    detections = detections.assign(diaobjectid=detections["oid"], **_detection_extras(rng, kind))
+    forced = _identified(spec, forced_visits, forced_ids)
     detection, lsst_detection = detection_frames(rng, detections)
     detections["raerr"] = lsst_detection["raerr"].to_numpy()
     forced_photometry, lsst_forced = forced_frames(rng, forced)

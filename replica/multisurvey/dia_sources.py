@@ -16,11 +16,11 @@ def _one_night_events(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.D
     """Put the bogus and moving objects' flux on one visit (bogus: up to the next two visits that night too)."""
     kind = spec["kind"].to_numpy()[visits["_obj"].to_numpy()]
     brief = np.isin(kind, ("bogus", "moving"))
-    first_row = visits.groupby("_obj").cumcount().to_numpy()
+    position = visits.groupby("_obj").cumcount().to_numpy()  # of the visit among its object's visits
     counts = visits.groupby("_obj")["mjd"].transform("size").to_numpy()
     chosen = np.floor(rng.random(len(spec))[visits["_obj"].to_numpy()] * counts)
     extra = np.where(kind == "bogus", rng.integers(0, 3, len(spec))[visits["_obj"].to_numpy()], 0)
-    on = brief & (first_row >= chosen) & (first_row <= chosen + extra)
+    on = brief & (position >= chosen) & (position <= chosen + extra)
     sign = np.where((kind == "bogus") & (rng.random(len(visits)) < 0.4), -1.0, 1.0)
     s = spec.iloc[visits["_obj"].to_numpy()]
     flux = band_flux(s["flux"].to_numpy(), s["color"].to_numpy(), visits["band_name"].to_numpy())

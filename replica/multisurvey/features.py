@@ -127,17 +127,16 @@ def _per_band(rng: np.random.Generator, stats: pd.DataFrame) -> list[pd.DataFram
     return out
 
 
-def feature_rows(rng, spec, det, objects, wise, band_codes, updated_date) -> pd.DataFrame:
+def feature_rows(rng, spec, det, objects, wise, band_codes) -> pd.DataFrame:
     """Return the feature rows of the diaObjects with two detections or more.
 
     Args:
         rng: random generator.
         spec: the objects' spec (oid, kind, period, ra, dec, wise_name), same order as `objects`.
         det: their detections (oid, band, psfflux, scienceflux).
-        objects: their object rows.
+        objects: their object rows (a feature row is dated like its object's last update).
         wise: the AllWISE rows of their counterparts.
         band_codes: band name -> code.
-        updated_date: the text date written in updated_date.
     """
     enough = objects["n_det"].to_numpy() >= 2
     spec, objects = spec[enough].reset_index(drop=True), objects[enough].reset_index(drop=True)
@@ -148,5 +147,8 @@ def feature_rows(rng, spec, det, objects, wise, band_codes, updated_date) -> pd.
     rows = rows[np.isfinite(rows["feature_value"].to_numpy())]
     ids = {name: k for k, name in enumerate(feature_names())}
     return rows.assign(
-        sid=1, feature_id=rows["name"].map(ids).to_numpy(), version=FEATURE_VERSION, updated_date=updated_date
+        sid=1,
+        feature_id=rows["name"].map(ids).to_numpy(),
+        version=FEATURE_VERSION,
+        updated_date=rows["oid"].map(objects.set_index("oid")["updated_date"]).to_numpy(),
     ).drop(columns="name")

@@ -74,7 +74,6 @@ def _agn(rng: np.random.Generator, spec: pd.DataFrame, m: np.ndarray) -> None:
 
 def _one_night(rng: np.random.Generator, spec: pd.DataFrame, m: np.ndarray, faint: float) -> None:
     n = m.sum()
-    spec.loc[m, "t0"] = rng.uniform(LSST_START_MJD, LSST_END_MJD - 1.0, n)
     spec.loc[m, "flux"] = flux_of_mag(rng.uniform(18.5, faint, n))
     spec.loc[m, "color"] = rng.normal(0.3, 0.3, n)
     spec.loc[m, "host"] = 0.0

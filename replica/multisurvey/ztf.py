@@ -66,6 +66,8 @@ def ztf_only_spec(rng: np.random.Generator, n: int) -> pd.DataFrame:
     """Return the spec of `n` objects that only ZTF sees (its northern sky, dec > -30 deg)."""
     spec = random_spec(rng, n)
     spec["ra"], spec["dec"] = uniform_sky(rng, n, -30.0, 88.0)
+    sn = spec["kind"].to_numpy() == "SN"
+    spec.loc[sn, "t0"] = rng.uniform(ZTF_CADENCE.start_mjd - 20.0, ZTF_CADENCE.end_mjd, sn.sum())
     spec["deep"] = False
     spec["lsst_oid"] = pd.array([pd.NA] * n, dtype="Int64")
     return spec
