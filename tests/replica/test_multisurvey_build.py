@@ -210,7 +210,7 @@ def test_cross_matches_resolve_and_ztf_twins_exist(ms_conn) -> None:
     orphans = _scalar(
         ms_conn,
         """SELECT count(*) FROM xmatch x LEFT JOIN allwise a ON x.catid = 0 AND a.oid_catalog = x.oid_catalog
-           LEFT JOIN gaiadr3_source g ON x.catid = 1 AND g.oid_catalog = CAST(x.oid_catalog AS bigint)
+           LEFT JOIN gaiadr3_source g ON x.catid = 1 AND CAST(g.oid_catalog AS varchar) = x.oid_catalog
            WHERE a.oid_catalog IS NULL AND g.oid_catalog IS NULL""",
     )
     assert orphans == 0
