@@ -35,7 +35,7 @@ class _Run:
     """What the chunks share: the writer, the next LSST id counter and ZTF candid index, names taken."""
 
     def __init__(self, writer: TableWriter, seed: int, scale: Scale) -> None:
-        self.writer, self.seed, self.scale = writer, seed, scale
+        self.writer, self.scale = writer, scale
         self.lsst_counter = int(np.random.default_rng([seed, 0]).integers(10**6, 10**9))
         self.ztf_index = 0
         self.namer = ZtfNamer(np.random.default_rng([seed, 9]))

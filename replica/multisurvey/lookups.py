@@ -5,8 +5,8 @@ Example:
     (6, 5)
     >>> class_id(3, "SN"), version_code("2.0.2")
     (0, 202)
-    >>> feature_id("Multiband_period")
-    27
+    >>> feature_names()[27]
+    'Multiband_period'
 """
 
 import functools
@@ -23,7 +23,6 @@ __all__ = [
     "ZTF_BANDS",
     "class_id",
     "classifier_version_code",
-    "feature_id",
     "feature_names",
     "lookup_frames",
     "version_code",
@@ -70,11 +69,6 @@ def _bands(sid: int) -> dict[str, int]:
 def feature_names() -> tuple[str, ...]:
     """Return the feature names in feature_id order."""
     return tuple(_raw()["feature_name_lut"]["names"])
-
-
-def feature_id(name: str) -> int:
-    """Return the feature_id of a feature name."""
-    return feature_names().index(name)
 
 
 def version_code(version: str) -> int:

@@ -80,13 +80,13 @@ def _years(rng: np.random.Generator, spec: pd.DataFrame, firstmjd: np.ndarray) -
 
 
 def ztf_tables(rng: np.random.Generator, spec: pd.DataFrame, namer: ZtfNamer, gidx0: int, max_forced: int):
-    """Return (tables, spec with oid and name, measurements used) of ZTF objects; candids encode gidx0 onwards."""
+    """Return (tables, spec with oid, measurements used) of ZTF objects; candids encode gidx0 onwards."""
     spec, visits = observe(rng, spec, max_forced, ZTF_CADENCE)
     firstmjd = visits[visits["is_det"]].groupby("_obj")["mjd"].min().to_numpy()
     order = np.argsort(firstmjd, kind="stable")
     names = np.empty(len(spec), dtype=object)
     names[order] = namer.names(_years(rng, spec, firstmjd)[order])
-    spec["ztf_name"], spec["oid"] = names, [ztf_oid(name) for name in names]
+    spec["oid"] = [ztf_oid(name) for name in names]
     obj = visits["_obj"].to_numpy()
     pid, candid = candid_of(visits["mjd"].to_numpy(), gidx0 + np.arange(len(visits)))
     rows = visits.assign(

@@ -6,7 +6,7 @@ import psycopg
 import pytest
 
 from replica.multisurvey import SCHEMA, get_scale
-from replica.multisurvey.ids import pack_designation, ss_object_id, ztf_name, ztf_oid
+from replica.multisurvey.ids import pack_designation, ss_object_id, unpack_designation, ztf_name, ztf_oid
 from replica.multisurvey.lookups import lookup_frames
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
@@ -173,6 +173,7 @@ def test_solar_system_ids_and_designations(ms_conn) -> None:
     assert len(rows) == _scalar(ms_conn, "SELECT count(*) FROM object WHERE sid = 2")
     for ssobjectid, unpacked, packed, detection_designation in rows:
         assert pack_designation(unpacked) == packed == detection_designation
+        assert unpack_designation(packed) == unpacked
         assert ss_object_id(packed) == ssobjectid
     assert _scalar(ms_conn, "SELECT count(*) FROM lsst_detection WHERE sid = 2 AND diaobjectid <> 0") == 0
     assert _scalar(ms_conn, "SELECT count(*) FROM lsst_mpc_orbits WHERE orbit_type_int <> -1 OR earth_moid <> 0") == 0

@@ -12,9 +12,9 @@ from data.loader import load_dataset
 from db.catalog import load_catalog
 from db.guard import check_sql
 
-from .conftest import CATALOG_YAML
-
-EXAMPLES_CSV = Path(__file__).resolve().parents[2] / "data" / "examples" / "multisurvey_examples.csv"
+REPO = Path(__file__).resolve().parents[2]
+CATALOG_YAML = REPO / "catalog" / "multisurvey.yaml"
+EXAMPLES_CSV = REPO / "data" / "examples" / "multisurvey_examples.csv"
 EXAMPLES = load_dataset(EXAMPLES_CSV)
 with EXAMPLES_CSV.open(encoding="utf-8", newline="") as handle:
     KINDS = {int(row["req_id"]): row["type"] for row in csv.DictReader(handle)}
