@@ -17,7 +17,6 @@ from engines.errors import ErrorKind, ExecutionError
 __all__ = ["RULES", "Rendering", "TapTarget", "Upload", "unsupported"]
 
 UPLOAD_SCHEMA = "TAP_UPLOAD"
-_SCHEMA_ALIASES = {"alerce", "public"}
 _SERVICE_SCHEMAS = {"tap_schema", UPLOAD_SCHEMA.lower()}
 _CAST_TYPES = {
     exp.DataType.Type.SMALLINT: "SMALLINT",
@@ -54,16 +53,20 @@ class TapTarget:
     """What the TAP service offers the translation.
 
     Attributes:
-        schema: Schema that holds the tables on the service (ALeRCE: ``ztf``).
+        schema: Schema that holds the tables on the service (ALeRCE: ``ztf`` and ``alerce_tap``).
         tables: Table names published in `schema`.
         columns: {table: {column: SQL type}} used to qualify columns inside subqueries.
         boolean_columns: Columns of boolean type, compared with ``'True'``/``'False'`` on TAP.
+        schema_aliases: Schemas the PostgreSQL may name for `schema` (the catalog's PostgreSQL schema, public).
+        partitions: {partition: (parent, key column, value)} of tables the service publishes only as their parent.
     """
 
     schema: str
     tables: frozenset[str]
     columns: dict[str, dict[str, str]]
     boolean_columns: frozenset[str]
+    schema_aliases: frozenset[str] = frozenset({"public"})
+    partitions: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,7 @@ def qualify_tables(tree: exp.Expression, rendering: Rendering) -> exp.Expression
             continue
         if schema in _SERVICE_SCHEMAS:
             continue
-        if schema and schema not in _SCHEMA_ALIASES and schema != target.schema:
+        if schema and schema not in target.schema_aliases and schema != target.schema:
             raise unsupported(f"schema {schema} (only {target.schema} and tap_schema are published)")
         if name not in target.tables:
             raise unsupported(_missing_table(name, target))
@@ -288,8 +291,9 @@ def _schema(rendering: Rendering) -> dict[str, dict[str, dict[str, str]]]:
 
 
 def _missing_table(name: str, target: TapTarget) -> str:
-    if name.startswith(("lc_classifier", "stamp_classifier")):
-        return f"table {name}; use {target.schema}.probability with classifier_name = '{name}'"
+    if name in target.partitions:
+        parent, key, value = target.partitions[name]
+        return f"table {name}; use {target.schema}.{parent} with {key} = '{value}'"
     if name in {"information_schema", "tables", "columns"}:
         return f"table {name}; list tables with tap_schema.tables"
     return f"table {name} (published: {', '.join(sorted(target.tables))})"

@@ -16,6 +16,7 @@ class ForwardingEngine:
     def __init__(self, inner: Engine) -> None:
         self.inner = inner
         self.name = inner.name
+        self.catalog = inner.catalog
 
     @property
     def concurrency(self) -> int | None:
