@@ -5,8 +5,8 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
-import psycopg
 
+from replica.schema_ops import analyze, create_indexes, prepare, row_counts
 from replica.synthetic import crossmatch
 from replica.synthetic.bookkeeping import bookkeeping_frames
 from replica.synthetic.chunk import generate_chunk
@@ -15,9 +15,12 @@ from replica.synthetic.objects import assign_oids, random_kinds, spec_for_kinds
 from replica.synthetic.photometry import DATAQUALITY_SQL
 from replica.synthetic.scales import get_scale
 
-__all__ = ["build"]
+__all__ = ["SCHEMA", "build"]
 
 log = logging.getLogger(__name__)
+
+SCHEMA = "alerce"
+"""The ZTF catalog's PostgreSQL schema (``catalog/ztf.yaml``), which the generator and grounding write."""
 
 _LOAD_ORDER = (
     "object",
@@ -35,32 +38,6 @@ _LOAD_ORDER = (
     "feature",
     "forced_photometry",
 )
-
-
-def _secondary_indexes(conn) -> list[tuple[str, str]]:
-    """(name, definition) of alerce indexes that back no constraint and belong to no parent index."""
-    return conn.execute(
-        "SELECT c.relname, pg_get_indexdef(c.oid) FROM pg_class c "
-        "JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'alerce' "
-        "WHERE c.relkind IN ('i', 'I') "
-        "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid) "
-        "AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = c.oid) ORDER BY 1"
-    ).fetchall()
-
-
-def _prepare(conn) -> list[tuple[str, str]]:
-    tables = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'alerce'").fetchall()]
-    if tables:
-        conn.execute("TRUNCATE " + ", ".join(f"alerce.{t}" for t in tables) + " CASCADE")
-    indexes = [(n, d) for n, d in _secondary_indexes(conn)]
-    for name, _ in indexes:
-        conn.execute(f"DROP INDEX IF EXISTS alerce.{name}")
-    try:
-        with conn.transaction():
-            conn.execute("SET session_replication_role = replica")
-    except psycopg.Error:
-        log.info("cannot disable FK triggers (not a superuser); loading with checks")
-    return indexes
 
 
 def _write_chunk(writer: TableWriter, tables: dict, seed: float) -> None:
@@ -131,7 +108,7 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
     size = get_scale(scale)
     t0 = time.monotonic()
     queries = list(ground)
-    indexes = _prepare(conn)
+    indexes = prepare(conn, SCHEMA)
     writer = TableWriter(conn)
     for name, frame in bookkeeping_frames().items():
         writer.write(name, frame)
@@ -143,22 +120,12 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
     if queries:
         _ground(conn, writer, queries, np.random.default_rng([seed, 4]), size, indexes, read_s)
     else:
-        _create_indexes(conn, indexes)
+        create_indexes(conn, indexes)
     conn.execute("SET session_replication_role = origin")  # foreign-key triggers stay off until here
     conn.commit()
-    was_autocommit = conn.autocommit
-    conn.autocommit = True
-    try:
-        conn.execute("ANALYZE")
-    finally:
-        conn.autocommit = was_autocommit
+    analyze(conn)
     log.info("built scale %s (seed %d) in %.1f s", scale, seed, time.monotonic() - t0)
-    return _row_counts(conn)
-
-
-def _create_indexes(conn, indexes: list[tuple[str, str]]) -> None:
-    for _, definition in indexes:
-        conn.execute(definition)
+    return row_counts(conn, SCHEMA)
 
 
 def _ground(
@@ -180,7 +147,7 @@ def _ground(
     written = time.monotonic()
     deleted = thin_unordered_limits(conn, queries, grounded)
     thinned = time.monotonic()
-    _create_indexes(conn, indexes)
+    create_indexes(conn, indexes)
     stages = {"reading": read_s, "entities": chosen - started, "rows": written - chosen, "thinning": thinned - written}
     log.debug("grounding: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stages.items()))
     log.info(
@@ -191,12 +158,3 @@ def _ground(
         read_s + thinned - started,
         extra={"grounding_s": {name: round(seconds, 2) for name, seconds in stages.items()}},
     )
-
-
-def _row_counts(conn) -> dict[str, int]:
-    """Rows per alerce table after thinning (partitions counted in their parent only)."""
-    names = conn.execute(
-        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = 'alerce' AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1"
-    ).fetchall()
-    return {name: conn.execute(f"SELECT count(*) FROM alerce.{name}").fetchone()[0] for (name,) in names}

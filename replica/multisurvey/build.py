@@ -15,11 +15,11 @@ from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.lookups import LSST_BANDS, lookup_frames
 from replica.multisurvey.lsst_tables import DETECTION_SQL
 from replica.multisurvey.scales import Scale, get_scale
-from replica.multisurvey.schema_ops import analyze, prepare, row_counts
 from replica.multisurvey.ss_objects import ss_observations
 from replica.multisurvey.ss_tables import mpc_orbit_rows, ss_detection_tables
 from replica.multisurvey.summaries import dia_object_rows, object_rows
 from replica.multisurvey.ztf import ZtfNamer, counterpart_spec, ztf_only_spec, ztf_tables
+from replica.schema_ops import analyze, create_indexes, prepare, row_counts
 from replica.synthetic.copy import TableWriter
 
 __all__ = ["SCHEMA", "build"]
@@ -129,8 +129,7 @@ def build(conn: psycopg.Connection, *, scale: str = "default", seed: int = 0, sc
         _solar_system(run, np.random.default_rng([seed, 2, k]), n)
     for k, n in enumerate(_chunks(size.n_ztf, size.chunk_objects)):
         _ztf_only(run, np.random.default_rng([seed, 3, k]), n)
-    for _, definition in indexes:
-        conn.execute(definition)
+    create_indexes(conn, indexes)
     conn.execute("SET session_replication_role = origin")
     conn.commit()
     analyze(conn)
