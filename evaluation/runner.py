@@ -17,7 +17,7 @@ from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
 from metric.aggregate import ScoredItem
 from metric.gold_cache import GoldCache
-from metric.perfect_match import score_frames
+from metric.perfect_match import identifier_columns, score_frames
 
 __all__ = ["MISSING_MESSAGE", "ItemRecord", "failed_item", "score_item", "score_predictions"]
 
@@ -118,7 +118,8 @@ def score_item(
     gold = gold_cache.result(example.gold_sql)
     pred_df, outcome = _execute(executor, prediction.sql, timeout_s)
     error = outcome if isinstance(outcome, ExecutionError) else None
-    scores = score_frames(gold.frame, example.gold_sql, pred_df, prediction.sql or "")
+    ids = identifier_columns(executor.catalog)
+    scores = score_frames(gold.frame, example.gold_sql, pred_df, prediction.sql or "", ids=ids)
     return ItemRecord(
         req_id=prediction.req_id,
         run=prediction.run,

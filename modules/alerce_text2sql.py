@@ -9,6 +9,7 @@ from catalog import Catalog, load_catalog, render_schema_text
 from engines import Engine
 from engines.bounded import BoundedEngine
 from engines.errors import ExecutionError
+from metric.perfect_match import identifier_columns
 from modules.candidates import CandidatePath, candidate_paths, run_concurrently
 from modules.classification import Classification
 from modules.decomposition import Decomposition
@@ -210,7 +211,11 @@ class AlerceText2SQL(dspy.Module):
         candidates = [Candidate(str(i), d.outcome.sql, result_frame(d.outcome)) for i, d in enumerate(drafts)]
         with record.stage("selection"):
             chosen = self.selection(
-                shared.question, shared.knowledge, candidates, min_agreement=self.settings.min_agreement
+                shared.question,
+                shared.knowledge,
+                candidates,
+                min_agreement=self.settings.min_agreement,
+                ids=identifier_columns(self.settings.catalog),
             )
         record.add_failures(chosen.failures)
         selected = int(chosen.candidate.id)
