@@ -11,8 +11,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify_columns import qualify_columns as _sqlglot_qualify_columns
 
+from engines.adql_forms import scalar_subqueries_as_in, unfilter_aggregates, unsupported
 from engines.adql_reserved import RESERVED_WORDS
-from engines.errors import ErrorKind, ExecutionError
 
 __all__ = ["RULES", "Rendering", "TapTarget", "Upload", "unsupported"]
 
@@ -86,11 +86,6 @@ class Rendering:
 
 
 Rule = Callable[[exp.Expression, Rendering], exp.Expression]
-
-
-def unsupported(what: str) -> ExecutionError:
-    """Return the error for a construct that has no ADQL form, naming it and what to use instead."""
-    return ExecutionError(ErrorKind.UNSUPPORTED, None, f"Not available on TAP (ADQL): {what}.")
 
 
 def refuse_unsupported(tree: exp.Expression, rendering: Rendering) -> exp.Expression:
@@ -269,6 +264,8 @@ def quote_reserved(tree: exp.Expression, rendering: Rendering) -> exp.Expression
 
 RULES: tuple[Rule, ...] = (
     refuse_unsupported,
+    unfilter_aggregates,
+    scalar_subqueries_as_in,
     upload_values,
     qualify_tables,
     qualify_columns,
@@ -353,4 +350,6 @@ def _is_condition(node: exp.Expression) -> bool:
         node, parent = parent, parent.parent
     if isinstance(parent, exp.Where | exp.Having | exp.And | exp.Or | exp.Not):
         return True
-    return isinstance(parent, exp.Join) and node.arg_key == "on"
+    return (isinstance(parent, exp.Join) and node.arg_key == "on") or (
+        isinstance(parent, exp.If) and node.arg_key == "this"
+    )
