@@ -1,12 +1,14 @@
-"""A real local TAP service: GAVO DaCHS (Debian's gavodachs2-server) publishing the embedded database as ``ztf``.
+"""A real local TAP service: GAVO DaCHS (Debian's gavodachs2-server) publishing the embedded databases.
 
-`tap_up` copies the published tables of one embedded database into DaCHS's own database (schema ``ztf``, plain
-tables with oid and q3c indexes), writes the resource descriptor rendered from the catalog, imports its metadata
-and starts the server on 127.0.0.1. It is idempotent: an unchanged source is not copied again, and a server that
-was killed is started anew. DaCHS is GPL and not a Python dependency; without it only this server is missing.
+`tap_up` copies the published tables of each catalog's embedded database into DaCHS's own database, under the
+catalog's TAP schema (``ztf``, ``alerce_tap``: plain tables with oid and q3c indexes), writes the resource descriptor
+rendered from the catalog, imports its metadata and starts the server on 127.0.0.1. It is idempotent: an
+unchanged source is not copied again, and a server that was killed is started anew. DaCHS is GPL and not a Python
+dependency; without it only this server is missing.
 """
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import json
@@ -24,18 +26,18 @@ from typing import TextIO
 
 import psycopg
 
-from catalog import load_catalog
+from catalog import CATALOG_NAMES, Catalog, load_catalog
 from catalog.dachs_rd import rd_id, render_index_ddl, render_rd, render_tables_ddl
 from db.errors import ServerError
 from db.server import ServerSettings, up
 from defaults.time_limits import DACHS_START_S
+from replica.replicas import can_ground
 
 __all__ = ["TapServerStatus", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
 
 logger = logging.getLogger(__name__)
 TAP_SCHEMA = load_catalog().tap_schema
-"""The schema the local DaCHS publishes the embedded database under, as ALeRCE's service does."""
-RD_ID = rd_id(load_catalog())
+"""The ztf catalog's TAP schema, as ALeRCE's service names it; its input folder holds the DaCHS lock."""
 
 GAVO_DIR = Path(os.environ.get("GAVO_ROOT", "/var/gavo"))
 _LOCK_WAIT_S = 1800.0
@@ -48,42 +50,51 @@ _NOT_INSTALLED = (
 
 @dataclass(frozen=True, kw_only=True)
 class TapServerStatus:
-    """Whether the local DaCHS answers, its TAP URL and the source it publishes."""
+    """Whether the local DaCHS answers, its TAP URL and the source databases it publishes (comma-separated)."""
 
     running: bool
     url: str
     source: str | None
 
 
-def tap_up(settings: ServerSettings | None = None) -> str:
-    """Publish the embedded database of `settings` (started and built if needed) through DaCHS; return its URL.
+def tap_up(settings: ServerSettings | None = None, catalogs: tuple[str, ...] = CATALOG_NAMES) -> str:
+    """Publish each catalog's embedded database (started and built if needed) through DaCHS; return its URL.
+
+    Args:
+        settings: The embedded server and scale; each catalog's database of that scale is published (the
+            grounding applies to the catalogs whose replica grounds).
+        catalogs: The catalogs to publish (the others stay as they are).
 
     Raises:
         ServerError: DaCHS is missing, cannot be set up or started, or another run holds it too long.
     """
     _dachs()  # a missing DaCHS is reported at once, not after waiting for the lock
     with _exclusive():
-        return _up(settings)
+        return _up(settings, catalogs)
 
 
 @contextlib.contextmanager
-def tap_session(settings: ServerSettings | None = None, *, fresh: bool = False) -> Iterator[str]:
+def tap_session(
+    settings: ServerSettings | None = None, *, fresh: bool = False, catalogs: tuple[str, ...] = CATALOG_NAMES
+) -> Iterator[str]:
     """Publish like `tap_up` and keep the local DaCHS for this run until the block ends; yield its URL.
 
     Other runs (tests, benchmarks, `tap up`) wait meanwhile, so none republishes another database under it. A
     server this session had to start is stopped at the end.
 
     Args:
-        settings: The embedded database to publish.
-        fresh: Stop the server and copy the database again, as on a new machine (for timing the set-up).
+        settings: The embedded server and scale to publish (see `tap_up`).
+        fresh: Stop the server and copy the databases again, as on a new machine (for timing the set-up).
+        catalogs: The catalogs to publish.
     """
     _dachs()
     with _exclusive():
         was_running = _answers()
         if fresh:
             tap_down()
-            (GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json").unlink(missing_ok=True)
-        url = _up(settings)
+            for name in catalogs:
+                _marker(load_catalog(name)).unlink(missing_ok=True)
+        url = _up(settings, catalogs)
         try:
             yield url
         finally:
@@ -91,16 +102,20 @@ def tap_session(settings: ServerSettings | None = None, *, fresh: bool = False) 
                 tap_down()
 
 
-def _up(settings: ServerSettings | None) -> str:
+def _up(settings: ServerSettings | None, catalogs: tuple[str, ...]) -> str:
     dachs = _dachs()
     started = time.perf_counter()
-    source = up(settings or ServerSettings())
+    settings = settings or ServerSettings()
     _ensure_postgres()
-    marker = GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json"
-    source_id = _source_id(source.admin_dsn)
-    if not marker.exists() or marker.read_text() != source_id:
-        _publish(dachs, source.admin_dsn)
-        marker.write_text(source_id)
+    for name in catalogs:
+        grounded = settings.ground if can_ground(name) else None
+        source = up(dataclasses.replace(settings, catalog=name, ground=grounded))
+        catalog = load_catalog(name)
+        marker = _marker(catalog)
+        source_id = _source_id(source.admin_dsn)
+        if not marker.exists() or marker.read_text() != source_id:
+            _publish(dachs, source.admin_dsn, catalog)
+            marker.write_text(source_id)
     _start(dachs)
     logger.info("local TAP service ready in %.1f s", time.perf_counter() - started)
     return tap_url()
@@ -152,10 +167,16 @@ def tap_down() -> bool:
 
 
 def tap_status() -> TapServerStatus:
-    """Report whether the local DaCHS answers and which source database it publishes."""
-    marker = GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json"
-    source = json.loads(marker.read_text()).get("database") if marker.exists() else None
-    return TapServerStatus(running=shutil.which("dachs") is not None and _answers(), url=tap_url(), source=source)
+    """Report whether the local DaCHS answers and which source databases it publishes."""
+    markers = [_marker(load_catalog(name)) for name in CATALOG_NAMES]
+    sources = [json.loads(marker.read_text()).get("database") for marker in markers if marker.exists()]
+    running = shutil.which("dachs") is not None and _answers()
+    return TapServerStatus(running=running, url=tap_url(), source=", ".join(sources) or None)
+
+
+def _marker(catalog: Catalog) -> Path:
+    """The file recording which build of which database DaCHS serves under the catalog's TAP schema."""
+    return GAVO_DIR / "inputs" / catalog.tap_schema / "source.json"
 
 
 def tap_url() -> str:
@@ -212,35 +233,36 @@ def _feed_dsn() -> str:
     return " ".join(f"{keys[key]}='{value}'" for key, value in _profile("feed").items() if key in keys)
 
 
-def _publish(dachs: str, source_dsn: str) -> None:
-    """Copy the published tables into DaCHS's database and import the resource descriptor's metadata."""
-    catalog = load_catalog()
-    logger.info("copying the embedded database into DaCHS schema %s", TAP_SCHEMA)
+def _publish(dachs: str, source_dsn: str, catalog: Catalog) -> None:
+    """Copy the catalog's published tables into DaCHS's database and import the resource descriptor's metadata."""
+    schema = catalog.tap_schema
+    logger.info("copying the embedded %s database into DaCHS schema %s", catalog.name, schema)
     _run(["runuser", "-u", "postgres", "--", "psql", "-q", "-d", "gavo", "-c", "CREATE EXTENSION IF NOT EXISTS q3c"])
     with psycopg.connect(_feed_dsn()) as target, psycopg.connect(source_dsn) as source:
-        target.execute(f"DROP SCHEMA IF EXISTS {TAP_SCHEMA} CASCADE")
+        target.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
         target.execute(render_tables_ddl(catalog))
         for table in catalog.tap_tables:
             columns = ", ".join(table.column_names)
             with (
                 source.cursor().copy(f"COPY (SELECT {columns} FROM {catalog.schema}.{table.name}) TO STDOUT") as out,
-                target.cursor().copy(f"COPY {TAP_SCHEMA}.{table.name} ({columns}) FROM STDIN") as into,
+                target.cursor().copy(f"COPY {schema}.{table.name} ({columns}) FROM STDIN") as into,
             ):
                 for chunk in out:
                     into.write(chunk)
         target.execute(render_index_ddl(catalog))
         # Queries run as DaCHS's query roles (uploads as the untrusted one); `dachs imp -m` grants nothing.
         for role in {_profile(name)["user"] for name in ("trustedquery", "untrustedquery")}:
-            target.execute(f"GRANT USAGE ON SCHEMA {TAP_SCHEMA} TO {role}")
-            target.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {TAP_SCHEMA} TO {role}")
+            target.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+            target.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
         target.commit()
         target.autocommit = True
-        target.execute(f"ANALYZE {', '.join(f'{TAP_SCHEMA}.{table.name}' for table in catalog.tap_tables)}")
-    rd_path = GAVO_DIR / "inputs" / TAP_SCHEMA / "q.rd"
+        target.execute(f"ANALYZE {', '.join(f'{schema}.{table.name}' for table in catalog.tap_tables)}")
+    rd_path = GAVO_DIR / "inputs" / schema / "q.rd"
+    rd_path.parent.mkdir(parents=True, exist_ok=True)
     rd_path.write_text(render_rd(catalog))
-    _run([dachs, "imp", "-m", RD_ID])
-    _run([dachs, "limits", "-t", RD_ID])  # fills tap_schema.tables.nrows, which TAP engines fingerprint
-    _run([dachs, "pub", RD_ID], check=False)
+    _run([dachs, "imp", "-m", rd_id(catalog)])
+    _run([dachs, "limits", "-t", rd_id(catalog)])  # fills tap_schema.tables.nrows, which TAP engines fingerprint
+    _run([dachs, "pub", rd_id(catalog)], check=False)
 
 
 def _start(dachs: str) -> None:

@@ -16,7 +16,7 @@ def test_tap_up_twice_reuses_the_published_copy(pg_server, tap_url):
     copied_at = marker.stat().st_mtime_ns
     assert tap_up(pg_server) == tap_url
     assert marker.stat().st_mtime_ns == copied_at
-    assert tap_status().source == "alerce_tiny"
+    assert tap_status().source == "alerce_tiny, alerce_multisurvey_tiny"
 
 
 def test_tap_up_recovers_from_a_killed_server(pg_server, tap_url):
@@ -34,7 +34,9 @@ def test_db_tap_status_and_url_print_the_local_service(capsys, tap_url):
     assert db_main(["tap", "url"]) == 0
     assert capsys.readouterr().out == f"{tap_url}\n"
     assert db_main(["tap", "status"]) == 0
-    assert capsys.readouterr().out == f"running: yes\nurl: {tap_url}\ndatabase: alerce_tiny\n"
+    assert capsys.readouterr().out == (
+        f"running: yes\nurl: {tap_url}\ndatabase: alerce_tiny, alerce_multisurvey_tiny\n"
+    )
 
 
 def test_db_adql_prints_the_translation(capsys, tmp_path):
@@ -42,6 +44,19 @@ def test_db_adql_prints_the_translation(capsys, tmp_path):
     query.write_text("SELECT oid FROM object WHERE ndet <> 1 LIMIT 5;\n")
     assert db_main(["adql", str(query)]) == 0
     assert capsys.readouterr().out == "SELECT TOP 5 object.oid FROM ztf.object AS object WHERE object.ndet != 1\n"
+
+
+def test_db_adql_translates_for_the_multisurvey_catalog(capsys, tmp_path):
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT oid, sid FROM object WHERE sid = 1 AND n_det > 5 LIMIT 3")
+    assert db_main(["adql", "--catalog", "multisurvey", str(query)]) == 0
+    assert capsys.readouterr().out == (
+        "SELECT TOP 3 object.oid, object.sid FROM alerce_tap.object AS object "
+        "WHERE object.sid = 1 AND object.n_det > 5\n"
+    )
+    query.write_text("SELECT oid FROM magstat")
+    assert db_main(["adql", "--catalog", "multisurvey", str(query)]) == 1
+    assert capsys.readouterr().err.startswith("error: Not available on TAP (ADQL): table magstat (published: allwise, ")
 
 
 def test_db_adql_lists_uploads_on_stderr(capsys, tmp_path):
