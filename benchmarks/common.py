@@ -15,12 +15,14 @@ from data.loader import load_dataset, resolve_dataset_path, split_file
 __all__ = ["free_port", "gold_queries", "latency_summary_ms", "package_versions", "throwaway_data_dir"]
 
 
-def gold_queries(dataset: str | None, split: str = "dev") -> tuple[Path, list[tuple[int, str]]]:
+def gold_queries(dataset: str | None, split: str = "dev", catalog: str = "ztf") -> tuple[Path, list[tuple[int, str]]]:
     """Load the gold SQL of one split, ordered by req_id.
 
     Args:
-        dataset: The ``--dataset`` value (file or folder), or None for env ALERCE_T2S_DATA / the fetch cache.
+        dataset: The ``--dataset`` value (file or folder), or None for env ALERCE_T2S_DATA / the fetch cache (for
+            a catalog no benchmark covers, its example set).
         split: Split to read when ``dataset`` is a folder.
+        catalog: The catalog the questions are about.
 
     Returns:
         The CSV file read, and (req_id, gold SQL without a trailing ';') pairs sorted by req_id.
@@ -29,7 +31,7 @@ def gold_queries(dataset: str | None, split: str = "dev") -> tuple[Path, list[tu
         DatasetNotFound: No dataset at the given or default place.
         DatasetFormatError: The file is not a benchmark CSV.
     """
-    file = split_file(resolve_dataset_path(dataset), split)
+    file = split_file(resolve_dataset_path(dataset, catalog), split)
     examples = load_dataset(file, split)
     golds = [(int(ex.req_id), str(ex.gold_sql).strip().rstrip(";").strip()) for ex in examples]
     return file, sorted(golds)
