@@ -14,6 +14,7 @@ from modules.candidates import CandidatePath, candidate_paths, run_concurrently
 from modules.classification import Classification
 from modules.decomposition import Decomposition
 from modules.demo_retriever import DemoRetriever
+from modules.errors import CatalogMismatch
 from modules.execution import Outcome, describe_outcome, execute_with_corrections, result_frame
 from modules.findings import Finding, finding_record
 from modules.generation import Generation
@@ -63,13 +64,23 @@ class AlerceText2SQL(dspy.Module):
         Args:
             executor: Runs the generated SQL for self-correction and selection; None skips execution (and
                 correction, selection and the result check). With the value check on, the vocabulary of its
-                database is read here (once per database).
+                database is read here (once per database). It must serve the settings' catalog.
             settings: Stage switches, candidates, correction budget, timeout and reasoning; defaults to all on.
+
+        Raises:
+            CatalogMismatch: The executor serves another catalog than the one the program writes for.
         """
         super().__init__()
+        settings = settings or PipelineSettings()
+        if executor is not None and executor.catalog != settings.catalog:
+            raise CatalogMismatch(
+                f"The program writes SQL for the {settings.catalog} catalog, but its engine serves {executor.catalog}.",
+                settings.catalog,
+                executor.catalog,
+            )
         self.executor = executor
         self._bounded = BoundedEngine(executor) if executor is not None else None
-        self.settings = settings or PipelineSettings()
+        self.settings = settings
         # Generation demos picked per question (the mqs strategy), part of the compiled state; None: compiled demos.
         self.demo_retriever: DemoRetriever | None = None
         reasoning, catalog = self.settings.reasoning, self.settings.catalog

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from data.loader import example_set
 from db.cli import main as db_main
-from optimizers.cli import EXAMPLES_CSV
 from replica.grounding.entities import entities_for_queries
 from replica.grounding.predicates import read_worlds
 from replica.grounding.rows import grounded_tables
@@ -175,5 +175,5 @@ def test_literals_are_written_as_their_columns_hold_them():
 
 
 def test_the_projects_own_examples_ground_without_error():
-    tables = grounded_tables(entities_for_queries(read_queries([EXAMPLES_CSV])), np.random.default_rng(0), **_SCALE)
+    tables = grounded_tables(entities_for_queries(read_queries([example_set()])), np.random.default_rng(0), **_SCALE)
     assert len(tables["object"]) > 100
