@@ -38,6 +38,7 @@ from lms import LMConfigError
 from metric.gold_cache import GoldCache, default_cache_dir
 from modules.errors import PipelineError
 from modules.settings import ProgramSettings
+from replica.replicas import can_ground
 
 __all__ = ["build_parser", "main"]
 
@@ -46,12 +47,13 @@ logger = logging.getLogger(__name__)
 
 EXAMPLES = f"""examples:
   python -m evaluate --predictions preds.csv --plot
+  python -m evaluate --catalog multisurvey --predictions preds.csv    on the multi-survey example set
   python -m evaluate --predictions preds.json --dsn postgresql://reader@host/alerce --workers 4 --json > report.json
   python -m evaluate --model openai/gpt-4.1-mini --runs 3 --without decomposition
   python -m evaluate --model openai/gpt-4.1-mini --ablation
 
 files written (in --report, default reports/<timestamp>):
-  report.json        settings (timeouts, database fingerprint, dataset sha256), counts and every rate
+  report.json        settings (catalog, timeouts, database fingerprint, dataset sha256), counts and every rate
   per_question.csv   one row per question and run: rows, error kind and message, row/column PM, value match
   checkpoint.jsonl   finished items; rerun with the same --report to resume
   {PREDICTIONS_FILE:<18} with --model: the program's answers (sql, attempts, usage, seconds); resumed likewise
@@ -122,6 +124,14 @@ def _timeouts(args: argparse.Namespace) -> tuple[float, float, bool]:
     return timeout_s, gold_timeout_s, is_external
 
 
+def _grounding(args: argparse.Namespace, dataset_file: Path) -> tuple[Path, ...] | None:
+    """The files the embedded database is grounded on: every split of the dataset, so that every gold has answers.
+
+    None (keep the database as it is) for a catalog whose replica cannot ground gold queries yet.
+    """
+    return grounding_files(dataset_file) if can_ground(args.catalog) else None
+
+
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -136,7 +146,7 @@ def _predictions_source(args: argparse.Namespace) -> tuple[list[Prediction], dic
 def _run(args: argparse.Namespace, report_dir: Path) -> dict:
     """Load everything, answer with the program in model mode, score, and write the report; return it."""
     predictions, source = _predictions_source(args) if args.predictions is not None else ([], {})
-    dataset_file = split_file(resolve_dataset_path(args.dataset), args.split)
+    dataset_file = split_file(resolve_dataset_path(args.dataset, args.catalog), args.split)
     examples = load_dataset(dataset_file, args.split)
     score = functools.partial(_score, args, examples=examples, dataset_file=dataset_file)
     if args.predictions is None:
@@ -147,7 +157,7 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
             candidates=args.candidates,
             direct=args.direct,
         )
-        engine = engine_settings(args, ground=grounding_files(dataset_file), timeout_s=_timeouts(args)[0])
+        engine = engine_settings(args, ground=_grounding(args, dataset_file), timeout_s=_timeouts(args)[0])
         settings = ModelRunSettings(
             model=args.model, program=program, engine=engine, runs=args.runs or 1, workers=args.workers
         )
@@ -169,12 +179,13 @@ def _score(
 ) -> dict:
     """Score one prediction per item against the gold results and write the report files; return the report."""
     timeout_s, gold_timeout_s, is_external = _timeouts(args)
-    ground = grounding_files(dataset_file)  # the golds of every split of the dataset have answers
+    ground = _grounding(args, dataset_file)
     settings = engine_settings(args, timeout_s=timeout_s, pool_size=max(2, args.workers), ground=ground)
     with open_engine(settings) as executor:
         gold_cache = GoldCache(executor, cache_dir=args.gold_cache and Path(args.gold_cache), timeout_s=gold_timeout_s)
         identity = {
             "metric_version": METRIC_VERSION,
+            "catalog": args.catalog,
             "database_fingerprint": gold_cache.folder.name,
             "dataset_sha256": _sha256(dataset_file),
             "split": args.split,
