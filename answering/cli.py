@@ -18,6 +18,7 @@ from answering.api import Answer, load
 from answering.errors import BadQuestion
 from answering.question import EXAMPLE_QUESTION, clean_text
 from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table, render_votable
+from catalog.options import CATALOG_ENV
 from cli import add_verbosity_arguments, comma_choices, logging_to_stderr, positive_int
 from engines.errors import EngineError
 from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
@@ -44,9 +45,11 @@ examples:
       --model openai/gpt-4.1-mini --show sql,plan,attempts --limit 5
   python -m ask "How many objects have more than 50 detections?" --format json > answer.json
   python -m ask "Brightest r-band magnitude of each QSO" --engine tap --show sql,adql --format votable > out.xml
+  python -m ask "Which LSST objects have the most detections?" --catalog multisurvey
 
-the program compiled for --model is read from artifacts/<model-slug>/ (--program overrides); without one the
-uncompiled program runs and a warning is printed.
+the program compiled for --model and --catalog is read from artifacts/<model-slug>/<catalog>/ (--program
+overrides); without one the uncompiled program runs and a warning is printed. A program compiled for the other
+catalog is refused.
 
 output: table and csv print the SQL, a blank line, then the rows on stdout (csv and votable: the SQL goes to
 stderr); --show adql adds the ADQL sent to the TAP service; --show plan,attempts adds the difficulty, plan and
@@ -54,7 +57,7 @@ execution attempts on stderr. json prints one object on stdout: question, sql, a
 columns, rows, truncated, row_count, usage, error, error_kind. votable prints a VOTable document.
 
 environment: {DSN_ENV} (database when --dsn is not given), {TAP_URL_ENV} (service when --tap-url is not given),
-provider API keys such as OPENAI_API_KEY
+{CATALOG_ENV} (catalog when --catalog is not given), provider API keys such as OPENAI_API_KEY
 exit codes: 0 answered (the SQL ran, even with no rows), 1 could not answer, or the model or database is
 unusable (one line on stderr), 2 bad command line or question, 130 interrupted
 """

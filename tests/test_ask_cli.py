@@ -49,8 +49,8 @@ def test_missing_artifact_warns_and_runs_uncompiled(capsys, use_lm, tiny_dsn):
     code, _, err = ask(capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn)
     assert code == 0
     assert (
-        f"no compiled program for {MODEL}; running uncompiled — compile one with python -m compile --model {MODEL}"
-        in err
+        f"no compiled program for {MODEL} on the ztf catalog; running uncompiled — compile one with "
+        f"python -m compile --catalog ztf --model {MODEL}" in err
     )
 
 
@@ -214,3 +214,47 @@ def test_a_refused_lm_call_exits_1_with_one_line(capsys, use_lm, tiny_dsn):
     assert (code, out) == (1, "")
     assert err.splitlines()[-1].startswith("error: the language model failed: ")
     assert "Invalid API key." in err.splitlines()[-1] and "Traceback" not in err
+
+
+MULTISURVEY_SQL = "SELECT oid, sid, n_det FROM object WHERE sid = 1 ORDER BY n_det DESC, oid LIMIT 3"
+
+
+def test_answers_about_the_multisurvey_catalog(capsys, use_lm, multisurvey_dsn):
+    use_lm(scripted_lm(MULTISURVEY_SQL))
+    code, out, _ = ask(
+        capsys, "Most detected LSST objects", "--model", MODEL, "--catalog", "multisurvey", "--dsn", multisurvey_dsn
+    )
+    assert code == 0
+    assert out.startswith(f"{MULTISURVEY_SQL}\n\n oid ") and out.endswith("(3 rows)\n")
+
+
+def test_an_unknown_catalog_is_one_line_and_exit_2(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["q", "--catalog", "rubin"])
+    assert caught.value.code == 2
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith("argument --catalog: unknown catalog 'rubin'; choose one of ztf, multisurvey")
+    )
+
+
+def test_a_program_for_the_other_catalog_is_one_line_and_exit_1(capsys, use_lm, multisurvey_dsn, tmp_path):
+    use_lm(scripted_lm(MULTISURVEY_SQL))
+    folder = saved_artifact(tmp_path / "art")
+    argv = ["q", "--model", MODEL, "--catalog", "multisurvey", "--dsn", multisurvey_dsn, "--program", str(folder)]
+    code, out, err = ask(capsys, *argv, "-q")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"error: The artifact '{folder}' was compiled for the ztf catalog, not multisurvey; use --catalog ztf, "
+        "or compile one with python -m compile --catalog multisurvey.\n"
+    )
+
+
+def test_a_table_of_the_other_catalog_is_one_line_and_exit_1(capsys, use_lm, multisurvey_dsn):
+    use_lm(scripted_lm("SELECT oid, ndet FROM magstat"))
+    argv = ["q", "--model", MODEL, "--catalog", "multisurvey", "--dsn", multisurvey_dsn, "--without", "self_correction"]
+    code, _, err = ask(capsys, *argv, "-q")
+    assert code == 1 and "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert errors == ['error: could not answer (missing_structure): relation "magstat" does not exist']
