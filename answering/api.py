@@ -124,6 +124,7 @@ class Text2SQL:
             adql=getattr(pred.result, "adql", ""),
             service_table=getattr(pred.result, "table", None),
             engine=self.executor,
+            catalog=self.executor.catalog,
         )
 
     def close(self) -> None:
