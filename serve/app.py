@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from catalog import load_catalog
 from serve.access import AccessControl
 from serve.api import api_router
 from serve.pages import SESSION_COOKIE, new_session_id, page_router
@@ -23,7 +24,8 @@ def create_app(bench: Workbench) -> FastAPI:
     """Build the application around a workbench (which the caller closes)."""
     app = FastAPI(
         title="ALeRCE text-to-SQL workbench",
-        description="Ask questions about ZTF alerts; the SQL runs read-only behind the SQL guard.",
+        description=f"Ask questions about ALeRCE's alerts ({load_catalog(bench.engine.catalog).title}); the SQL runs "
+        "read-only behind the SQL guard.",
         version="1",
     )
     app.include_router(api_router(bench))

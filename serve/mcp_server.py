@@ -11,7 +11,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from catalog import render_schema_text
+from catalog import load_catalog, render_schema_text
 from modules.served_catalog import served_catalog
 from serve.api import answer_out
 from serve.workbench import Workbench, WorkbenchError
@@ -19,27 +19,28 @@ from serve.workbench import Workbench, WorkbenchError
 __all__ = ["build_mcp_server"]
 
 _INSTRUCTIONS = (
-    "Query the ALeRCE ZTF alert database. `ask` turns a question into PostgreSQL and runs it; `run_sql` runs your "
-    "own SELECT; `describe_schema` gives tables, columns and their meaning. Every statement passes a SQL guard and "
-    "runs read-only with a time limit and a row cap."
+    "Query ALeRCE's alert database, catalog {catalog} ({title}). `ask` turns a question into PostgreSQL and runs "
+    "it; `run_sql` runs your own SELECT; `describe_schema` gives tables, columns and their meaning. Every statement "
+    "passes a SQL guard and runs read-only with a time limit and a row cap."
 )
 _SESSION = "mcp"
 
 
 def build_mcp_server(bench: Workbench) -> MCPServer:
     """Build the MCP server whose tools use `bench`; ``server.run("stdio")`` serves it."""
-    server = MCPServer("alerce-t2s", instructions=_INSTRUCTIONS)
+    catalog = load_catalog(bench.engine.catalog)
+    server = MCPServer("alerce-t2s", instructions=_INSTRUCTIONS.format(catalog=catalog.name, title=catalog.title))
     cap = bench.settings.max_rows_per_response
 
     @server.tool()
     async def ask(question: str, external_knowledge: str = "") -> dict[str, Any]:
-        """Answer a question about ZTF alerts: the PostgreSQL the program wrote, its rows (capped) and its cost."""
+        """Answer a question about the served catalog's alerts: the PostgreSQL written, its rows (capped), its cost."""
         record = await _in_thread(bench.ask, question, external_knowledge, session=_SESSION)
         return answer_out(record, cap)
 
     @server.tool()
     async def run_sql(sql: str) -> dict[str, Any]:
-        """Run one SELECT or WITH statement (PostgreSQL, ALeRCE schema) read-only; returns columns and rows."""
+        """Run one SELECT or WITH statement (PostgreSQL, the served catalog's tables) read-only; columns and rows."""
         record = await _in_thread(bench.run_sql, sql, session=_SESSION)
         return answer_out(record, cap)
 

@@ -164,6 +164,7 @@ class Workbench:
                 adql=getattr(result, "adql", ""),
                 service_table=getattr(result, "table", None),
                 engine=self.engine,
+                catalog=self.engine.catalog,
                 attempts=[{"sql": text, "error_kind": None, "message": None}],
             )
         record = Record(id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name)

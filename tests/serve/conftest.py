@@ -17,11 +17,10 @@ POSITIONS_SQL = "SELECT oid, meanra, meandec, ndet FROM object ORDER BY oid LIMI
 """What the fake LM writes: 120 objects with positions, so the table has pages and the sky plot has points."""
 
 
-def make_bench(dsn: str, sql: str = POSITIONS_SQL, **settings: object) -> Workbench:
-    """Build a workbench whose program answers every question with `sql`."""
-    t2s = load(
-        "fake/scripted", program=ProgramSettings(uncompiled=True), engine=EngineSettings(dsn=dsn), lm=scripted_lm(sql)
-    )
+def make_bench(dsn: str, sql: str = POSITIONS_SQL, *, catalog: str = "ztf", **settings: object) -> Workbench:
+    """Build a workbench whose program answers every question with `sql`, on the catalog's database `dsn`."""
+    engine = EngineSettings(dsn=dsn, catalog=catalog)
+    t2s = load("fake/scripted", program=ProgramSettings(uncompiled=True), engine=engine, lm=scripted_lm(sql))
     return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
 
 

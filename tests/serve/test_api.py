@@ -53,6 +53,7 @@ def test_health_says_what_serves(client):
         "status": "ok",
         "model": "fake/scripted",
         "engine": "postgres",
+        "catalog": "ztf",
         "queue_length": 0,
         "one_at_a_time": False,
     }
