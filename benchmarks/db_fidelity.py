@@ -1,17 +1,18 @@
-"""Fidelity of the synthetic database for the dev gold queries.
+"""Fidelity of the synthetic database for the dev gold queries (or a catalog's example golds).
 
-Runs every gold query, then plausible mutations of it (drop `ranking = 1`, swap lc/stamp classifier, shift an
-MJD literal by one day, drop one WHERE conjunct), and reports whether each gold is non-empty, fast and
-discriminative (at least one mutation returns a different identifier set).
+Runs every gold query, then plausible mutations of it (drop `ranking = 1`, swap lc/stamp classifier or classifier
+ids 1/3, shift an MJD literal by one day, drop one WHERE conjunct), and reports whether each gold is non-empty, fast
+and discriminative (at least one mutation returns a different identifier set, the catalog's identifier columns).
 
 With ``--peer-predictions`` (default: peer_predictions_dev.csv beside the dataset, when present) it also scores
 real LLM predictions on the database and reports how often the row and formatted-column verdicts agree with the
 live ALeRCE database's (items whose live gold ran).
 
-Without --dsn the embedded database is used, grounded on every split file of the dataset folder (as evaluate
-grounds it), and the time grounding adds to the build is reported.
+Without --dsn the embedded database of --catalog is used, grounded on every split file of the dataset folder (as
+evaluate grounds it) where the catalog's replica grounds; --catalog multisurvey reads its example set by default.
 
 Usage: python -m benchmarks.db_fidelity --dataset dev.csv [--dsn DSN] [--timeout 10] [--peer-predictions FILE]
+       python -m benchmarks.db_fidelity --catalog multisurvey
 """
 
 import argparse
@@ -27,18 +28,24 @@ import sqlglot
 from sqlglot import exp
 
 from benchmarks.common import gold_queries
-from metric.perfect_match import IDS
+from catalog import load_catalog
+from catalog.options import add_catalog_argument
+from metric.perfect_match import IDS, identifier_columns
 
 log = logging.getLogger("benchmarks.db_fidelity")
 
 _PEER_MAX_BYTES = 1024 * 1024 * 1024  # large gold results (tens of thousands of wide rows) must not be truncated
 _CLASSIFIER_SWAP = {"lc_classifier": "stamp_classifier", "stamp_classifier": "lc_classifier"}
+_CLASSIFIER_ID_SWAP = {"1": "3", "3": "1"}
+"""The multi-survey stamp classifiers' ids (classifier_id = 1 or 3)."""
+_MJD_RANGE = (40_000.0, 80_000.0)
+"""Numeric literals in this range are read as MJDs (years 1968-2078); larger ones are ids."""
 
 
-def identifier_index(columns: list[str]) -> int | None:
-    """Index of the compared identifier column (evaluator priority), or None."""
+def identifier_index(columns: list[str], ids: tuple[str, ...] = IDS) -> int | None:
+    """Index of the compared identifier column (evaluator priority among `ids`), or None."""
     lower = [c.lower() for c in columns]
-    for name in IDS:
+    for name in ids:
         if name in lower:
             return lower.index(name)
     for i, c in enumerate(lower):
@@ -80,14 +87,17 @@ def mutations(sql: str) -> list[tuple[str, str]]:
         return bool(hits)
 
     def swap_classifier(t) -> bool:
-        hits = [n for n in t.find_all(exp.Literal) if n.is_string and n.this in _CLASSIFIER_SWAP]
-        for n in hits:
+        names = [n for n in t.find_all(exp.Literal) if n.is_string and n.this in _CLASSIFIER_SWAP]
+        ids = _classifier_id_literals(t)
+        for n in names:
             n.replace(exp.Literal.string(_CLASSIFIER_SWAP[n.this]))
-        return bool(hits)
+        for n in ids:
+            n.replace(exp.Literal.number(_CLASSIFIER_ID_SWAP[n.this]))
+        return bool(names or ids)
 
     variant("drop ranking = 1", drop_ranking)
     variant("swap classifier", swap_classifier)
-    mjds = [n for n in tree.find_all(exp.Literal) if not n.is_string and _as_float(n.this) > 50000]
+    mjds = [n for n in tree.find_all(exp.Literal) if _is_mjd(n)]
     for i, lit in enumerate(mjds):
         for delta in (-1, 1):
             variant(f"mjd {lit.this} {delta:+d}", lambda t, i=i, d=delta: _shift(t, i, d))
@@ -108,8 +118,24 @@ def _as_float(text: str) -> float:
         return 0.0
 
 
+def _is_mjd(node: exp.Literal) -> bool:
+    return not node.is_string and _MJD_RANGE[0] < _as_float(node.this) < _MJD_RANGE[1]
+
+
+def _classifier_id_literals(t) -> list[exp.Literal]:
+    """Number literals 1 or 3 compared with a column named classifier_id."""
+    return [
+        node.expression
+        for node in t.find_all(exp.EQ)
+        if isinstance(node.this, exp.Column)
+        and node.this.name.lower() == "classifier_id"
+        and isinstance(node.expression, exp.Literal)
+        and node.expression.this in _CLASSIFIER_ID_SWAP
+    ]
+
+
 def _shift(t, index: int, delta: int) -> bool:
-    lits = [n for n in t.find_all(exp.Literal) if not n.is_string and _as_float(n.this) > 50000]
+    lits = [n for n in t.find_all(exp.Literal) if _is_mjd(n)]
     lits[index].replace(exp.Literal.number(_as_float(lits[index].this) + delta))
     return True
 
@@ -120,7 +146,7 @@ def _drop_conjunct(t, w_i: int, c_i: int) -> bool:
     return True
 
 
-def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None) -> dict:
+def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None, ids: tuple[str, ...] = IDS) -> dict:
     """Execute `sql` and return its identifier set (streamed; stops early once it differs from `gold`)."""
     t0 = time.monotonic()
     res: dict = {"error": None, "rows": 0, "ids": set(), "identifier": None, "differs": False}
@@ -130,7 +156,7 @@ def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None) -> d
             with conn.cursor(name="fidelity") as cur:
                 cur.execute(sql)
                 cols = [d.name for d in cur.description]
-                idx = identifier_index(cols)
+                idx = identifier_index(cols, ids)
                 res["identifier"] = cols[idx] if idx is not None else None
                 while rows := cur.fetchmany(5000):
                     res["rows"] += len(rows)
@@ -148,9 +174,9 @@ def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None) -> d
     return res
 
 
-def evaluate(conn, req_id: int, sql: str, timeout_s: float) -> dict:
+def evaluate(conn, req_id: int, sql: str, timeout_s: float, ids: tuple[str, ...] = IDS) -> dict:
     """Gold result plus mutation results for one query."""
-    gold = run_ids(conn, sql, timeout_s)
+    gold = run_ids(conn, sql, timeout_s, ids=ids)
     item = {
         "req_id": req_id,
         "runs": gold["error"] is None,
@@ -164,7 +190,7 @@ def evaluate(conn, req_id: int, sql: str, timeout_s: float) -> dict:
     if gold["error"] is not None or gold["identifier"] is None:
         return item
     for desc, mutated in mutations(sql):
-        m = run_ids(conn, mutated, timeout_s, gold["ids"])
+        m = run_ids(conn, mutated, timeout_s, gold["ids"], ids)
         item["mutations"].append(
             {"mutation": desc, "differed": m["differs"], "error": m["error"], "seconds": m["seconds"]}
         )
@@ -174,11 +200,13 @@ def evaluate(conn, req_id: int, sql: str, timeout_s: float) -> dict:
     return item
 
 
-def _resolve_dsn(dsn: str | None, dataset) -> str:
+def _resolve_dsn(dsn: str | None, dataset, catalog: str) -> str:
     from data.loader import grounding_files
     from db.server import resolve_dsn
+    from replica.replicas import can_ground
 
-    return resolve_dsn(dsn, ground=None if dsn else grounding_files(dataset))
+    ground = grounding_files(dataset) if not dsn and can_ground(catalog) else None
+    return resolve_dsn(dsn, ground=ground, catalog=catalog)
 
 
 def _peer_file(arg: str | None, dataset) -> Path | None:
@@ -192,7 +220,10 @@ def _peer_file(arg: str | None, dataset) -> Path | None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: prints one JSON object on stdout."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.db_fidelity", description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", default=os.environ.get("ALERCE_T2S_DATA"), help="dev CSV with gold_query")
+    parser.add_argument(
+        "--dataset", default=None, help="dev CSV with gold_query (default: $ALERCE_T2S_DATA; multisurvey: its examples)"
+    )
+    add_catalog_argument(parser)
     parser.add_argument("--dsn", default=None, help="PostgreSQL DSN of the synthetic database")
     parser.add_argument("--timeout", type=float, default=10.0, help="per-statement timeout in seconds")
     parser.add_argument(
@@ -202,16 +233,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
-    if not args.dataset:
+    dataset = args.dataset or os.environ.get("ALERCE_T2S_DATA")
+    if not dataset and args.catalog == "ztf":
         parser.error("--dataset is required (or set ALERCE_T2S_DATA)")
-    _, golds = gold_queries(args.dataset)
+    dataset_file, golds = gold_queries(dataset if args.catalog == "ztf" else args.dataset, catalog=args.catalog)
     items = []
-    dsn = _resolve_dsn(args.dsn, args.dataset)
+    dsn = _resolve_dsn(args.dsn, dataset_file, args.catalog)
+    ids = identifier_columns(args.catalog)
     with psycopg.connect(dsn) as conn:
-        conn.execute("SET search_path TO alerce, public")
+        conn.execute(f"SET search_path TO {load_catalog(args.catalog).schema}, public")
         conn.commit()
         for req_id, gold_sql in golds:
-            item = evaluate(conn, req_id, gold_sql, args.timeout)
+            item = evaluate(conn, req_id, gold_sql, args.timeout, ids)
             log.info(
                 "TRAIN %s rows=%s %.2fs disc=%s %s",
                 item["req_id"],
@@ -227,8 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         "discriminative": sum(1 for i in items if i["discriminative"]),
         "within_10s": sum(1 for i in items if i["runs"] and i["seconds"] <= 10.0),
     }
-    report = {"totals": totals}
-    peers = _peer_file(args.peer_predictions, args.dataset)
+    report = {"catalog": args.catalog, "dataset": str(dataset_file), "totals": totals}
+    peers = _peer_file(args.peer_predictions, dataset_file)
     if peers is not None:
         report["peer_predictions"] = _peer_report(dsn, peers, dict(golds), args.timeout)
     print(json.dumps({**report, "queries": items}, indent=1))
