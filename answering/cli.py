@@ -53,8 +53,8 @@ catalog is refused.
 
 output: table and csv print the SQL, a blank line, then the rows on stdout (csv and votable: the SQL goes to
 stderr); --show adql adds the ADQL sent to the TAP service; --show plan,attempts adds the difficulty, plan and
-execution attempts on stderr. json prints one object on stdout: question, sql, adql, difficulty, plan, attempts,
-columns, rows, truncated, row_count, usage, error, error_kind. votable prints a VOTable document.
+execution attempts on stderr. json prints one object on stdout: question, catalog, sql, adql, difficulty, plan,
+attempts, columns, rows, truncated, row_count, usage, error, error_kind. votable prints a VOTable document.
 
 environment: {DSN_ENV} (database when --dsn is not given), {TAP_URL_ENV} (service when --tap-url is not given),
 {CATALOG_ENV} (catalog when --catalog is not given), provider API keys such as OPENAI_API_KEY

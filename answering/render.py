@@ -108,14 +108,15 @@ def render_votable(answer: Answer) -> str:
 def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
     """Return the answer as one JSON-ready object.
 
-    Keys: question, sql, adql (TAP only, else ""), difficulty, plan, attempts, columns, rows (lists in column
-    order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage,
+    Keys: question, catalog, sql, adql (TAP only, else ""), difficulty, plan, attempts, columns, rows (lists in
+    column order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage,
     candidates, selection, findings, error, error_kind.
     """
     frame = answer.frame
     rows = _rows(frame, limit) if frame is not None else []
     return {
         "question": answer.question,
+        "catalog": answer.catalog,
         "sql": answer.sql,
         "adql": answer.adql,
         "difficulty": answer.difficulty,

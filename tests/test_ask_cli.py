@@ -63,7 +63,7 @@ def test_json_is_one_valid_object(capsys, use_lm, tiny_dsn):
     assert payload["truncated"] is True and payload["row_count"] == 2
     assert payload["difficulty"] == "medium" and payload["plan"] == ["Read object.", "Count rows."]
     assert payload["error"] is None and payload["usage"]["generation"]["calls"] == 1
-    assert {"question", "attempts"} <= set(payload)
+    assert {"question", "attempts"} <= set(payload) and payload["catalog"] == "ztf"
 
 
 def test_csv_keeps_stdout_parseable_and_show_goes_to_stderr(capsys, use_lm, tiny_dsn):
