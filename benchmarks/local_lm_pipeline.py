@@ -62,7 +62,7 @@ class PipelineBenchmarkSettings:
             uncompiled program keeps the code default, so the comparison is what compiling changes.
         train_fraction: Share of the example set that serves as the demo source (the rest scores the compile).
         limit: Questions of the dev set to answer (None: all), taken round-robin over difficulties.
-        reuse_artifacts: Use ``artifacts/<model-slug>`` when it was compiled with the same stages, adapter and k.
+        reuse_artifacts: Use ``artifacts/<model-slug>/ztf`` when it was compiled with the same stages, adapter and k.
         dsn: The database (None: ``$ALERCE_DSN``, else the embedded server).
         timeout_s: Time limit of one query, in seconds.
     """
@@ -116,7 +116,7 @@ def compiled_artifact(model: str, settings: PipelineBenchmarkSettings) -> tuple[
     """Return the artifact folder of ``model`` compiled on the example set, compiling it if needed.
 
     Returns:
-        The folder, and "committed" (``artifacts/<model-slug>`` reused) or "compiled" (written now).
+        The folder, and "committed" (``artifacts/<model-slug>/ztf`` reused) or "compiled" (written now).
     """
     compile_settings = CompileSettings(
         model=model,
