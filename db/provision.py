@@ -116,8 +116,15 @@ def database_name(scale: str, catalog: str = "ztf") -> str:
 
 
 def database_catalog(name: str) -> str:
-    """Return the catalog whose data the database called `name` holds."""
-    return next(catalog for (catalog, _), database in DATABASE_NAMES.items() if database == name)
+    """Return the catalog whose data the database called `name` holds.
+
+    Raises:
+        ValueError: `name` is not one of `DATABASE_NAMES`.
+    """
+    for (catalog, _), database in DATABASE_NAMES.items():
+        if database == name:
+            return catalog
+    raise ValueError(f"{name!r} is not an embedded database; they are {', '.join(DATABASE_NAMES.values())}.")
 
 
 def build_checksum(ddl: str) -> str:
