@@ -285,8 +285,10 @@ def _ensure_reader_role(conn: psycopg.Connection) -> None:
 
 
 def _grant_reader(conn: psycopg.Connection, name: str, catalog: str) -> None:
-    """Grant the reader what it needs in database `name` (connect, read the catalog's tables by their bare names)
-    and revoke dangerous functions."""
+    """Grant the reader what it needs in database `name` and revoke dangerous functions.
+
+    The reader may connect and read the catalog's tables, found by their bare names through the search_path.
+    """
     database, role = sql.Identifier(name), sql.Identifier(READER_ROLE)
     schema = sql.Identifier(load_catalog(catalog).schema)
     for statement in (

@@ -83,8 +83,10 @@ def _comparisons(scope: Scope) -> Iterator[tuple[exp.Column, exp.Literal]]:
 
 
 def _equality_filters(scope: Scope, vocabulary: Vocabulary) -> dict[tuple[str, str], str]:
-    """Map (table, column) to the literal an equality fixes it to in this scope, for the columns that narrow values:
-    classifier name and version, and the scope columns of code columns."""
+    """Map (table, column) to the literal an equality fixes it to in this scope, for the columns that narrow values.
+
+    Those are the classifier's name and version, and the scope columns of code columns (classifier_id, sid).
+    """
     narrowing = {*_CLASSIFIER_COLUMNS, *(column for names in vocabulary.codes.values() for column in names.code.scope)}
     filters: dict[tuple[str, str], str] = {}
     for column, literal in _comparisons(scope):
