@@ -7,6 +7,7 @@ import pytest
 
 MODULES = (
     "answering",
+    "benchmarks.prediction_grid",
     "answering.astro_table",
     "answering.lightcurve",
     "answering.question",
@@ -23,6 +24,7 @@ MODULES = (
     "engines.adql",
     "engines.adql_guard",
     "engines.tap",
+    "evaluation.item_record",
     "evaluation.program_predictions",
     "evaluation.seen_questions",
     "lms.lm_watch",
