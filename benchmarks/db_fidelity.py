@@ -27,6 +27,8 @@ import sqlglot
 from sqlglot import exp
 
 from benchmarks.common import gold_queries
+from benchmarks.peer_fidelity import peer_agreement, read_peers
+from data.errors import DataError
 from metric.perfect_match import IDS
 
 log = logging.getLogger("benchmarks.db_fidelity")
@@ -204,7 +206,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
     if not args.dataset:
         parser.error("--dataset is required (or set ALERCE_T2S_DATA)")
-    _, golds = gold_queries(args.dataset)
+    try:
+        _, golds = gold_queries(args.dataset)
+        peers_path = _peer_file(args.peer_predictions, args.dataset)
+        peers = read_peers(peers_path, dict(golds)) if peers_path is not None else None
+    except (DataError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     items = []
     dsn = _resolve_dsn(args.dsn, args.dataset)
     with psycopg.connect(dsn) as conn:
@@ -228,27 +236,23 @@ def main(argv: list[str] | None = None) -> int:
         "within_10s": sum(1 for i in items if i["runs"] and i["seconds"] <= 10.0),
     }
     report = {"totals": totals}
-    peers = _peer_file(args.peer_predictions, args.dataset)
     if peers is not None:
-        report["peer_predictions"] = _peer_report(dsn, peers, dict(golds), args.timeout)
+        report["peer_predictions"] = {"file": peers_path.name, **_peer_report(dsn, peers, dict(golds), args.timeout)}
     print(json.dumps({**report, "queries": items}, indent=1))
     return 0
 
 
-def _peer_report(dsn: str, path: Path, golds: dict[int, str], timeout_s: float) -> dict:
-    import pandas as pd
-
-    from benchmarks.peer_fidelity import peer_agreement
+def _peer_report(dsn: str, peers, golds: dict[int, str], timeout_s: float) -> dict:
     from engines.postgres import PostgresEngine, PostgresSettings
 
     with PostgresEngine(PostgresSettings(dsn=dsn, timeout_s=timeout_s, max_bytes=_PEER_MAX_BYTES)) as executor:
-        result = peer_agreement(executor, pd.read_csv(path), golds, timeout_s)
+        result = peer_agreement(executor, peers, golds, timeout_s)
     log.info(
         "peer predictions: row agreement %s, formatted column agreement %s",
         result["row_agreement"],
         result["col_formatted_agreement"],
     )
-    return {"file": path.name, **result}
+    return result
 
 
 if __name__ == "__main__":

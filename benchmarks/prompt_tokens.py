@@ -22,10 +22,9 @@ import bpe_openai
 import dspy
 import pandas as pd
 
-from benchmarks.common import package_versions
+from benchmarks.common import package_versions, split_examples
 from catalog import load_catalog
 from data.errors import DataError
-from data.loader import resolve_dataset_path, split_file
 from engines.errors import ErrorKind, ExecutionError
 from engines.fake import FakeEngine
 from lms.fake import OracleAnswers, fake_lm
@@ -152,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     try:
-        dev = pd.read_csv(split_file(resolve_dataset_path(args.dataset), "dev"))
+        file, _ = split_examples(args.dataset, "dev")  # checks the file and that it holds questions
+        dev = pd.read_csv(file)
     except DataError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

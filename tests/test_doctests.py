@@ -13,6 +13,7 @@ MODULES = (
     "answering.question",
     "answering.render",
     "answering.sky",
+    "benchmarks.selection",
     "modules.result_findings",
     "modules.value_literals",
     "modules.vocabulary",
