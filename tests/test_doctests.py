@@ -8,6 +8,7 @@ import pytest
 MODULES = (
     "answering",
     "benchmarks.prediction_grid",
+    "benchmarks.prompt_cache",
     "answering.astro_table",
     "answering.lightcurve",
     "answering.question",
@@ -32,6 +33,7 @@ MODULES = (
     "lms.resolve",
     "lms.usage",
     "modules.selection",
+    "modules.adapter",
     "modules.candidates",
     "modules.extract_sql",
     "metric.aggregate",
