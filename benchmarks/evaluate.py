@@ -35,6 +35,7 @@ evaluate call failed (one line on stderr), 2 bad command line."""
 
 REPO_DIR = Path(__file__).resolve().parent.parent
 SEED = 0
+TIMEOUT_S = 30.0
 METRICS = ("row_pm", "col_pm", "col_pm_formatted", "value_match")
 
 logger = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ def measure(predictions: list[Prediction], dsn: str, dataset: Path, workers: int
         grid = folder / "grid.csv"
         write_grid(predictions, grid)
         arguments = ["--predictions", str(grid), "--dataset", str(dataset), "--dsn", dsn, "--workers", str(workers)]
-        arguments += ["--gold-cache", str(folder / "gold")]
+        arguments += ["--timeout", str(TIMEOUT_S), "--gold-cache", str(folder / "gold")]
         cold = time_call(arguments, folder)
         warm = time_call(arguments, folder)
     same = _scores(cold.pop("report")) == _scores(warm.pop("report"))
@@ -137,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         "distinct_statements": len({(p.req_id, p.sql) for p in predictions}),
         "seed": SEED,
         "workers": args.workers,
+        "timeout_s": TIMEOUT_S,
         "cpus": os.cpu_count(),
         "database": "given" if args.dsn else f"ALERCE_DSN or embedded {args.scale}",
     }
