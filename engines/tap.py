@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 
 import pandas as pd
 import pyvo
@@ -25,7 +25,7 @@ from pyvo.dal import DALFormatError, DALQueryError, DALServiceError
 
 from engines.adql import TapTarget, Translation, Upload, default_target, translate
 from engines.adql_guard import check_adql
-from engines.engine import Result
+from engines.engine import EngineLifecycle, Result
 from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError
 from engines.guard import check_sql
 from engines.tap_settings import TAP_URL_ENV, TapSettings
@@ -48,7 +48,7 @@ _TIMEOUT_MARKERS = ("timed out", "took too long", "execution duration")
 _TRANSIENT_HTTP = {429, 500, 502, 503, 504}
 
 
-class TapEngine:
+class TapEngine(EngineLifecycle):
     """Run the program's PostgreSQL on a TAP service, as ADQL through pyvo.
 
     Example: ``with TapEngine(TapSettings(url=url)) as engine: engine.execute("SELECT oid FROM object").frame``.
@@ -144,16 +144,6 @@ class TapEngine:
         """Forget the cached service facts; nothing stays open between queries."""
         with self._lock:
             self._target = None
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        """Share the engine: DSPy deep-copies programs."""
-        return self
 
     def _service(self, read_timeout_s: float) -> pyvo.dal.TAPService:
         session = _TimeoutSession((self.settings.connect_timeout_s, read_timeout_s))
