@@ -176,8 +176,8 @@ class _RowIndex:
             if fitted is ...:
                 logger.debug("%s.%s cannot hold %r; patch dropped", table, column, value)
                 continue
-            if column not in self.tables[table].columns:
-                continue
+            if column not in self.tables[table].columns:  # a column the database fills (dataquality's noise)
+                self.tables[table][column] = None
             if column in key:
                 if not (self._column(table, column)[rows] == fitted).any():  # else a row holds it already
                     self._set_key(table, self._unkeyed(table, rows), column, fitted)

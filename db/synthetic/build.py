@@ -82,7 +82,10 @@ def _grounded_chunk(writer: TableWriter, tables: dict) -> None:
         if name not in tables:
             continue
         if name == "dataquality":
-            writer.write_generated(name, tables[name], DATAQUALITY_SQL, 0.0)
+            frame = tables[name]
+            # a value grounding chose stays; the database draws the others
+            noise = {c: f'coalesce("{c}", {sql})' if c in frame.columns else sql for c, sql in DATAQUALITY_SQL.items()}
+            writer.write_generated(name, frame, noise, 0.0)
         else:
             writer.write(name, tables[name])
 

@@ -183,3 +183,23 @@ def test_the_projects_own_examples_ground_without_error():
     tables = grounded_tables(plan.entities, np.random.default_rng(0), **_SCALE)
     assert plan.skipped == []
     assert len(tables["object"]) > 100
+
+
+def test_a_lateral_subquery_cones_around_the_outer_catalog_and_skips_radii_that_are_not_positive():
+    sql = (
+        "WITH t (name, ra, dec, radius) AS (VALUES ('a', 10.0, 20.0, 3.0), ('b', 30.0, 40.0, -1.0)) "
+        "SELECT t.name, nn.oid FROM t CROSS JOIN LATERAL (SELECT o.oid FROM object o "
+        "WHERE q3c_join(t.ra, t.dec, o.meanra, o.meandec, t.radius) LIMIT 1) AS nn"
+    )
+    assert [(c.centres, c.radius_deg) for c in read_worlds(sql)[0].cones] == [(((10.0, 20.0), (30.0, 40.0)), 3.0)]
+
+
+def test_an_absolute_value_bound_reads_as_two_bounds():
+    sql = "SELECT oid FROM feature WHERE name = 'gal_b' AND abs(value) < 10"
+    assert _atoms(sql) >= {("feature", "value", "<", (10.0,)), ("feature", "value", ">", (-10.0,))}
+
+
+def test_an_allwise_source_without_an_object_gets_the_magnitudes_asked_for():
+    sql = "SELECT oid_catalog FROM allwise WHERE w1mpro - w2mpro >= 1.9 AND w1mpro < 12"
+    wise = grounded_tables(entities_for_queries([sql]).entities, np.random.default_rng(0), **_SCALE)["allwise"]
+    assert ((wise["w1mpro"] < 12) & (wise["w1mpro"] - wise["w2mpro"] >= 1.9)).any()
