@@ -123,8 +123,8 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
         conn: psycopg 3 connection with rights to write the alerce tables.
         scale: 'tiny', 'default' or 'large' (see scales.py).
         seed: random seed; the same (scale, seed, ground) always gives the same data.
-        ground: gold queries whose answers (and near misses) are added on top of the random population; a query
-            that cannot be grounded is skipped, and one that still has no rows is named, in one warning line each.
+        ground: gold queries whose answers (and near misses) are added on top of the random population (see
+            ``ground_queries``; grounded queries still without rows are named in one warning line each).
 
     Returns:
         Rows per table.
