@@ -25,15 +25,17 @@ from cli import (
     add_query_timeout_argument,
     add_verbosity_arguments,
     comma_choices,
+    engine_settings,
     logging_to_stderr,
     positive_int,
 )
-from db.errors import DbError
 from db.server import DSN_ENV
+from engines.errors import EngineError
 from engines.tap_settings import TAP_URL_ENV
 from lms import LMConfigError
 from modules import OPTIONAL_STAGES
-from optimizers.errors import OptimizerError
+from modules.errors import PipelineError
+from modules.settings import ProgramSettings
 
 __all__ = ["FORMATS", "SHOW_CHOICES", "build_parser", "main"]
 
@@ -134,9 +136,8 @@ def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
 
 def _answer(args: argparse.Namespace) -> Answer:
     question = clean_text(args.question)
-    engine = {"dsn": args.dsn, "engine": args.engine, "tap_url": args.tap_url}
-    options = {"without": args.without, "candidates": args.candidates, "timeout_s": args.timeout}
-    with load(args.model, program=args.program, **options, **engine) as t2s:
+    program = ProgramSettings(artifact=args.program, without=args.without, candidates=args.candidates)
+    with load(args.model, program=program, engine=engine_settings(args, timeout_s=args.timeout)) as t2s:
         return t2s.ask(question, args.external_knowledge, args.domain_knowledge)
 
 
@@ -152,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         except BadQuestion as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-        except (LMConfigError, OptimizerError, DbError) as err:
+        except (LMConfigError, PipelineError, EngineError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 1
         except dspy.LMError as err:

@@ -4,7 +4,7 @@ import argparse
 
 from db.server import DSN_ENV
 from engines.engine import ENGINE_NAMES
-from engines.factory import EngineSettings
+from engines.settings import EngineSettings
 from engines.tap_settings import DEFAULT_TAP_URL, TAP_URL_ENV
 
 __all__ = ["add_dsn_argument", "add_engine_arguments", "engine_settings"]

@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 
 from cli.verbosity import add_verbosity_arguments, logging_to_stderr
-from db.errors import DbError
 from db.server import DEFAULT_PORT, SCALES, ServerSettings, down, running_dsn, status, up
-from db.tap_cli import COMMANDS as TAP_COMMANDS
-from db.tap_cli import add_tap_commands, run_tap_command
+from db.tap.cli import COMMANDS as TAP_COMMANDS
+from db.tap.cli import add_tap_commands, run_tap_command
+from engines.errors import EngineError
 
 EXAMPLES = """\
 examples:
@@ -144,7 +144,7 @@ def _run_command(args: argparse.Namespace) -> int:
             logging.getLogger(__name__).info("server stopped" if stopped else "server was not running")
         else:
             print_status(args.data_dir)
-    except DbError as err:
+    except EngineError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

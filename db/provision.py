@@ -22,8 +22,8 @@ import psycopg
 from psycopg import sql
 
 from db.cluster import READER_ROLE
-from db.grounding.sources import grounding_digest
 from db.q3c import FALLBACK_SQL_PATH, install_q3c
+from replica.grounding.sources import grounding_digest
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ def build_checksum(ddl: str) -> str:
     """Fingerprint what a database is built from: the DDL, the q3c fallback and the generator's sources."""
     digest = hashlib.sha256(ddl.encode())
     digest.update(FALLBACK_SQL_PATH.read_bytes())
-    for package in ("db.synthetic", "db.grounding"):
+    for package in ("replica.synthetic", "replica.grounding"):
         spec = importlib.util.find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec else []:
             for path in sorted(Path(location).rglob("*.py")):
@@ -166,7 +166,7 @@ def provision_database(
     Returns:
         The build info of the (possibly new) database.
     """
-    from db.catalog import load_catalog, render_ddl
+    from catalog import load_catalog, render_ddl
 
     ddl = render_ddl(load_catalog())
     checksum = build_checksum(ddl)
@@ -260,7 +260,7 @@ def _build(dsn: str, ddl: str, *, scale: str, seed: int, checksum: str, ground: 
 
 
 def _fill(conn: psycopg.Connection, *, scale: str, seed: int, ground: Sequence[str]) -> dict[str, int]:
-    from db.synthetic import build
+    from replica.synthetic import build
 
     return {table: int(count) for table, count in build(conn, scale=scale, seed=seed, ground=ground).items()}
 

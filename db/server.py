@@ -18,8 +18,8 @@ import psycopg
 
 from db.cluster import ADMIN_ROLE, READER_ROLE, Cluster
 from db.errors import ServerError
-from db.grounding.sources import read_queries
 from db.provision import SCALES, BuildInfo, database_name, provision_database, read_build_info
+from replica.grounding.sources import read_queries
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class ServerSettings:
         port: TCP port on 127.0.0.1, used when the server is started (default: ``$ALERCE_T2S_PORT``, else 54329).
         scale: Synthetic data scale: ``tiny``, ``default`` or ``large``.
         seed: Generator seed; None keeps any existing build and builds new ones with seed 0.
-        ground: Files of gold queries to ground the data on (see ``db.grounding``); None keeps any existing
+        ground: Files of gold queries to ground the data on (see ``replica.grounding``); None keeps any existing
             grounding, an empty tuple asks for none.
     """
 

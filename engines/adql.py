@@ -13,7 +13,7 @@ CIRCLE('ICRS', 10.5, -3.2, 0.01)) = 1"
     >>> translate("SELECT oid, row_number() OVER (ORDER BY ndet) FROM object")
     Traceback (most recent call last):
     ...
-    db.errors.ExecutionError: Not available on TAP (ADQL): window functions (OVER ...); use GROUP BY, or a \
+    engines.errors.ExecutionError: Not available on TAP (ADQL): window functions (OVER ...); use GROUP BY, or a \
 subquery with MAX/MIN joined back. [unsupported]
 """
 
@@ -25,9 +25,9 @@ from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import SqlglotError
 
-from db.catalog import Catalog, load_catalog
-from db.errors import ErrorKind, ExecutionError
+from catalog import Catalog, load_catalog
 from engines.adql_rules import RULES, Rendering, TapTarget, Upload, unsupported
+from engines.errors import ErrorKind, ExecutionError
 
 __all__ = ["ADQL", "TAP_SCHEMA", "TAP_TABLES", "TapTarget", "Translation", "Upload", "default_target", "translate"]
 

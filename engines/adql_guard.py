@@ -10,7 +10,7 @@ Example:
     >>> check_adql("SELECT 1; DROP TABLE ztf.object")
     Traceback (most recent call last):
     ...
-    db.errors.GuardError: Only one ADQL SELECT statement is allowed, got 2 statements. [general]
+    engines.errors.GuardError: Only one ADQL SELECT statement is allowed, got 2 statements. [general]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from db.errors import GuardError
+from engines.errors import GuardError
 
 __all__ = ["MAX_ADQL_CHARS", "check_adql"]
 

@@ -10,7 +10,6 @@ TAP has no SQLSTATE: error kinds come from the service's messages ("Could not lo
 known", "Query timed out").
 """
 
-import dataclasses
 import hashlib
 import logging
 import threading
@@ -24,14 +23,14 @@ import requests
 from astropy.table import Table
 from pyvo.dal import DALFormatError, DALQueryError, DALServiceError
 
-from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
-from db.guard import check_sql
 from engines.adql import TAP_SCHEMA, TapTarget, Translation, Upload, default_target, translate
 from engines.adql_guard import check_adql
 from engines.engine import Result
+from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError
+from engines.guard import check_sql
 from engines.tap_settings import TAP_URL_ENV, TapSettings
 
-__all__ = ["TapEngine", "TapResult"]
+__all__ = ["TapEngine"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,15 +46,6 @@ _MISSING_MARKERS = (
 )
 _TIMEOUT_MARKERS = ("timed out", "took too long", "execution duration")
 _TRANSIENT_HTTP = {429, 500, 502, 503, 504}
-_ASYNC_POLL_S = 1.0
-
-
-@dataclasses.dataclass(frozen=True)
-class TapResult(Result):
-    """Rows of one TAP query, with the ADQL that produced them and the astropy Table the service returned."""
-
-    adql: str = ""
-    table: Table | None = None
 
 
 class TapEngine:
@@ -73,7 +63,7 @@ class TapEngine:
         self._hard_limit: int | None = None
         self._contents = ""
 
-    def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> TapResult:
+    def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
         """Guard, translate and run one SELECT statement.
 
         Args:
@@ -91,7 +81,7 @@ class TapEngine:
         """
         return self._execute(self.translate(check_sql(sql)), timeout_s=timeout_s, max_rows=max_rows)
 
-    def execute_adql(self, adql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> TapResult:
+    def execute_adql(self, adql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
         """Run ADQL written by a person (one SELECT, ``engines.adql_guard``) as it is, with the same limits.
 
         Raises:
@@ -102,7 +92,7 @@ class TapEngine:
         self.target()  # reads the service's hard row limit
         return self._execute(Translation(check_adql(adql)), timeout_s=timeout_s, max_rows=max_rows)
 
-    def _execute(self, translation: Translation, *, timeout_s: float | None, max_rows: int | None) -> TapResult:
+    def _execute(self, translation: Translation, *, timeout_s: float | None, max_rows: int | None) -> Result:
         timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
         max_rows = self.settings.max_rows if max_rows is None else max_rows
         if self._hard_limit:
@@ -112,7 +102,7 @@ class TapEngine:
         table = results.to_table()
         frame = table.to_pandas(index=False) if table.colnames else pd.DataFrame()
         frame.columns = _undo_renames(list(frame.columns))
-        return TapResult(
+        return Result(
             frame=frame,
             elapsed_s=time.perf_counter() - started,
             truncated=(results.query_status or "").upper() == "OVERFLOW",
@@ -130,6 +120,11 @@ class TapEngine:
             if self._target is None:
                 self._target, self._hard_limit, self._contents = self._with_retries(self._read_service)
             return self._target
+
+    @property
+    def concurrency(self) -> None:
+        """Unbounded: the service queues what it cannot run at once."""
+        return None
 
     def tables(self) -> frozenset[str]:
         """Return the tables the service publishes in schema ztf (read from ``tap_schema`` once)."""

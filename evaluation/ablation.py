@@ -22,8 +22,8 @@ from cli import add_candidates_argument, add_model_argument, comma_choices, posi
 from evaluation.program_predictions import ModelRunSettings, Scorer, run_model
 from evaluation.report import report_not_written
 from fileio import write_files
+from metric.aggregate import DIFFICULTIES
 from modules import OPTIONAL_STAGES
-from optimizers.aggregate import DIFFICULTIES
 
 if TYPE_CHECKING:
     import dspy
@@ -175,7 +175,8 @@ def run_ablation(
     rows = []
     for configuration in configurations():
         logger.info("ablation: %s", configuration.name)
-        config_settings = dataclasses.replace(settings, without=configuration.without, direct=configuration.direct)
+        program = dataclasses.replace(settings.program, without=configuration.without, direct=configuration.direct)
+        config_settings = dataclasses.replace(settings, program=program)
         report = run_model(
             config_settings, examples, report_dir / configuration.name, score, dataset_identity=dataset_identity, lm=lm
         )

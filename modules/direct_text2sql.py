@@ -2,14 +2,15 @@
 
 import dspy
 
-from db.catalog import render_schema_text
+from catalog import render_schema_text
+from engines import Engine
 from modules.execution import describe_outcome, execute_with_corrections
 from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
 from modules.knowledge import format_knowledge
 from modules.predictor import make_predictor
 from modules.run_record import RunRecord
-from modules.sql_executor import SQLExecutor, served_catalog
+from modules.served_catalog import served_catalog
 from modules.stage_call import call_predictor
 from signatures import GenerateSQL
 
@@ -20,7 +21,7 @@ class DirectText2SQL(dspy.Module):
     """Generate SQL in one call from the question, knowledge and the whole schema; no linking, no repair."""
 
     def __init__(
-        self, executor: SQLExecutor | None = None, *, timeout_s: float | None = None, reasoning: bool = False
+        self, executor: Engine | None = None, *, timeout_s: float | None = None, reasoning: bool = False
     ) -> None:
         """Build the single predictor `generation`.
 

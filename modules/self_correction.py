@@ -2,12 +2,12 @@
 
 import dspy
 
-from checks.findings import Finding
-from db.catalog import load_catalog
-from db.errors import ExecutionError
+from catalog import load_catalog
+from engines.errors import ExecutionError
 from modules.correction_context import correction_context
 from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
+from modules.findings import Finding
 from modules.predictor import make_predictor
 from modules.stage_call import call_predictor
 from signatures import CorrectSQL, ReviseSQL

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from checks.findings import Finding, FindingKind
-from checks.value_check import find_unknown_values, replace_unknown_values
-from checks.vocabulary import Vocabulary, linked_values_text, read_vocabulary
+from engines.errors import GuardError
+from engines.guard import check_sql
+from modules.findings import Finding, FindingKind
+from modules.value_literals import find_unknown_values, replace_unknown_values
+from modules.vocabulary import Vocabulary, linked_values_text, read_vocabulary
 
 __all__ = ["ValueCheck"]
 
@@ -40,8 +42,14 @@ class ValueCheck:
         return linked_values_text(self.vocabulary, tables, columns) if self.vocabulary is not None else ""
 
     def findings(self, sql: str) -> list[Finding]:
-        """Return the ``unknown_value`` findings of `sql` ([] without a vocabulary)."""
-        return find_unknown_values(sql, self.vocabulary) if self.vocabulary is not None and sql else []
+        """Return the ``unknown_value`` findings of `sql` ([] without a vocabulary, or when the guard refuses it).
+
+        The SQL is untrusted: only a statement the guard admits (bounded in size and parse time) is parsed here;
+        a refused one is left to execution, which refuses it with the guard's message.
+        """
+        if self.vocabulary is None or not sql or not _is_admitted(sql):
+            return []
+        return find_unknown_values(sql, self.vocabulary)
 
     def revision_finding(self, findings: list[Finding]) -> tuple[Finding, str]:
         """Merge the findings of one statement (see `findings`) into one for revision, with valid values as hints."""
@@ -54,5 +62,15 @@ class ValueCheck:
         return Finding(kind=FindingKind.UNKNOWN_VALUE, message=message), hints
 
     def replace(self, sql: str) -> str:
-        """Replace each literal still unknown by its closest valid value."""
-        return replace_unknown_values(sql, self.vocabulary) if self.vocabulary is not None and sql else sql
+        """Replace each literal still unknown by its closest valid value (SQL the guard refuses stays as it is)."""
+        if self.vocabulary is None or not sql or not _is_admitted(sql):
+            return sql
+        return replace_unknown_values(sql, self.vocabulary)
+
+
+def _is_admitted(sql: str) -> bool:
+    try:
+        check_sql(sql)
+    except GuardError:
+        return False
+    return True

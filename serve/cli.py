@@ -18,12 +18,14 @@ from cli import (
     add_model_argument,
     add_query_timeout_argument,
     add_verbosity_arguments,
+    engine_settings,
     logging_to_stderr,
     positive_int,
 )
-from db.errors import DbError
+from engines.errors import EngineError
 from lms import LOCAL_PREFIX, LMConfigError
-from optimizers.errors import OptimizerError
+from modules.errors import PipelineError
+from modules.settings import ProgramSettings
 from serve.settings import TOKEN_ENV, ServeSettings
 from serve.workbench import Workbench
 
@@ -77,9 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(err))
     with logging_to_stderr(args):
         try:
-            engine = {"dsn": args.dsn, "engine": args.engine, "tap_url": args.tap_url}
-            t2s = load(args.model, program=args.program, timeout_s=args.timeout, candidates=args.candidates, **engine)
-        except (LMConfigError, OptimizerError, DbError) as err:
+            program = ProgramSettings(artifact=args.program, candidates=args.candidates)
+            t2s = load(args.model, program=program, engine=engine_settings(args, timeout_s=args.timeout))
+        except (LMConfigError, PipelineError, EngineError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 1
         bench = Workbench(t2s, settings, model=args.model)

@@ -11,8 +11,8 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from db.catalog import render_schema_text
-from modules.sql_executor import served_catalog
+from catalog import render_schema_text
+from modules.served_catalog import served_catalog
 from serve.api import answer_out
 from serve.workbench import Workbench, WorkbenchError
 

@@ -18,11 +18,11 @@ import dspy
 
 from answering import Answer, AnsweringError, Text2SQL, clean_text
 from answering.question import MAX_KNOWLEDGE_CHARS
-from db.errors import DbError, ExecutionError
+from engines.errors import EngineError, ExecutionError
 from lms.lm_watch import describe_lm_error
 from lms.usage import price_usd, total_usage
 from serve.jobs import AnswerQueue, Job
-from serve.progress import ReportingEngine, StageReporter, stage_names
+from serve.progress import StageReporter, stage_names
 from serve.settings import ServeSettings
 
 __all__ = ["Record", "Workbench", "WorkbenchError"]
@@ -76,12 +76,11 @@ class Workbench:
     """A loaded program with its engine, the answers kept in memory and each session's history (thread-safe)."""
 
     def __init__(self, t2s: Text2SQL, settings: ServeSettings, *, model: str) -> None:
-        """Wrap a loaded program; its engine is wrapped so that executions are reported as stages."""
+        """Wrap a loaded program; its stages and executions are reported to each question's listener."""
         self.t2s = t2s
         self.settings = settings
         self.model = model
-        self.engine = ReportingEngine(t2s.executor)
-        t2s.program.executor = self.engine
+        self.engine = t2s.executor
         self.queue = AnswerQueue(one_at_a_time=settings.one_at_a_time)
         self._stages = stage_names(t2s.program)
         self._pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="workbench")
@@ -134,10 +133,9 @@ class Workbench:
         Raises:
             WorkbenchError: Not on the TAP engine, the ADQL is empty or too long, or the service cannot be reached.
         """
-        tap = getattr(self.engine, "executor", self.engine)
-        if not hasattr(tap, "execute_adql"):
+        if not hasattr(self.engine, "execute_adql"):
             raise WorkbenchError("ADQL runs on a TAP service only; start the workbench with --engine tap")
-        return self._run_by_hand("adql", adql, question, session, tap.execute_adql)
+        return self._run_by_hand("adql", adql, question, session, self.engine.execute_adql)
 
     def _run_by_hand(self, language: str, text: str, question: str, session: str, execute: Any) -> Record:
         """Run SQL or ADQL written in the page's boxes or sent to the API, and keep the answer."""
@@ -155,7 +153,7 @@ class Workbench:
             adql = text if language == "adql" else ""
             error, kind = str(err), err.kind.value
             answer = Answer(question=question, sql=sql, adql=adql, frame=None, error=error, error_kind=kind)
-        except DbError as err:
+        except EngineError as err:
             raise WorkbenchError(str(err)) from err
         else:
             answer = Answer(
@@ -209,7 +207,7 @@ class Workbench:
                 reporter = StageReporter(self._stages, job.emit)
                 with dspy.context(callbacks=[reporter]):
                     answer = self.t2s.ask(job.question, external_knowledge=knowledge)
-        except (AnsweringError, DbError) as err:
+        except (AnsweringError, EngineError) as err:
             job.finish(error=str(err))
             return
         except dspy.LMError as err:

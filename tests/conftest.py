@@ -35,7 +35,7 @@ from data.loader import ENV_VAR, grounding_files, resolve_dataset_path, split_fi
 from db.server import ServerInfo, ServerSettings, down, up
 
 if TYPE_CHECKING:
-    from db.executor import Executor
+    from engines.postgres import PostgresEngine
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
@@ -216,9 +216,9 @@ def default_dsn(pg_server: ServerSettings) -> str:
 
 
 @pytest.fixture
-def executor(tiny_dsn: str) -> Iterator[Executor]:
-    """An Executor on the tiny database with a 5 s timeout, closed after the test."""
-    from db.executor import Executor, ExecutorSettings
+def executor(tiny_dsn: str) -> Iterator[PostgresEngine]:
+    """An PostgresEngine on the tiny database with a 5 s timeout, closed after the test."""
+    from engines.postgres import PostgresEngine, PostgresSettings
 
-    with Executor(ExecutorSettings(dsn=tiny_dsn, timeout_s=5)) as ex:
+    with PostgresEngine(PostgresSettings(dsn=tiny_dsn, timeout_s=5)) as ex:
         yield ex

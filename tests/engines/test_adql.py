@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from db.errors import ErrorKind, ExecutionError
 from engines.adql import TAP_TABLES, Upload, default_target, translate
 from engines.adql_rules import RULES
+from engines.errors import ErrorKind, ExecutionError
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "adql_cases.yaml").read_text())
 

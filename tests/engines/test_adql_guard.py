@@ -2,8 +2,8 @@
 
 import pytest
 
-from db.errors import GuardError
 from engines.adql_guard import MAX_ADQL_CHARS, check_adql
+from engines.errors import GuardError
 
 QUERY = (
     "SELECT TOP 5 o.oid FROM ztf.object AS o WHERE "

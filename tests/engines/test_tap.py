@@ -9,10 +9,10 @@ import pytest
 
 from benchmarks.tap import same_result
 from data.loader import load_dataset
-from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError, GuardError
-from db.executor import ExecutorSettings
 from engines import PostgresEngine, TapSettings
 from engines.adql import translate
+from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError, GuardError
+from engines.postgres import PostgresSettings
 from engines.tap import TapEngine
 
 # Dev golds whose TAP result cannot equal PostgreSQL's, with the reason (README, "Real data").
@@ -29,7 +29,7 @@ def tap(tap_url):
 
 @pytest.fixture(scope="module")
 def postgres(tiny_dsn):
-    with PostgresEngine(ExecutorSettings(dsn=tiny_dsn, timeout_s=30)) as engine:
+    with PostgresEngine(PostgresSettings(dsn=tiny_dsn, timeout_s=30)) as engine:
         yield engine
 
 

@@ -4,9 +4,9 @@ import pytest
 import requests
 from pyvo.dal import DALQueryError, DALServiceError
 
-from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
 from engines import TapSettings
 from engines.adql import default_target
+from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError
 from engines.tap import TapEngine
 
 

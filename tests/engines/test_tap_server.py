@@ -8,7 +8,7 @@ import pytest
 import pyvo
 
 from db.cli import main as db_main
-from db.tap_server import GAVO_DIR, tap_status, tap_up
+from db.tap.server import GAVO_DIR, tap_status, tap_up
 
 
 def test_tap_up_twice_reuses_the_published_copy(pg_server, tap_url):
@@ -87,7 +87,7 @@ def test_tap_needs_an_action(capsys):
 
 
 def test_tap_up_without_dachs_says_so_in_one_line(capsys, monkeypatch):
-    monkeypatch.setattr("db.tap_server.shutil.which", lambda name: None)
+    monkeypatch.setattr("db.tap.server.shutil.which", lambda name: None)
     assert db_main(["tap", "up"]) == 1
     assert capsys.readouterr().err == (
         "error: GAVO DaCHS is not installed (no `dachs` command); on Debian run `sudo bash "

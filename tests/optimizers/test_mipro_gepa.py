@@ -5,20 +5,15 @@ import json
 import dspy
 import pytest
 
-import compiling.cli as cli
-import engines.factory
-from compiling.run import compile_program
-from evaluation.gold_cache import GoldCache
+import db.engine
+import optimizers.cli as cli
 from lms.fake import fake_lm
+from metric.gold_cache import GoldCache
 from modules import AlerceText2SQL, PipelineSettings
-from optimizers.artifact import (
-    MANIFEST_FILE,
-    PROGRAM_FILE,
-    load_artifact,
-    load_program,
-    save_artifact,
-    signature_hash,
-)
+from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, load_artifact, load_program, signature_hash
+from modules.settings import ProgramSettings
+from optimizers.run import compile_program
+from optimizers.saving import save_artifact
 from optimizers.settings import CompileSettings
 from tests.optimizers.compile_helpers import (
     MAGIC_INSTRUCTION,
@@ -133,7 +128,7 @@ def cli_backends(monkeypatch, tiny_dsn, tmp_path):
     lms = {"fake/gated": gated_lm(), "fake/reflection": reflection_lm()}
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(cli, "resolve_lm", lambda model: lms[model])
-    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
     monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     return lms
 
@@ -154,5 +149,5 @@ def test_cli_compiles_and_the_artifact_loads(extra, cli_backends, tmp_path, caps
     manifest = json.loads((out / MANIFEST_FILE).read_text())
     assert manifest["optimizer"] == extra[1]
     assert manifest["scores"]["heldout_pm_after"] > manifest["scores"]["heldout_pm_before"]
-    _, loaded = load_program("fake/gated", executor=None, program_path=out / PROGRAM_FILE)
+    _, loaded = load_program("fake/gated", executor=None, choice=ProgramSettings(artifact=out / PROGRAM_FILE))
     assert loaded == manifest

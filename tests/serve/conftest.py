@@ -8,6 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from answering import load
+from engines import EngineSettings
+from modules.settings import ProgramSettings
 from serve import ServeSettings, Workbench, create_app
 from tests.answering.scripts import scripted_lm
 
@@ -17,7 +19,9 @@ POSITIONS_SQL = "SELECT oid, meanra, meandec, ndet FROM object ORDER BY oid LIMI
 
 def make_bench(dsn: str, sql: str = POSITIONS_SQL, **settings: object) -> Workbench:
     """Build a workbench whose program answers every question with `sql`."""
-    t2s = load("fake/scripted", dsn=dsn, lm=scripted_lm(sql), uncompiled=True)
+    t2s = load(
+        "fake/scripted", program=ProgramSettings(uncompiled=True), engine=EngineSettings(dsn=dsn), lm=scripted_lm(sql)
+    )
     return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
 
 

@@ -5,7 +5,9 @@ import threading
 import pytest
 
 from answering import load
+from engines import EngineSettings
 from lms.fake import fake_lm, render_answer
+from modules.settings import ProgramSettings
 from serve import ServeSettings, Workbench
 from tests.serve.conftest import client_of, make_bench
 
@@ -21,7 +23,9 @@ def waiting_bench(dsn: str, wait, **settings) -> Workbench:
             wait()
         return render_answer(FIELDS.get(call.stage, {"sql": "SELECT 1 AS n"}))
 
-    t2s = load("fake/scripted", dsn=dsn, lm=fake_lm(answer), uncompiled=True)
+    t2s = load(
+        "fake/scripted", program=ProgramSettings(uncompiled=True), engine=EngineSettings(dsn=dsn), lm=fake_lm(answer)
+    )
     return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
 
 

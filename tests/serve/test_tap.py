@@ -5,6 +5,8 @@ import io
 from astropy.table import Table
 
 from answering import load
+from engines import EngineSettings
+from modules.settings import ProgramSettings
 from serve import ServeSettings, Workbench
 from tests.answering.scripts import scripted_lm
 from tests.engines.conftest import tap_url  # noqa: F401 - the local DaCHS fixture
@@ -15,7 +17,12 @@ SQL = "SELECT oid, meanra, meandec FROM object ORDER BY oid LIMIT 5"
 
 
 def test_the_page_shows_and_reruns_adql(tap_url):  # noqa: F811 - the fixture
-    t2s = load("fake/scripted", engine="tap", tap_url=tap_url, lm=scripted_lm(SQL), uncompiled=True)
+    t2s = load(
+        "fake/scripted",
+        program=ProgramSettings(uncompiled=True),
+        engine=EngineSettings(engine="tap", tap_url=tap_url),
+        lm=scripted_lm(SQL),
+    )
     bench = Workbench(t2s, ServeSettings(), model="fake/scripted")
     try:
         with client_of(bench) as client:

@@ -1,0 +1,277 @@
+"""A real local TAP service: GAVO DaCHS (Debian's gavodachs2-server) publishing the embedded database as ``ztf``.
+
+`tap_up` copies the published tables of one embedded database into DaCHS's own database (schema ``ztf``, plain
+tables with oid and q3c indexes), writes the resource descriptor rendered from the catalog, imports its metadata
+and starts the server on 127.0.0.1. It is idempotent: an unchanged source is not copied again, and a server that
+was killed is started anew. DaCHS is GPL and not a Python dependency; without it only this server is missing.
+"""
+
+import contextlib
+import fcntl
+import functools
+import json
+import logging
+import os
+import shutil
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import psycopg
+
+from catalog import load_catalog
+from catalog.dachs_rd import RD_ID, TAP_SCHEMA, render_index_ddl, render_rd, render_tables_ddl, tap_tables
+from db.errors import ServerError
+from db.server import ServerSettings, up
+from defaults.time_limits import DACHS_START_S
+
+__all__ = ["TapServerStatus", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
+
+logger = logging.getLogger(__name__)
+
+GAVO_DIR = Path(os.environ.get("GAVO_ROOT", "/var/gavo"))
+_LOCK_WAIT_S = 1800.0
+_depth = 0  # how many nested `_exclusive` blocks of this process hold the DaCHS lock
+_NOT_INSTALLED = (
+    "GAVO DaCHS is not installed (no `dachs` command); on Debian run `sudo bash scripts/install_system_packages.sh` "
+    "(gavodachs2-server). The TAP engine still works against any --tap-url."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TapServerStatus:
+    """Whether the local DaCHS answers, its TAP URL and the source it publishes."""
+
+    running: bool
+    url: str
+    source: str | None
+
+
+def tap_up(settings: ServerSettings | None = None) -> str:
+    """Publish the embedded database of `settings` (started and built if needed) through DaCHS; return its URL.
+
+    Raises:
+        ServerError: DaCHS is missing, cannot be set up or started, or another run holds it too long.
+    """
+    _dachs()  # a missing DaCHS is reported at once, not after waiting for the lock
+    with _exclusive():
+        return _up(settings)
+
+
+@contextlib.contextmanager
+def tap_session(settings: ServerSettings | None = None, *, fresh: bool = False) -> Iterator[str]:
+    """Publish like `tap_up` and keep the local DaCHS for this run until the block ends; yield its URL.
+
+    Other runs (tests, benchmarks, `tap up`) wait meanwhile, so none republishes another database under it. A
+    server this session had to start is stopped at the end.
+
+    Args:
+        settings: The embedded database to publish.
+        fresh: Stop the server and copy the database again, as on a new machine (for timing the set-up).
+    """
+    _dachs()
+    with _exclusive():
+        was_running = _answers()
+        if fresh:
+            tap_down()
+            (GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json").unlink(missing_ok=True)
+        url = _up(settings)
+        try:
+            yield url
+        finally:
+            if not was_running:
+                tap_down()
+
+
+def _up(settings: ServerSettings | None) -> str:
+    dachs = _dachs()
+    started = time.perf_counter()
+    source = up(settings or ServerSettings())
+    _ensure_postgres()
+    marker = GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json"
+    source_id = _source_id(source.admin_dsn)
+    if not marker.exists() or marker.read_text() != source_id:
+        _publish(dachs, source.admin_dsn)
+        marker.write_text(source_id)
+    _start(dachs)
+    logger.info("local TAP service ready in %.1f s", time.perf_counter() - started)
+    return tap_url()
+
+
+@contextlib.contextmanager
+def _exclusive() -> Iterator[None]:
+    """Hold the local DaCHS alone: two runs publishing at once would drop each other's tables.
+
+    Re-entrant within this process (a test session publishes again inside its own session).
+    """
+    global _depth
+    lock = _acquire() if _depth == 0 else None
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+        if lock is not None:
+            lock.close()  # closing the file releases the lock
+
+
+def _acquire() -> TextIO:
+    """Open and lock the DaCHS lock file, waiting up to _LOCK_WAIT_S for another run to let go."""
+    folder = GAVO_DIR / "inputs" / TAP_SCHEMA
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = (folder / ".lock").open("w")
+    deadline = time.monotonic() + _LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return lock
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                lock.close()
+                raise ServerError(
+                    f"The local DaCHS has been in use by another run for {_LOCK_WAIT_S:g} s; try again later."
+                ) from None
+            time.sleep(1.0)
+
+
+def tap_down() -> bool:
+    """Stop the local DaCHS; return True if it was running."""
+    if shutil.which("dachs") is None:
+        return False
+    was_running = _answers()
+    _run([_dachs(), "serve", "stop"], check=False)
+    return was_running
+
+
+def tap_status() -> TapServerStatus:
+    """Report whether the local DaCHS answers and which source database it publishes."""
+    marker = GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json"
+    source = json.loads(marker.read_text()).get("database") if marker.exists() else None
+    return TapServerStatus(running=shutil.which("dachs") is not None and _answers(), url=tap_url(), source=source)
+
+
+def tap_url() -> str:
+    """Return the TAP URL of the local DaCHS (``[web]serverPort`` of its configuration, default 8080)."""
+    return f"http://127.0.0.1:{_server_port()}/tap"
+
+
+@functools.cache
+def _server_port() -> str:
+    """Read the configured port once: each `dachs` command costs a second or two of start-up."""
+    if shutil.which("dachs") is None:
+        return "8080"
+    return _run([_dachs(), "config", "web", "serverPort"]).strip() or "8080"
+
+
+def _dachs() -> str:
+    path = shutil.which("dachs")
+    if path is None:
+        raise ServerError(_NOT_INSTALLED)
+    return path
+
+
+def _ensure_postgres() -> None:
+    """Start the machine's PostgreSQL cluster that holds DaCHS's database if it is down."""
+    if shutil.which("pg_ctlcluster") is None:
+        return
+    for line in _run(["pg_lsclusters", "--no-header"]).splitlines():
+        version, name, _port, state, *_ = line.split()
+        if state != "online":
+            _run(["pg_ctlcluster", version, name, "start"])
+
+
+def _source_id(admin_dsn: str) -> str:
+    with psycopg.connect(admin_dsn) as conn:
+        build = conn.execute("SELECT json_agg(b)::text FROM meta.build_info b").fetchone()[0]
+        database = conn.execute("SELECT current_database()").fetchone()[0]
+    return json.dumps({"database": database, "build": build})
+
+
+def _profile(name: str) -> dict[str, str]:
+    """Read a DaCHS database profile (``/var/gavo/etc/<name>``, after the ``dsn`` profile it includes)."""
+    settings: dict[str, str] = {}
+    for file in ("dsn", name):
+        for line in (GAVO_DIR / "etc" / file).read_text().splitlines():
+            key, _, value = line.partition("=")
+            if value and key.strip() != "include":
+                settings[key.strip()] = value.strip()
+    return settings
+
+
+def _feed_dsn() -> str:
+    """Return the conninfo of DaCHS's admin profile ``feed``."""
+    keys = {"database": "dbname", "host": "host", "port": "port", "user": "user", "password": "password"}
+    return " ".join(f"{keys[key]}='{value}'" for key, value in _profile("feed").items() if key in keys)
+
+
+def _publish(dachs: str, source_dsn: str) -> None:
+    """Copy the published tables into DaCHS's database and import the resource descriptor's metadata."""
+    catalog = load_catalog()
+    logger.info("copying the embedded database into DaCHS schema %s", TAP_SCHEMA)
+    _run(["runuser", "-u", "postgres", "--", "psql", "-q", "-d", "gavo", "-c", "CREATE EXTENSION IF NOT EXISTS q3c"])
+    with psycopg.connect(_feed_dsn()) as target, psycopg.connect(source_dsn) as source:
+        target.execute(f"DROP SCHEMA IF EXISTS {TAP_SCHEMA} CASCADE")
+        target.execute(render_tables_ddl(catalog))
+        for table in tap_tables(catalog):
+            columns = ", ".join(table.column_names)
+            with (
+                source.cursor().copy(f"COPY (SELECT {columns} FROM {catalog.schema}.{table.name}) TO STDOUT") as out,
+                target.cursor().copy(f"COPY {TAP_SCHEMA}.{table.name} ({columns}) FROM STDIN") as into,
+            ):
+                for chunk in out:
+                    into.write(chunk)
+        target.execute(render_index_ddl(catalog))
+        # Queries run as DaCHS's query roles (uploads as the untrusted one); `dachs imp -m` grants nothing.
+        for role in {_profile(name)["user"] for name in ("trustedquery", "untrustedquery")}:
+            target.execute(f"GRANT USAGE ON SCHEMA {TAP_SCHEMA} TO {role}")
+            target.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {TAP_SCHEMA} TO {role}")
+        target.commit()
+        target.autocommit = True
+        target.execute(f"ANALYZE {', '.join(f'{TAP_SCHEMA}.{table.name}' for table in tap_tables(catalog))}")
+    rd_path = GAVO_DIR / "inputs" / TAP_SCHEMA / "q.rd"
+    rd_path.write_text(render_rd(catalog))
+    _run([dachs, "imp", "-m", RD_ID])
+    _run([dachs, "limits", "-t", RD_ID])  # fills tap_schema.tables.nrows, which TAP engines fingerprint
+    _run([dachs, "pub", RD_ID], check=False)
+
+
+def _start(dachs: str) -> None:
+    """Start the server unless it answers; a killed server's stale pid file is removed first."""
+    if _answers():
+        return
+    with contextlib.suppress(FileNotFoundError):
+        (GAVO_DIR / "state" / "web.pid").unlink()
+    _run([dachs, "serve", "start"])
+    deadline = time.monotonic() + DACHS_START_S
+    while time.monotonic() < deadline:
+        if _answers():
+            return
+        time.sleep(0.5)
+    raise ServerError(f"DaCHS did not answer at {tap_url()} within {DACHS_START_S:g} s; see {GAVO_DIR}/logs.")
+
+
+def _answers() -> bool:
+    try:
+        with _urlopen(f"{tap_url()}/capabilities") as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@contextlib.contextmanager
+def _urlopen(url: str) -> Iterator:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        yield response
+
+
+def _run(command: list[str], *, check: bool = True) -> str:
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    if check and completed.returncode != 0:
+        detail = (completed.stderr or completed.stdout).strip().splitlines()[-3:]
+        raise ServerError(f"`{' '.join(command[:4])}` failed: {' '.join(detail)}")
+    return completed.stdout
