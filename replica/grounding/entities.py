@@ -35,7 +35,7 @@ _IDENTITY = {"oid"}
 _PER_ROW = {"dataquality", "non_detection", "forced_photometry", "detection"}
 _MAX_LITERAL_OIDS = 60
 _MAX_DETECTIONS = 5000
-"""Detections the generator makes for one object at most (ALeRCE's longest light curves hold a few thousand)."""
+"""Detections the generator makes for one object at most, so that no query can make a build run out of memory."""
 _DETECTION_COUNTS = ("_ndet", "_ndet_g", "_ndet_r")
 
 
@@ -116,14 +116,15 @@ def _contradiction(world: World) -> str | None:
     conditions = _conditions(world)
     for (ref, column), value in _choose(conditions, 0).items():
         if fitting(ref.table, column, value) is ...:
-            return f"{ref.table}.{column} cannot hold {_sql(value)}"
-        if not meets(value, conditions[(ref, column)]):
-            said = ", ".join(f"{op} {', '.join(map(_sql, values))}".strip() for op, values in conditions[(ref, column)])
+            return f"{ref.table}.{column} cannot hold {_shown(value)}"
+        conds = conditions[(ref, column)]
+        if not meets(value, conds):
+            said = ", ".join(f"{op} {', '.join(map(_shown, values))}".strip() for op, values in conds)
             return f"no value meets its conditions on {ref.table}.{column} ({said})"
     return None
 
 
-def _sql(value) -> str:
+def _shown(value) -> str:
     return "NULL" if value is None else repr(value)
 
 
