@@ -18,23 +18,16 @@ from answering.api import Answer, load
 from answering.errors import BadQuestion
 from answering.question import EXAMPLE_QUESTION, clean_text
 from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table, render_votable
-from cli import (
-    add_candidates_argument,
-    add_engine_arguments,
-    add_model_argument,
-    add_query_timeout_argument,
-    add_verbosity_arguments,
-    comma_choices,
-    engine_settings,
-    logging_to_stderr,
-    positive_int,
-)
-from db.server import DSN_ENV
+from cli import add_verbosity_arguments, comma_choices, logging_to_stderr, positive_int
 from engines.errors import EngineError
+from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
+from engines.settings import DSN_ENV
 from engines.tap_settings import TAP_URL_ENV
 from lms import LMConfigError
+from lms.options import add_model_argument
 from modules import OPTIONAL_STAGES
 from modules.errors import PipelineError
+from modules.options import add_candidates_argument
 from modules.settings import ProgramSettings
 
 __all__ = ["FORMATS", "SHOW_CHOICES", "build_parser", "main"]

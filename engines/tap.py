@@ -23,7 +23,7 @@ import requests
 from astropy.table import Table
 from pyvo.dal import DALFormatError, DALQueryError, DALServiceError
 
-from engines.adql import TAP_SCHEMA, TapTarget, Translation, Upload, default_target, translate
+from engines.adql import TapTarget, Translation, Upload, default_target, translate
 from engines.adql_guard import check_adql
 from engines.engine import Result
 from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError
@@ -166,7 +166,8 @@ class TapEngine:
             hard_limit = int(service.hardlimit)
         except (DALServiceError, TypeError, ValueError):
             hard_limit = None
-        where = f"WHERE schema_name = '{TAP_SCHEMA}'"
+        schema = default_target().schema
+        where = f"WHERE schema_name = '{schema}'"
         try:
             rows = service.run_sync(f"SELECT table_name, nrows FROM tap_schema.tables {where}", maxrec=10_000)
         except DALQueryError:  # a service whose tap_schema has no nrows column
@@ -175,8 +176,8 @@ class TapEngine:
         names = [str(name).split(".")[-1].lower() for name in table["table_name"]]
         counts = [str(count) for count in table["nrows"]] if "nrows" in table.colnames else [""] * len(names)
         contents = ",".join(sorted(f"{name}={count}" for name, count in zip(names, counts, strict=True)))
-        logger.debug("TAP service %s publishes %d tables in %s", self.settings.url, len(names), TAP_SCHEMA)
-        return default_target(frozenset(names)), hard_limit, contents
+        logger.debug("TAP service %s publishes %d tables in %s", self.settings.url, len(names), schema)
+        return default_target(tables=frozenset(names)), hard_limit, contents
 
     def _run(self, translation: Translation, *, timeout_s: float, max_rows: int) -> pyvo.dal.TAPResults:
         uploads = {name: _upload_table(upload) for name, upload in translation.uploads.items()} or None

@@ -6,6 +6,7 @@ from typing import Literal
 
 import dspy
 
+from catalog import CATALOG_NAMES
 from modules.errors import UnknownStageError
 from modules.stages import OPTIONAL_STAGES, STAGES
 
@@ -45,6 +46,7 @@ class PipelineSettings:
         reasoning: Give every predictor a `reasoning` output first (fixed at construction).
         schema_detail: How much of the full schema the stages see when schema linking is off: "full" (every
             column described), "brief" (short descriptions) or "names" (names and types only, for small models).
+        catalog: The catalog the program writes SQL for (``catalog.CATALOG_NAMES``): its schema and prompt rules.
     """
 
     stages: tuple[str, ...] = STAGES
@@ -54,6 +56,7 @@ class PipelineSettings:
     timeout_s: float | None = None
     reasoning: bool = False
     schema_detail: Literal["full", "brief", "names"] = "full"
+    catalog: str = "ztf"
 
     def __post_init__(self) -> None:
         """Validate and normalise the switches.
@@ -75,6 +78,8 @@ class PipelineSettings:
             raise ValueError(f"candidates must be 1 or more (or None for the model's default), got {self.candidates}.")
         if not 0.0 <= self.min_agreement <= 1.0:
             raise ValueError(f"min_agreement must be between 0 and 1, got {self.min_agreement}.")
+        if self.catalog not in CATALOG_NAMES:
+            raise ValueError(f"Unknown catalog {self.catalog!r}; choose one of {', '.join(CATALOG_NAMES)}.")
 
     def is_on(self, stage: str) -> bool:
         """Tell whether `stage` runs."""

@@ -5,10 +5,11 @@ import logging
 import sys
 from pathlib import Path
 
-from db.server import SCALES, ServerSettings
+from db.server import ServerSettings
 from db.tap.server import tap_down, tap_status, tap_up, tap_url
 from engines.errors import ExecutionError
 from engines.guard import check_sql
+from replica.synthetic.scales import SCALES
 
 __all__ = ["COMMANDS", "add_tap_commands", "run_tap_command"]
 
@@ -45,7 +46,9 @@ def add_tap_commands(commands: argparse._SubParsersAction, epilog_tail: str) -> 
     )
     actions = tap.add_subparsers(dest="tap_command", required=True, metavar="ACTION")
     up = actions.add_parser("up", help="start DaCHS, publishing the database (copied once); print the TAP URL")
-    up.add_argument("--scale", choices=SCALES, default="default", help="embedded database (default: %(default)s)")
+    up.add_argument(
+        "--scale", choices=tuple(SCALES), default="default", help="embedded database (default: %(default)s)"
+    )
     up.add_argument("--data-dir", type=Path, default=None, help="data folder of the embedded server")
     actions.add_parser("down", help="stop DaCHS")
     actions.add_parser("status", help="report whether DaCHS answers, its URL and the database it publishes")

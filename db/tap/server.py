@@ -25,7 +25,7 @@ from typing import TextIO
 import psycopg
 
 from catalog import load_catalog
-from catalog.dachs_rd import RD_ID, TAP_SCHEMA, render_index_ddl, render_rd, render_tables_ddl, tap_tables
+from catalog.dachs_rd import rd_id, render_index_ddl, render_rd, render_tables_ddl
 from db.errors import ServerError
 from db.server import ServerSettings, up
 from defaults.time_limits import DACHS_START_S
@@ -33,6 +33,9 @@ from defaults.time_limits import DACHS_START_S
 __all__ = ["TapServerStatus", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
 
 logger = logging.getLogger(__name__)
+TAP_SCHEMA = load_catalog().tap_schema
+"""The schema the local DaCHS publishes the embedded database under, as ALeRCE's service does."""
+RD_ID = rd_id(load_catalog())
 
 GAVO_DIR = Path(os.environ.get("GAVO_ROOT", "/var/gavo"))
 _LOCK_WAIT_S = 1800.0
@@ -217,7 +220,7 @@ def _publish(dachs: str, source_dsn: str) -> None:
     with psycopg.connect(_feed_dsn()) as target, psycopg.connect(source_dsn) as source:
         target.execute(f"DROP SCHEMA IF EXISTS {TAP_SCHEMA} CASCADE")
         target.execute(render_tables_ddl(catalog))
-        for table in tap_tables(catalog):
+        for table in catalog.tap_tables:
             columns = ", ".join(table.column_names)
             with (
                 source.cursor().copy(f"COPY (SELECT {columns} FROM {catalog.schema}.{table.name}) TO STDOUT") as out,
@@ -232,7 +235,7 @@ def _publish(dachs: str, source_dsn: str) -> None:
             target.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {TAP_SCHEMA} TO {role}")
         target.commit()
         target.autocommit = True
-        target.execute(f"ANALYZE {', '.join(f'{TAP_SCHEMA}.{table.name}' for table in tap_tables(catalog))}")
+        target.execute(f"ANALYZE {', '.join(f'{TAP_SCHEMA}.{table.name}' for table in catalog.tap_tables)}")
     rd_path = GAVO_DIR / "inputs" / TAP_SCHEMA / "q.rd"
     rd_path.write_text(render_rd(catalog))
     _run([dachs, "imp", "-m", RD_ID])

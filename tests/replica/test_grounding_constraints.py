@@ -17,9 +17,9 @@ import yaml
 
 from catalog import load_catalog, render_ddl
 from db.q3c import install_q3c
+from replica.build import build
 from replica.grounding.entities import Skipped, entities_for_queries
 from replica.grounding.rows import grounded_tables
-from replica.synthetic import build
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "grounding_cases.yaml").read_text(encoding="utf-8"))
 _SCALE = {"old_feature_fraction": 0.3, "max_forced_rows": 20}

@@ -29,10 +29,9 @@ from catalog import load_catalog, render_ddl
 from data.loader import load_dataset
 from db.q3c import install_q3c
 from optimizers.cli import EXAMPLES_CSV
+from replica.build import build, ground_queries
 from replica.grounding.density import unanswered
 from replica.grounding.sources import read_queries
-from replica.synthetic import build
-from replica.synthetic.build import ground_queries
 
 SEED = 21
 MAX_SET_SIZE = 12

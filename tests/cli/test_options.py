@@ -4,8 +4,10 @@ import argparse
 
 import pytest
 
-from cli import add_dataset_argument, add_model_argument, comma_choices, positive_float, positive_int
+from cli import comma_choices, positive_float, positive_int
+from data.options import add_dataset_argument
 from lms import DEFAULT_LOCAL_MODEL
+from lms.options import add_model_argument
 
 
 def test_model_argument_defaults_to_the_local_model():
