@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 __all__ = ["CATALOG_NAMES", "Catalog", "Classifier", "Column", "ForeignKey", "Index", "Table"]
 
-CATALOG_NAMES = ("ztf",)
+CATALOG_NAMES = ("ztf", "multisurvey")
 """Catalogs the project knows, each described by ``catalog/<name>.yaml``."""
 _CUTOFF = 0.6
 
