@@ -109,3 +109,9 @@ def test_the_service_publishes_units_and_descriptions_from_the_catalog(tap_url):
     assert columns["firstmjd"][0] == "d"
     assert not columns["ndet"][0]
     assert columns["ndet"][1]
+
+
+def test_taxonomy_classes_is_published_as_an_array_of_strings(tap_url):
+    where = "table_name = 'ztf.taxonomy' AND column_name = 'classes'"
+    rows = pyvo.dal.TAPService(tap_url).run_sync(f"SELECT datatype, arraysize FROM TAP_SCHEMA.columns WHERE {where}")
+    assert [(row["datatype"], row["arraysize"]) for row in rows] == [("char", "*x*")]
