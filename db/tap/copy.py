@@ -82,9 +82,8 @@ class PublishedCopy:
     def describe(self) -> str:
         """One line naming the build, e.g. ``scale tiny, seed 0, grounding ea8921cf5a946f37 (58 queries), ...``."""
         built = datetime.datetime.fromisoformat(self.built_at).astimezone(datetime.UTC)
-        grounding = (
-            f"grounding {self.grounding} ({self.grounded_queries} queries)" if self.grounding else "no grounding"
-        )
+        queries = f"{self.grounded_queries} {'query' if self.grounded_queries == 1 else 'queries'}"
+        grounding = f"grounding {self.grounding} ({queries})" if self.grounding else "no grounding"
         return (
             f"scale {self.scale}, seed {self.seed}, {grounding}, checksum {self.checksum}, "
             f"built {built:%Y-%m-%d %H:%M:%S} UTC"

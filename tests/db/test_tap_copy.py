@@ -137,3 +137,14 @@ def test_the_engine_runs_on_a_current_copy_and_its_fingerprint_names_the_build(p
     assert engine.fingerprint() != other.fingerprint()
     assert engine.fingerprint() == later.fingerprint()
     assert inner.runs == 2
+
+
+def test_describe_names_the_build_in_one_line(published):
+    one = dataclasses.replace(
+        published, grounding="869e6b6f06af27e0", grounded_queries=1, built_at="2026-12-01T17:04:26+00:00"
+    )
+    assert one.describe() == (
+        f"scale tiny, seed 0, grounding 869e6b6f06af27e0 (1 query), checksum {published.checksum}, "
+        "built 2026-12-01 17:04:26 UTC"
+    )
+    assert dataclasses.replace(one, grounding="").describe().startswith("scale tiny, seed 0, no grounding, ")
