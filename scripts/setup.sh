@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `make setup`: the system packages and the virtual environment at once. apt (scripts/install_system_packages.sh,
-# options passed on) runs beside pip; pip builds llama-cpp-python from source while it downloads every other
-# dependency, then installs the project editable. The build compiles only what the bindings load (no multimodal
-# library, no llama.cpp common utilities) and its wheel is kept in a cache keyed on the version, the CMake options
-# and the CPU, so that a second set-up on the machine does not build again.
+# options passed on) runs beside pip; pip builds llama-cpp-python from source while it downloads and installs
+# every other dependency, then installs the project editable. The build compiles only what the bindings load (no
+# multimodal library, no llama.cpp common utilities) and its wheel is kept in a cache keyed on the version, the CMake
+# options and the CPU, so that a second set-up on the machine does not build again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
@@ -33,6 +33,8 @@ if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
         "$downloads"/llama_cpp_python-*.tar.gz &
     build=$!
     "$py" -m pip download --quiet --dest "$downloads" '.[dev]'
+    # What pip download resolved, installed during the build; the last install checks the whole set again.
+    "$py" -m pip install --quiet --no-deps "$downloads"/*.whl
     wait "$build"
     mkdir -p "$(dirname "$wheels")"
     rm -rf "$wheels"
