@@ -178,7 +178,8 @@ def non_detection_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataF
     first = spec["firstmjd"].to_numpy()[obj]
     span = spec["span"].to_numpy()[obj]
     before = rng.random(len(obj)) < 0.35
-    mjd = np.where(before, first - rng.uniform(0.5, 30.0, len(obj)), first + (span + 30.0) * rng.random(len(obj)))
+    after = np.minimum(span + 30.0, vocab.MJD_END - first)  # the data end: no epoch beyond it
+    mjd = np.where(before, first - rng.uniform(0.5, 30.0, len(obj)), first + after * rng.random(len(obj)))
     nd = pd.DataFrame(
         {
             "oid": spec["oid"].to_numpy()[obj],

@@ -84,7 +84,8 @@ FEATURE_KEYS = (
 
 MJD_SURVEY_START = 58194.0
 MJD_FIRST_ALERT = 58270.0
-MJD_END = 60700.0
+MJD_END = 61161.0  # 2026-05-01: the service's ZTF data runs through April 2026
+MJD_FORCED_START = 60250.0  # forced photometry is stored for objects detected since late 2023
 # MJD of 1 January of each year, for oid year prefixes
 YEAR_START_MJD = {
     2018: 58119,
@@ -95,4 +96,5 @@ YEAR_START_MJD = {
     2023: 59945,
     2024: 60310,
     2025: 60676,
+    2026: 61041,
 }

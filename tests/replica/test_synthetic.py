@@ -9,6 +9,7 @@ import pytest
 
 from catalog import load_catalog, render_ddl
 from replica.build import build
+from replica.synthetic import vocab
 from replica.synthetic.scales import get_scale
 
 log = logging.getLogger(__name__)
@@ -223,5 +224,13 @@ def test_value_domains(conn) -> None:
     assert _scalar(conn, "SELECT count(*) FROM ss_ztf WHERE ssnamenr = 'null' AND ssdistnr = -999") > 0
     assert _scalar(conn, "SELECT count(DISTINCT version) FROM feature") == 2
     assert _scalar(conn, "SELECT count(*) FROM taxonomy") == 7
-    assert _scalar(conn, "SELECT min(firstmjd) >= 58194 AND max(lastmjd) <= 60700 FROM object")
+    assert _scalar(conn, f"SELECT min(firstmjd) >= 58194 AND max(lastmjd) < {vocab.MJD_END} FROM object")
+    for table in ("detection", "forced_photometry", "non_detection"):
+        assert _scalar(conn, f"SELECT max(mjd) < {vocab.MJD_END} FROM {table}")
     assert _scalar(conn, "SELECT count(*) FROM object WHERE oid !~ '^ZTF[0-9]{2}[a-z]{7}$'") == 0
+
+
+def test_the_data_runs_to_the_end_of_april_2026(conn) -> None:
+    assert vocab.MJD_END == 61161.0  # 2026-05-01
+    assert _scalar(conn, "SELECT max(mjd) > 61161 - 30 FROM detection")
+    assert _scalar(conn, "SELECT count(*) FROM object WHERE firstmjd > 60857") > 0  # first seen after June 2025
