@@ -17,7 +17,7 @@ def _answers(sql_filter: str, probability: pd.DataFrame) -> set[str]:
 
 
 def _ground(sql: str) -> pd.DataFrame:
-    return grounded_tables(entities_for_queries([sql]), np.random.default_rng(0), **_SCALE)["probability"]
+    return grounded_tables(entities_for_queries([sql]).entities, np.random.default_rng(0), **_SCALE)["probability"]
 
 
 @pytest.mark.parametrize(
