@@ -79,7 +79,7 @@ def test_without_removes_the_stage_calls(capsys, use_lm, tiny_dsn):
     lm = use_lm(scripted_lm(difficulty="medium"))
     without = "schema_linking,decomposition,result_check"
     code, _, _ = ask(capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn, "--without", without)
-    assert code == 0 and lm.engine_obj.stages() == ["difficulty", "direct"]
+    assert code == 0 and lm.engine_obj.stages() == ["difficulty", "direct", "explanation"]
 
 
 def test_could_not_answer_exits_1_with_the_final_error(capsys, use_lm, tiny_dsn):

@@ -112,6 +112,7 @@ def test_ablation_gives_one_row_per_configuration(evaluate, oracle, tmp_path):
     assert code == 0 and [row["configuration"] for row in ablation["rows"]] == names
     assert names == [
         "full",
+        "without_dates",
         "without_schema_linking",
         "without_classification",
         "without_decomposition",
@@ -119,6 +120,7 @@ def test_ablation_gives_one_row_per_configuration(evaluate, oracle, tmp_path):
         "without_self_correction",
         "without_selection",
         "without_result_check",
+        "without_explanation",
         "direct",
     ]
     assert json.loads((report_dir / ABLATION_JSON).read_text()) == ablation

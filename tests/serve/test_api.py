@@ -11,8 +11,8 @@ def test_ask_returns_sql_rows_and_usage(client):
     assert body["columns"] == ["oid", "meanra", "meandec", "ndet"] and len(body["rows"]) == 120
     assert body["row_count"] == 120 and body["truncated"] is False
     assert body["model"] == "fake/scripted" and body["engine"] == "postgres"
-    # four LM calls (tables, columns, difficulty, sql) of 10 input and 5 output tokens each; no price for a fake
-    assert body["input_tokens"] == 40 and body["output_tokens"] == 20 and body["cost_usd"] is None
+    # five LM calls (tables, columns, difficulty, sql, explanation) of 10 input and 5 output tokens each; no price
+    assert body["input_tokens"] == 50 and body["output_tokens"] == 25 and body["cost_usd"] is None
     assert client.get(body["downloads"]["csv"]).text.count("\n") == 121
 
 

@@ -90,7 +90,14 @@ def test_ask_edit_download_and_plot_in_a_browser(page, base_url, tmp_path):
     stages = page.eval_on_selector_all(
         "#stages li", "items => items.map(item => item.dataset.stage + ':' + item.className)"
     )
-    assert stages == ["schema_linking:done", "classification:done", "generation:done", "execution:done"]
+    assert stages == [
+        "dates:done",
+        "schema_linking:done",
+        "classification:done",
+        "generation:done",
+        "execution:done",
+        "explanation:done",
+    ]
     assert POSITIONS_SQL in page.inner_text('#stages li[data-stage="generation"]')
 
     page.wait_for_selector("#answer")
