@@ -1,13 +1,22 @@
-"""The shared `--model`, `--dataset`, `--candidates` and `--timeout` options of the commands that answer questions."""
+"""The shared `--model`, `--dataset`, `--candidates`, `--timeout` and `--as-of` options of the commands that answer
+questions."""
 
 import argparse
+import datetime as dt
 
-from cli.argument_types import positive_float, positive_int
+from cli.argument_types import iso_date, positive_float, positive_int
 from data.loader import ENV_VAR
 from defaults.time_limits import ASK_QUERY_S
 from lms import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_PREFIX
 
-__all__ = ["add_candidates_argument", "add_dataset_argument", "add_model_argument", "add_query_timeout_argument"]
+__all__ = [
+    "add_as_of_argument",
+    "add_candidates_argument",
+    "add_dataset_argument",
+    "add_model_argument",
+    "add_query_timeout_argument",
+    "today_utc",
+]
 
 
 def add_model_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer, *, purpose: str = "") -> None:
@@ -56,3 +65,19 @@ def add_query_timeout_argument(parser: argparse.ArgumentParser | argparse._Actio
         metavar="S",
         help="time limit of each query in seconds (default: %(default)s)",
     )
+
+
+def add_as_of_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
+    """Add ``--as-of`` (the date stage's reference date; None when not given, which means today in UTC)."""
+    parser.add_argument(
+        "--as-of",
+        type=iso_date,
+        metavar="YYYY-MM-DD",
+        help='reference date of the date stage, for "last June", "in the last 30 days" and months given without '
+        "a year (default: today, UTC)",
+    )
+
+
+def today_utc() -> dt.date:
+    """Return today's date in UTC (the default ``--as-of`` that evaluate and compile record)."""
+    return dt.datetime.now(dt.UTC).date()

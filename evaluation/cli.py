@@ -26,6 +26,7 @@ from cli import (
     logging_to_stderr,
     positive_float,
     positive_int,
+    today_utc,
 )
 from data.errors import DataError
 from data.loader import ENV_VAR, SPLITS, grounding_files, load_dataset, resolve_dataset_path, split_file
@@ -152,6 +153,7 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
             without=args.without,
             candidates=args.candidates,
             direct=args.direct,
+            as_of=args.as_of or today_utc(),  # a concrete date, so the report records it and a resume keeps it
         )
         engine = engine_settings(args, ground=grounding_files(dataset_file), timeout_s=_timeouts(args)[0])
         settings = ModelRunSettings(

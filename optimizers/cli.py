@@ -20,6 +20,7 @@ from pathlib import Path
 import platformdirs
 
 from cli import (
+    add_as_of_argument,
     add_candidates_argument,
     add_dataset_argument,
     add_engine_arguments,
@@ -28,6 +29,7 @@ from cli import (
     engine_settings,
     logging_to_stderr,
     positive_int,
+    today_utc,
 )
 from data.errors import DataError
 from data.loader import dataset_sha256, grounding_files, load_dataset, resolve_dataset_path, split_file
@@ -60,7 +62,7 @@ examples:
 
 writes:
   artifacts/<model-slug>/program.json   prompts and demos of every stage (DSPy JSON)
-  artifacts/<model-slug>/manifest.json  the command, model, optimizer settings, stages, adapter, dataset
+  artifacts/<model-slug>/manifest.json  the command, model, optimizer settings, stages, as-of date, adapter, dataset
                                         sha256, the req_ids of each part, held-out PM before/after,
                                         tokens and cost, versions
 
@@ -98,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--stages", nargs="+", choices=STAGES, default=list(STAGES), help="stages switched on (default: all)"
     )
     add_candidates_argument(parser)
+    add_as_of_argument(parser)
     parser.add_argument(
         "--num-threads", type=positive_int, default=2, help="parallel program runs (default: %(default)s)"
     )
@@ -149,7 +152,10 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Comp
             model=args.model,
             optimizer=args.optimizer,
             pipeline=PipelineSettings(
-                stages=tuple(args.stages), schema_detail=args.schema_detail, candidates=args.candidates
+                stages=tuple(args.stages),
+                schema_detail=args.schema_detail,
+                candidates=args.candidates,
+                as_of=args.as_of or today_utc(),  # recorded in the manifest; answers use the date they are asked
             ),
             adapter=args.adapter,
             seed=args.seed,
