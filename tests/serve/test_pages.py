@@ -102,7 +102,7 @@ def test_edited_sql_runs_again_and_joins_the_history(client):
     assert rerun.status_code == 303
     page = client.get(rerun.headers["location"]).text
     assert "3 rows" in page and "SQL written by hand" in page and 'id="sky-plot"' not in page
-    assert page.count('<li><a href="/answers/') == 2
+    assert page.count('<li class="thread"><a href="/answers/') == 2
     no_sky = client.get(rerun.headers["location"].split("?")[0] + "/sky.png")
     assert no_sky.status_code == 400 and "Traceback" not in no_sky.text  # no coordinates: a message, not a 500
 
