@@ -60,7 +60,6 @@ class Text2SQL:
         executor: Engine,
         adapter: dspy.Adapter | None = None,
         manifest: dict[str, Any] | None = None,
-        catalog: str = "ztf",
     ) -> None:
         """Wrap a built program; prefer ``load()``, which builds one from an artifact.
 
@@ -70,25 +69,22 @@ class Text2SQL:
             executor: The engine that runs the generated SQL; closed by ``close()``.
             adapter: The adapter the program was compiled with (None: DSPy's default ChatAdapter).
             manifest: The artifact's manifest, or None when running uncompiled.
-            catalog: The catalog the program writes SQL for (``catalog.CATALOG_NAMES``).
         """
         self.program = program
         self.lm = lm
         self.executor = executor
         self.adapter = adapter
         self.manifest = manifest
-        self.catalog = catalog
+
+    @property
+    def catalog(self) -> str:
+        """The name of the catalog the program writes SQL for."""
+        settings = getattr(self.program, "settings", None)  # AlerceText2SQL's; the direct baseline names its own
+        return settings.catalog if settings is not None else self.program.catalog
 
     def with_lm(self, lm: dspy.LM) -> Text2SQL:
         """Return a copy that uses another LM (e.g. ``lm.copy(rollout_id=run)``) and shares everything else."""
-        return Text2SQL(
-            self.program,
-            lm=lm,
-            executor=self.executor,
-            adapter=self.adapter,
-            manifest=self.manifest,
-            catalog=self.catalog,
-        )
+        return Text2SQL(self.program, lm=lm, executor=self.executor, adapter=self.adapter, manifest=self.manifest)
 
     def predict(
         self,

@@ -28,24 +28,16 @@ from answering.render import (
     render_table,
     render_votable,
 )
-from cli import (
-    add_as_of_argument,
-    add_candidates_argument,
-    add_engine_arguments,
-    add_model_argument,
-    add_query_timeout_argument,
-    add_verbosity_arguments,
-    comma_choices,
-    engine_settings,
-    logging_to_stderr,
-    positive_int,
-)
-from db.server import DSN_ENV
+from cli import add_verbosity_arguments, comma_choices, logging_to_stderr, positive_int
 from engines.errors import EngineError
+from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
+from engines.settings import DSN_ENV
 from engines.tap_settings import TAP_URL_ENV
 from lms import LMConfigError
+from lms.options import add_model_argument
 from modules import OPTIONAL_STAGES
 from modules.errors import PipelineError
+from modules.options import add_as_of_argument, add_candidates_argument
 from modules.settings import ProgramSettings
 
 __all__ = ["FORMATS", "SHOW_CHOICES", "build_parser", "main"]

@@ -14,16 +14,17 @@ import time
 from pathlib import Path
 
 from benchmarks.common import package_versions
-from cli import add_dsn_argument
 from data.errors import DataError
 from data.loader import dataset_sha256, load_dataset, resolve_dataset_path, split_file
 from db.engine import open_engine
-from db.server import SCALES, resolve_dsn
+from db.server import resolve_dsn
 from engines import EngineSettings
 from engines.errors import EngineError
+from engines.options import add_dsn_argument
 from evaluation.predictions import Prediction
 from evaluation.runner import score_predictions
 from metric.gold_cache import GoldCache
+from replica.synthetic.scales import SCALES
 
 EXAMPLES = """examples:
   python -m benchmarks.evaluate

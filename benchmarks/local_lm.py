@@ -25,10 +25,10 @@ from typing import Any
 
 from benchmarks.common import package_versions
 from benchmarks.local_lm_pipeline import PipelineBenchmarkSettings, measure_pipeline, select_questions
-from cli import add_dsn_argument
 from data.errors import DataError
 from data.loader import load_dataset, resolve_dataset_path, split_file
 from engines.errors import EngineError
+from engines.options import add_dsn_argument
 from lms import LOCAL_MODELS, LOCAL_PREFIX, LlamaSettings, LMConfigError, build_engine
 from modules.adapter import ADAPTERS
 from modules.errors import PipelineError

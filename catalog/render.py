@@ -3,7 +3,7 @@
 import re
 from typing import Literal
 
-from catalog.model import Catalog, Table, normalize_name
+from catalog.model import Catalog, Table
 
 __all__ = ["Detail", "render_ddl", "render_schema_text", "render_table_catalog"]
 
@@ -81,7 +81,7 @@ def render_schema_text(
     selected = [catalog.table(name) for name in (tables if tables is not None else catalog.table_names)]
     selected = list({table.name: table for table in selected if table is not None}.values())
     names = {table.name for table in selected}
-    wanted = {normalize_name(table): {normalize_name(c) for c in cols} for table, cols in (columns or {}).items()}
+    wanted = {catalog.normalize(table): {catalog.normalize(c) for c in cols} for table, cols in (columns or {}).items()}
     blocks = []
     for table in selected:
         if table.partition_of in names:

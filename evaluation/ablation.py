@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import lms
-from cli import add_as_of_argument, add_candidates_argument, add_model_argument, comma_choices, positive_int
+from cli import comma_choices, positive_int
 from evaluation.program_predictions import ModelRunSettings, Scorer, run_model
 from evaluation.report import report_not_written
 from fileio import write_files
+from lms.options import add_model_argument
 from metric.aggregate import DIFFICULTIES
 from modules import OPTIONAL_STAGES
+from modules.options import add_as_of_argument, add_candidates_argument
 
 if TYPE_CHECKING:
     import dspy

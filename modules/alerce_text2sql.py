@@ -7,7 +7,7 @@ from datetime import date
 
 import dspy
 
-from catalog import Catalog, render_schema_text
+from catalog import Catalog, load_catalog, render_schema_text
 from engines import Engine
 from engines.bounded import BoundedEngine
 from engines.errors import ExecutionError
@@ -78,14 +78,14 @@ class AlerceText2SQL(dspy.Module):
         self.settings = settings or PipelineSettings()
         # Generation demos picked per question (the mqs strategy), part of the compiled state; None: compiled demos.
         self.demo_retriever: DemoRetriever | None = None
-        reasoning = self.settings.reasoning
+        reasoning, catalog = self.settings.reasoning, self.settings.catalog
         self.schema_linking = SchemaLinking(reasoning=reasoning)
         self.classification = Classification(reasoning=reasoning)
-        self.decomposition = Decomposition(reasoning=reasoning)
-        self.generation = Generation(reasoning=reasoning)
-        self.self_correction = SelfCorrection(reasoning=reasoning)
+        self.decomposition = Decomposition(reasoning=reasoning, catalog=catalog)
+        self.generation = Generation(reasoning=reasoning, catalog=catalog)
+        self.self_correction = SelfCorrection(reasoning=reasoning, catalog=catalog)
         self.selection = CandidateSelection()
-        self.values = ValueCheck.open(executor) if self.settings.is_on("value_check") else ValueCheck()
+        self.values = ValueCheck.open(executor, catalog) if self.settings.is_on("value_check") else ValueCheck()
         self.result_check = ResultCheck()
         self.explanation = Explanation(reasoning=reasoning)
 
@@ -111,7 +111,7 @@ class AlerceText2SQL(dspy.Module):
         knowledge = format_knowledge(
             external_knowledge, domain_knowledge, render_ranges(dates), render_follow_up(follow_up)
         )
-        catalog = served_catalog(self.executor)
+        catalog = served_catalog(self.executor, load_catalog(self.settings.catalog))
         link = self._link(question, knowledge, catalog, record)
         # Routing needs the shape of the schema, not the meaning of each column.
         structure = render_schema_text(catalog, link.tables, link.columns, detail="names")

@@ -8,6 +8,7 @@ from typing import Literal
 
 import dspy
 
+from catalog import CATALOG_NAMES
 from modules.errors import UnknownStageError
 from modules.stages import OPTIONAL_STAGES, STAGES
 
@@ -49,6 +50,7 @@ class PipelineSettings:
         reasoning: Give every predictor a `reasoning` output first (fixed at construction).
         schema_detail: How much of the full schema the stages see when schema linking is off: "full" (every
             column described), "brief" (short descriptions) or "names" (names and types only, for small models).
+        catalog: The catalog the program writes SQL for (``catalog.CATALOG_NAMES``): its schema and prompt rules.
         as_of: The reference date ("today") of the date stage, for relative dates and for months or days given
             without a year; None: the UTC date when each question is asked. An ISO text is read as a date.
     """
@@ -60,6 +62,7 @@ class PipelineSettings:
     timeout_s: float | None = None
     reasoning: bool = False
     schema_detail: Literal["full", "brief", "names"] = "full"
+    catalog: str = "ztf"
     as_of: date | None = None
 
     def __post_init__(self) -> None:
@@ -67,8 +70,8 @@ class PipelineSettings:
 
         Raises:
             UnknownStageError: A stage name is not in `STAGES`.
-            ValueError: `max_corrections` is negative, `candidates` below 1, `min_agreement` outside [0, 1], or
-                `as_of` is text that is not an ISO date.
+            ValueError: `max_corrections` is negative, `candidates` below 1, `min_agreement` outside [0, 1], the
+                catalog is unknown, or `as_of` is text that is not an ISO date.
         """
         for name in self.stages:
             if name not in STAGES:
@@ -83,6 +86,8 @@ class PipelineSettings:
             raise ValueError(f"candidates must be 1 or more (or None for the model's default), got {self.candidates}.")
         if not 0.0 <= self.min_agreement <= 1.0:
             raise ValueError(f"min_agreement must be between 0 and 1, got {self.min_agreement}.")
+        if self.catalog not in CATALOG_NAMES:
+            raise ValueError(f"Unknown catalog {self.catalog!r}; choose one of {', '.join(CATALOG_NAMES)}.")
         if isinstance(self.as_of, str):
             object.__setattr__(self, "as_of", date.fromisoformat(self.as_of))
 

@@ -19,27 +19,20 @@ from pathlib import Path
 
 import platformdirs
 
-from cli import (
-    add_as_of_argument,
-    add_candidates_argument,
-    add_dataset_argument,
-    add_engine_arguments,
-    add_model_argument,
-    add_verbosity_arguments,
-    engine_settings,
-    logging_to_stderr,
-    positive_int,
-    today_utc,
-)
+from cli import add_verbosity_arguments, logging_to_stderr, positive_int
 from data.errors import DataError
 from data.loader import dataset_sha256, grounding_files, load_dataset, resolve_dataset_path, split_file
+from data.options import add_dataset_argument
 from db.engine import open_engine
 from engines import EngineSettings
 from engines.errors import DatabaseUnavailable, EngineError
+from engines.options import add_engine_arguments, engine_settings
 from lms import LMConfigError, LMUnusable, resolve_lm
+from lms.options import add_model_argument
 from metric.gold_cache import GoldCache
 from modules.adapter import ADAPTERS
 from modules.artifact import MANIFEST_FILE, REPO_DIR, default_artifact_dir
+from modules.options import add_as_of_argument, add_candidates_argument, today_utc
 from modules.settings import SCHEMA_DETAILS, PipelineSettings
 from modules.stages import STAGES
 from optimizers.errors import CompileError, OptimizerError

@@ -17,8 +17,9 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 
 from answering import AnsweringError
+from answering.cells import plain_value
 from answering.lightcurve import fetch_lightcurve, plot_lightcurve
-from answering.render import describe_range, plain_value
+from answering.render import describe_range
 from engines.errors import EngineError
 from serve.access import TOKEN_COOKIE
 from serve.exports import DOWNLOADS, download, png_bytes

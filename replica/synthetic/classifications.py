@@ -9,7 +9,7 @@ import pandas as pd
 
 from replica.synthetic import vocab
 
-__all__ = ["probability_rows"]
+__all__ = ["distinct_probabilities", "probability_rows", "ranks"]
 
 _LC_INDEX = {c: i for i, c in enumerate(vocab.LC_CLASSES)}
 _STAMP_INDEX = {c: i for i, c in enumerate(vocab.STAMP_CLASSES)}
@@ -17,15 +17,16 @@ _BRANCH = np.array(vocab.LC_BRANCH)
 _GRID = 1e-6  # probabilities are written with 6 decimals
 
 
-def _ranks(p: np.ndarray) -> np.ndarray:
+def ranks(p: np.ndarray) -> np.ndarray:
+    """Rank of each probability within its row, 1 = largest (ties keep column order)."""
     order = np.argsort(-p, axis=1, kind="stable")
-    ranks = np.empty_like(order)
+    result = np.empty_like(order)
     rows = np.arange(p.shape[0])[:, None]
-    ranks[rows, order] = np.arange(1, p.shape[1] + 1)
-    return ranks
+    result[rows, order] = np.arange(1, p.shape[1] + 1)
+    return result
 
 
-def _distinct(p: np.ndarray) -> np.ndarray:
+def distinct_probabilities(p: np.ndarray) -> np.ndarray:
     """Probabilities on the stored grid (1e-6), strictly decreasing in rank order, so that no two tie."""
     order = np.argsort(-p, axis=1, kind="stable")
     ranked = np.round(np.take_along_axis(p, order, axis=1), 6)
@@ -46,8 +47,8 @@ def _block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) ->
             "class_name": np.tile(np.array(classes, dtype=object), m),
             "classifier_name": name,
             "classifier_version": version,
-            "probability": _distinct(p).astype(np.float32).ravel(),
-            "ranking": _ranks(p).ravel(),
+            "probability": distinct_probabilities(p).astype(np.float32).ravel(),
+            "ranking": ranks(p).ravel(),
         }
     )
 

@@ -7,12 +7,6 @@ from replica.synthetic import vocab
 
 __all__ = ["candid_of", "dataquality_rows", "detection_rows", "non_detection_rows"]
 
-_DETECTION_COLUMNS = (
-    "candid oid mjd fid pid diffmaglim isdiffpos nid ra dec magpsf sigmapsf magap sigmagap distnr rb rbversion drb "
-    "drbversion magapbig sigmagapbig rfid magpsf_corr sigmapsf_corr sigmapsf_corr_ext corrected dubious "
-    "parent_candid has_stamp step_id_corr"
-).split()
-
 
 def candid_of(mjd: np.ndarray, gidx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return (pid, candid) following the ZTF layout; candids are unique because they encode `gidx`."""
@@ -125,11 +119,6 @@ def detection_rows(rng: np.random.Generator, spec: pd.DataFrame, gidx0: int) -> 
             "_u": u,
         }
     )
-
-
-def detection_columns() -> list[str]:
-    """Output column order of the detection table."""
-    return list(_DETECTION_COLUMNS)
 
 
 # server-side expressions for the dataquality columns that are pure noise (see TableWriter.write_generated)

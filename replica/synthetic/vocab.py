@@ -1,21 +1,24 @@
-"""Fixed vocabularies of the ALeRCE database: classifiers, classes, versions, feature names, step ids."""
+"""The generator's vocabularies: classes and versions from the catalog, population mixes, feature names, step ids."""
 
-LC_VERSION = "hierarchical_rf_1.1.0"
-TAXONOMY_LC_VERSION = "hierarchical_random_forest_1.0.0"
-STAMP_VERSIONS = ("stamp_classifier_1.0.0", "stamp_classifier_1.0.4")
+from catalog import load_catalog
+
+_ZTF = load_catalog("ztf")
+LC_VERSION = _ZTF.classifier("lc_classifier").versions[0]
+TAXONOMY_LC_VERSION = _ZTF.classifier("lc_classifier").taxonomy_version
+STAMP_VERSIONS = _ZTF.classifier("stamp_classifier").versions
 FEATURE_VERSIONS = ("lc_classifier_1.2.1-P", "lc_classifier_1.1.13")
 STEP_ID_CORR = "bulk_version_0.0.1"
 
-TRANSIENT = ("SNIa", "SNIbc", "SNII", "SLSN")
-STOCHASTIC = ("QSO", "AGN", "Blazar", "CV/Nova", "YSO")
-PERIODIC = ("LPV", "E", "DSCT", "RRL", "CEP", "Periodic-Other")
-TOP = ("Transient", "Stochastic", "Periodic")
+TRANSIENT = _ZTF.classifier("lc_classifier_transient").classes
+STOCHASTIC = _ZTF.classifier("lc_classifier_stochastic").classes
+PERIODIC = _ZTF.classifier("lc_classifier_periodic").classes
+TOP = _ZTF.classifier("lc_classifier_top").classes
 BRANCHES = (TRANSIENT, STOCHASTIC, PERIODIC)
 LC_CLASSES = TRANSIENT + STOCHASTIC + PERIODIC
 # branch index (0 transient, 1 stochastic, 2 periodic) of each lc class, in LC_CLASSES order
 LC_BRANCH = tuple(b for b, branch in enumerate(BRANCHES) for _ in branch)
 BRANCH_CLASSIFIERS = ("lc_classifier_transient", "lc_classifier_stochastic", "lc_classifier_periodic")
-STAMP_CLASSES = ("SN", "AGN", "VS", "asteroid", "bogus")
+STAMP_CLASSES = _ZTF.classifier("stamp_classifier").classes
 
 KINDS = ("asteroid", "bogus", "short", "SN", "var")
 

@@ -6,8 +6,9 @@ import re
 import pandas as pd
 import pytest
 
+from catalog import load_catalog
 from engines.errors import ErrorKind, ExecutionError
-from modules.vocabulary import CATEGORICAL_COLUMNS, clear_cache, linked_values_text, read_vocabulary
+from modules.vocabulary import clear_cache, linked_values_text, read_vocabulary
 
 _QUERY = re.compile(r"SELECT (?P<columns>.+) FROM (?P<table>\w+) GROUP BY .+ LIMIT (?P<limit>\d+)")
 
@@ -66,7 +67,7 @@ def test_read_vocabulary_reads_columns_and_classes_and_skips_missing_tables():
 def test_one_query_reads_every_categorical_column_of_a_table():
     engine = FakeEngine("db-1")
     read_vocabulary(engine)
-    tables = dict.fromkeys(table for table, _ in CATEGORICAL_COLUMNS)
+    tables = dict.fromkeys(table for table, _ in load_catalog().categorical)
     assert len(engine.queries) == len(tables)
     assert engine.queries[0][0].startswith("SELECT class_name, classifier_name, classifier_version FROM probability")
 

@@ -8,7 +8,8 @@ import psycopg
 import pytest
 
 from catalog import load_catalog, render_ddl
-from replica.synthetic import build, get_scale
+from replica.build import build
+from replica.synthetic.scales import get_scale
 
 log = logging.getLogger(__name__)
 

@@ -5,16 +5,11 @@ import datetime as dt
 
 import pytest
 
-from cli import (
-    add_as_of_argument,
-    add_dataset_argument,
-    add_model_argument,
-    comma_choices,
-    iso_date,
-    positive_float,
-    positive_int,
-)
+from cli import comma_choices, iso_date, positive_float, positive_int
+from data.options import add_dataset_argument
 from lms import DEFAULT_LOCAL_MODEL
+from lms.options import add_model_argument
+from modules.options import add_as_of_argument
 
 
 def test_model_argument_defaults_to_the_local_model():
