@@ -105,7 +105,7 @@ def test_ask_edit_download_and_plot_in_a_browser(page, base_url, tmp_path):
     page.fill("#question", "Where are the first objects?")
     page.click("#ask-button")
 
-    page.wait_for_selector('#stages li[data-stage="execution"].done')
+    page.wait_for_selector('#stages li[data-stage="explanation"].done')
     stages = page.eval_on_selector_all(
         "#stages li", "items => items.map(item => item.dataset.stage + ':' + item.className)"
     )
