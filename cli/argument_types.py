@@ -12,6 +12,7 @@ Example:
 """
 
 import argparse
+import contextlib
 import datetime as dt
 import re
 from collections.abc import Callable
@@ -42,11 +43,9 @@ def positive_float(text: str) -> float:
 
 def iso_date(text: str) -> dt.date:
     """Parse a calendar date written YYYY-MM-DD (a reference date)."""
-    try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        with contextlib.suppress(ValueError):  # a day the calendar lacks (2026-02-30) gets the message below
             return dt.date.fromisoformat(text)
-    except ValueError:
-        pass  # a day the calendar lacks (2026-02-30) gets the same message
     raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD, got {text!r}")
 
 

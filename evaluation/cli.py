@@ -37,8 +37,7 @@ from evaluation.runner import score_predictions
 from lms import LMConfigError
 from metric.gold_cache import GoldCache, default_cache_dir
 from modules.errors import PipelineError
-from modules.options import today_utc
-from modules.settings import ProgramSettings
+from modules.settings import ProgramSettings, today_utc
 
 __all__ = ["build_parser", "main"]
 

@@ -1,11 +1,10 @@
 """The shared ``--candidates`` and ``--as-of`` options (``PipelineSettings.candidates`` and ``.as_of``)."""
 
 import argparse
-import datetime as dt
 
 from cli.argument_types import iso_date, positive_int
 
-__all__ = ["add_as_of_argument", "add_candidates_argument", "today_utc"]
+__all__ = ["add_as_of_argument", "add_candidates_argument"]
 
 
 def add_candidates_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
@@ -28,8 +27,3 @@ def add_as_of_argument(parser: argparse.ArgumentParser | argparse._ActionsContai
         help='reference date of the date stage, for "last June", "in the last 30 days" and months given without '
         "a year (default: today, UTC)",
     )
-
-
-def today_utc() -> dt.date:
-    """Return today's date in UTC (the default ``--as-of`` that evaluate and compile record)."""
-    return dt.datetime.now(dt.UTC).date()

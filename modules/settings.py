@@ -12,11 +12,23 @@ from catalog import CATALOG_NAMES
 from modules.errors import UnknownStageError
 from modules.stages import OPTIONAL_STAGES, STAGES
 
-__all__ = ["PROVIDER_CANDIDATES", "SCHEMA_DETAILS", "PipelineSettings", "ProgramSettings", "default_candidates"]
+__all__ = [
+    "PROVIDER_CANDIDATES",
+    "SCHEMA_DETAILS",
+    "PipelineSettings",
+    "ProgramSettings",
+    "default_candidates",
+    "today_utc",
+]
 
 SCHEMA_DETAILS = ("full", "brief", "names")
 PROVIDER_CANDIDATES = 4
 """Candidates per question for a model served by a provider, when `PipelineSettings.candidates` is None."""
+
+
+def today_utc() -> date:
+    """Return today's date in UTC: the date stage's reference date unless one is given."""
+    return datetime.now(UTC).date()
 
 
 def default_candidates(lm: dspy.BaseLM | None) -> int:
@@ -93,7 +105,7 @@ class PipelineSettings:
 
     def reference_date(self) -> date:
         """Return `as_of`, or today's UTC date when it is None."""
-        return self.as_of or datetime.now(UTC).date()
+        return self.as_of or today_utc()
 
     def is_on(self, stage: str) -> bool:
         """Tell whether `stage` runs."""

@@ -32,8 +32,8 @@ from lms.options import add_model_argument
 from metric.gold_cache import GoldCache
 from modules.adapter import ADAPTERS
 from modules.artifact import MANIFEST_FILE, REPO_DIR, default_artifact_dir
-from modules.options import add_as_of_argument, add_candidates_argument, today_utc
-from modules.settings import SCHEMA_DETAILS, PipelineSettings
+from modules.options import add_as_of_argument, add_candidates_argument
+from modules.settings import SCHEMA_DETAILS, PipelineSettings, today_utc
 from modules.stages import STAGES
 from optimizers.errors import CompileError, OptimizerError
 from optimizers.run import compile_program
