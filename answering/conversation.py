@@ -11,7 +11,7 @@ Example (in a notebook)::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from answering.errors import CannotFollowUp
 from modules import FollowUp
@@ -19,9 +19,17 @@ from modules.explanation import render_explanation
 
 if TYPE_CHECKING:
     from answering.answer import Answer
-    from answering.api import Text2SQL
 
 __all__ = ["Conversation", "follow_up_of"]
+
+
+class _Asker(Protocol):
+    """What a conversation asks through: ``answering.Text2SQL`` (which builds conversations, so not imported)."""
+
+    def ask(
+        self, question: str, external_knowledge: str = "", domain_knowledge: str = "", *, follows: Answer | None = None
+    ) -> Answer:
+        """Answer a question, as a follow-up of `follows` when given."""
 
 
 def follow_up_of(earlier: Answer, catalog: str) -> FollowUp:
@@ -56,7 +64,7 @@ class Conversation:
         answers: The answers so far, oldest first.
     """
 
-    def __init__(self, t2s: Text2SQL) -> None:
+    def __init__(self, t2s: _Asker) -> None:
         """Start a conversation on a loaded program; prefer ``Text2SQL.conversation()``."""
         self.t2s = t2s
         self.answers: list[Answer] = []
