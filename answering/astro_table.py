@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
-from answering.render import plain_value, unique_labels
+from answering.cells import plain_value, unique_labels
 from catalog import Column, load_catalog
 
 if TYPE_CHECKING:

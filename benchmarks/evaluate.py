@@ -20,11 +20,12 @@ from pathlib import Path
 
 from benchmarks.common import gold_queries, package_versions
 from benchmarks.prediction_grid import build_grid
-from cli import add_dsn_argument
 from data.errors import DataError
-from db.server import SCALES, resolve_dsn
+from db.server import resolve_dsn
 from engines.errors import EngineError
+from engines.options import add_dsn_argument
 from evaluation.predictions import Prediction
+from replica.synthetic.scales import SCALES
 
 EXAMPLES = """examples:
   python -m benchmarks.evaluate

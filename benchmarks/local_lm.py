@@ -25,9 +25,10 @@ from typing import Any
 
 from benchmarks.common import package_versions, split_examples
 from benchmarks.local_lm_pipeline import PipelineBenchmarkSettings, measure_pipeline, select_questions
-from cli import add_dsn_argument, positive_int
+from cli import positive_int
 from data.errors import DataError
 from engines.errors import EngineError
+from engines.options import add_dsn_argument
 from lms import LOCAL_MODELS, LOCAL_PREFIX, LlamaSettings, LMConfigError, build_engine
 from modules.adapter import ADAPTERS
 from modules.errors import PipelineError

@@ -12,7 +12,8 @@ the value check has no vocabulary to show. Runs:
 Per stage: input tokens per question and per call, calls, and the share of input tokens a provider's prefix cache
 could serve (benchmarks.prompt_cache: a prefix of at least --cache-min-tokens, in blocks of --cache-block-tokens,
 sent by a call that finished before; calls sent together never serve each other). Overhead = wall time per question
-with a zero-latency fake LM and no SQL (everything but LM and SQL time).
+with a zero-latency fake LM and no SQL (everything but LM and SQL time). The explanation stage, which only reports
+to the user, is also given apart (``explanation``: its tokens at K = 1 and their share).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ CALL_STAGES = {
     "revise": "revision",
     "correct": "self_correction",
     "choice": "selection",
+    "explanation": "explanation",
 }
 """Program stage of each kind of LM call (``lms.fake.Call.stage``); revisions serve the value and result checks."""
 WAVES = {"planned": "generation", "direct": "generation", "revise": "generation"}
@@ -194,6 +196,12 @@ def measure(dev: pd.DataFrame, args: argparse.Namespace, encoding: bpe_openai.En
             report[section][name] = summary
         else:
             report[key] = summary
+    k1 = report["k1"]
+    explanation = k1["by_stage"].get("explanation", {}).get("input_tokens_per_question", 0.0)
+    report["explanation"] = {
+        "mean_input_tokens_per_question": explanation,
+        "share_of_input_tokens": round(explanation / k1["mean_input_tokens_per_question"], 3),
+    }
     report["overhead"] = overhead_ms(dev, oracle, args.overhead_repeats, args.adapter)
     return report
 

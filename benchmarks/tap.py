@@ -19,13 +19,14 @@ import pandas as pd
 
 from benchmarks.common import gold_queries, latency_summary_ms, package_versions
 from data.errors import DataError
-from db.server import SCALES, ServerSettings, up
+from db.server import ServerSettings, up
 from db.tap.server import tap_session
 from engines import PostgresEngine, TapSettings
 from engines.adql import translate
 from engines.errors import EngineError, ExecutionError
 from engines.postgres import PostgresSettings
 from metric.perfect_match import IDS, identifier_strings
+from replica.synthetic.scales import SCALES
 
 EXAMPLES = """examples:
   python -m benchmarks.tap --dataset ../shared/alerce-t2s/dev.csv

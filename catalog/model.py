@@ -1,6 +1,7 @@
-"""A catalog's tables, columns, keys and indexes, loaded from its data file ``catalog/<name>.yaml``.
+"""A catalog's tables, columns, keys, indexes and vocabularies (``catalog.load`` reads them from its data file).
 
 Example:
+    >>> from catalog import load_catalog
     >>> catalog = load_catalog()
     >>> catalog.table("MagStat").primary_key
     ['oid', 'fid']
@@ -11,26 +12,13 @@ Example:
 from __future__ import annotations
 
 import difflib
-import functools
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
-import yaml
+__all__ = ["CATALOG_NAMES", "Catalog", "Classifier", "Column", "ForeignKey", "Index", "Table"]
 
-__all__ = [
-    "CATALOG_NAMES",
-    "Catalog",
-    "Column",
-    "ForeignKey",
-    "Index",
-    "Table",
-    "load_catalog",
-    "normalize_name",
-]
-
-CATALOG_NAMES = ("ztf",)
+CATALOG_NAMES = ("ztf", "multisurvey")
 """Catalogs the project knows, each described by ``catalog/<name>.yaml``."""
-_CATALOG_DIR = Path(__file__).parent
 _CUTOFF = 0.6
 
 
@@ -71,7 +59,10 @@ class Index:
 
 @dataclass(frozen=True)
 class Table:
-    """A table; a partition (`partition_of` set) carries copies of its parent's columns and keys."""
+    """A table; a partition (`partition_of` set) carries copies of its parent's columns and keys.
+
+    A partition holds the rows whose `partition_by` column takes one of its `partition_values`.
+    """
 
     name: str
     description: str
@@ -80,8 +71,10 @@ class Table:
     foreign_keys: list[ForeignKey] = field(default_factory=list)
     indexes: list[Index] = field(default_factory=list)
     partition_of: str | None = None
-    partition_value: str | None = None
+    partition_values: tuple[str, ...] = ()
     partition_by: str | None = None
+    tap: bool = True
+    """Whether the catalog's TAP service publishes the table."""
 
     @property
     def column_names(self) -> list[str]:
@@ -95,11 +88,69 @@ class Table:
 
 
 @dataclass(frozen=True)
-class Catalog:
-    """All tables of the schema, in DDL order (a parent before its partitions)."""
+class Classifier:
+    """A classifier whose classes a table stores by name (``probability.class_name``).
 
+    Attributes:
+        name: As stored in ``classifier_name``.
+        classes: Its class names, exact spelling, in the taxonomy's order.
+        versions: The ``classifier_version`` values the service stores for it.
+        taxonomy_version: The version its ``taxonomy`` row carries (it may differ from the stored ones).
+        rules: How the prompt rules show it: "classes" lists its classes, "name" only names it (with the classes
+            no "classes" classifier has), keeping the rules short.
+    """
+
+    name: str
+    classes: tuple[str, ...]
+    versions: tuple[str, ...] = ()
+    taxonomy_version: str | None = None
+    rules: Literal["classes", "name"] = "classes"
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """One catalog: its tables in DDL order (a parent before its partitions) and the facts around them.
+
+    Attributes:
+        name: One of `CATALOG_NAMES`.
+        schema: The PostgreSQL schema of its tables (the embedded replica's, and the old direct database's).
+        tap_schema: The schema name under which a TAP service publishes them.
+        tables: Every table, in DDL order.
+        categorical: (table, column) pairs whose distinct values form a closed vocabulary, largest tables last.
+        positions: Per table, the (ra, dec) columns that carry a q3c index.
+        classifiers: Classifiers whose class names the data stores as text (empty when classes are ids).
+        sql_rules: The conventions the SQL-writing prompts quote for this catalog.
+    """
+
+    name: str
     schema: str
+    tap_schema: str
     tables: list[Table]
+    categorical: tuple[tuple[str, str], ...] = ()
+    positions: dict[str, tuple[str, str]] = field(default_factory=dict)
+    classifiers: tuple[Classifier, ...] = ()
+    sql_rules: str = ""
+
+    @property
+    def tap_tables(self) -> list[Table]:
+        """Return the tables its TAP service publishes, in catalog order."""
+        return [table for table in self.tables if table.tap]
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        """Return every class name of every classifier, once each, in catalog order."""
+        return tuple(dict.fromkeys(name for classifier in self.classifiers for name in classifier.classes))
+
+    def classifier(self, name: str) -> Classifier:
+        """Return the classifier called `name`.
+
+        Raises:
+            KeyError: The catalog has no such classifier.
+        """
+        found = next((classifier for classifier in self.classifiers if classifier.name == name), None)
+        if found is None:
+            raise KeyError(f"catalog {self.name!r} has no classifier {name!r}")
+        return found
 
     @property
     def table_names(self) -> list[str]:
@@ -108,12 +159,19 @@ class Catalog:
 
     def table(self, name: str) -> Table | None:
         """Return the table called `name` (case-insensitive, optional schema prefix or quotes), or None."""
-        wanted = normalize_name(name)
+        wanted = self.normalize(name)
         return next((table for table in self.tables if table.name == wanted), None)
+
+    def normalize(self, name: str) -> str:
+        """Lower-case a table or column name and drop quotes, spaces and a prefix naming this catalog's schema."""
+        cleaned = name.strip().replace('"', "").lower()
+        for schema in (self.schema, self.tap_schema):
+            cleaned = cleaned.removeprefix(f"{schema}.")
+        return cleaned
 
     def only(self, names: frozenset[str] | set[str]) -> Catalog:
         """Return the catalog restricted to the tables called `names` (those a service publishes), in order."""
-        return Catalog(schema=self.schema, tables=[table for table in self.tables if table.name in names])
+        return replace(self, tables=[table for table in self.tables if table.name in names])
 
     def indexed_columns(self, table: str) -> list[str]:
         """Return the columns of `table` covered by a secondary index (a partition reports its parent's)."""
@@ -131,7 +189,7 @@ class Catalog:
         A bare name is compared with table names and bare column names (a column hit is returned qualified);
         a dotted name is compared with 'table.column' names. Partitions' columns are not offered twice.
         """
-        wanted = normalize_name(name)
+        wanted = self.normalize(name)
         scored = [(_ratio(wanted, table), table) for table in self.table_names]
         for table in self.tables:
             if table.partition_of:
@@ -143,62 +201,5 @@ class Catalog:
         return [candidate for score, candidate in scored if score >= _CUTOFF][:n]
 
 
-def normalize_name(name: str) -> str:
-    """Lower-case a table or column name and drop quotes, spaces and an 'alerce.' prefix."""
-    cleaned = name.strip().replace('"', "").lower()
-    return cleaned.removeprefix("alerce.")
-
-
 def _ratio(left: str, right: str) -> float:
     return difflib.SequenceMatcher(None, left, right).ratio()
-
-
-@functools.cache
-def load_catalog(name: str = "ztf") -> Catalog:
-    """Load a catalog's data file (cached per name; treat the result as read-only).
-
-    Args:
-        name: One of `CATALOG_NAMES`.
-
-    Returns:
-        The catalog with partitions expanded to their parent's columns and keys.
-
-    Raises:
-        ValueError: The name is not a catalog, or a partition names an unknown parent.
-    """
-    if name not in CATALOG_NAMES:
-        raise ValueError(f"Unknown catalog {name!r}; choose one of {', '.join(CATALOG_NAMES)}.")
-    raw = yaml.safe_load((_CATALOG_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
-    tables: list[Table] = []
-    by_name: dict[str, Table] = {}
-    for entry in raw["tables"]:
-        table = _build_table(entry, by_name)
-        tables.append(table)
-        by_name[table.name] = table
-    return Catalog(schema=raw["schema"], tables=tables)
-
-
-def _build_table(entry: dict, known: dict[str, Table]) -> Table:
-    parent_name = entry.get("partition_of")
-    if parent_name:
-        parent = known.get(parent_name)
-        if parent is None:
-            raise ValueError(f"Partition {entry['name']} names unknown parent {parent_name}; list the parent first.")
-        return Table(
-            name=entry["name"],
-            description=entry["description"],
-            columns=list(parent.columns),
-            primary_key=list(parent.primary_key),
-            foreign_keys=list(parent.foreign_keys),
-            partition_of=parent_name,
-            partition_value=str(entry["partition_value"]),
-        )
-    return Table(
-        name=entry["name"],
-        description=entry["description"],
-        columns=[Column(**column) for column in entry["columns"]],
-        primary_key=list(entry["primary_key"]),
-        foreign_keys=[ForeignKey(**fk) for fk in entry.get("foreign_keys", [])],
-        indexes=[Index(**index) for index in entry.get("indexes", [])],
-        partition_by=entry.get("partition_by"),
-    )

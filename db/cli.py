@@ -6,10 +6,11 @@ import sys
 from pathlib import Path
 
 from cli.verbosity import add_verbosity_arguments, logging_to_stderr
-from db.server import DEFAULT_PORT, SCALES, ServerSettings, down, running_dsn, status, up
+from db.server import DEFAULT_PORT, ServerSettings, down, running_dsn, status, up
 from db.tap.cli import COMMANDS as TAP_COMMANDS
 from db.tap.cli import add_tap_commands, run_tap_command
 from engines.errors import EngineError
+from replica.synthetic.scales import SCALES
 
 EXAMPLES = """\
 examples:
@@ -90,7 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
         )
         sub.add_argument("--data-dir", type=Path, default=None, help=DATA_DIR_HELP)
         if name in ("up", "url"):
-            sub.add_argument("--scale", choices=SCALES, default="default", help="data scale (default: %(default)s)")
+            sub.add_argument(
+                "--scale", choices=tuple(SCALES), default="default", help="data scale (default: %(default)s)"
+            )
         if name == "up":
             sub.add_argument(
                 "--seed", type=int, default=None, help="generator seed (default: keep the built one, else 0)"

@@ -18,14 +18,15 @@ import psycopg
 
 from db.cluster import ADMIN_ROLE, READER_ROLE, Cluster
 from db.errors import ServerError
-from db.provision import SCALES, BuildInfo, database_name, provision_database, read_build_info
+from db.provision import BuildInfo, database_name, provision_database, read_build_info
+from engines.settings import DSN_ENV
 from replica.grounding.sources import read_queries
+from replica.synthetic.scales import SCALES
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "DEFAULT_PORT",
-    "SCALES",
     "ServerInfo",
     "ServerSettings",
     "ServerStatus",
@@ -41,7 +42,6 @@ __all__ = [
 
 DEFAULT_PORT = 54329
 DATA_DIR_ENV = "ALERCE_T2S_DATA_DIR"
-DSN_ENV = "ALERCE_DSN"
 PORT_ENV = "ALERCE_T2S_PORT"
 ROOT_DATA_DIR = Path("/var/lib/alerce-t2s/pg")
 

@@ -29,31 +29,7 @@ from catalog import Catalog, load_catalog
 from engines.adql_rules import RULES, Rendering, TapTarget, Upload, unsupported
 from engines.errors import ErrorKind, ExecutionError
 
-__all__ = ["ADQL", "TAP_SCHEMA", "TAP_TABLES", "TapTarget", "Translation", "Upload", "default_target", "translate"]
-
-TAP_SCHEMA = "ztf"
-"""Schema of the legacy ZTF tables on ALeRCE's TAP service."""
-TAP_TABLES = frozenset(
-    {
-        "allwise",
-        "dataquality",
-        "detection",
-        "feature",
-        "feature_version",
-        "forced_photometry",
-        "gaia_ztf",
-        "magstat",
-        "non_detection",
-        "object",
-        "probability",
-        "ps1_ztf",
-        "reference",
-        "ss_ztf",
-        "taxonomy",
-        "xmatch",
-    }
-)
-"""Tables of schema ztf on https://tap.alerce.online/tap (step, pipeline and the lc_classifier partitions are not)."""
+__all__ = ["ADQL", "TapTarget", "Translation", "Upload", "default_target", "translate"]
 
 
 class ADQL(Postgres):
@@ -102,16 +78,20 @@ class Translation:
 
 
 @functools.cache
-def default_target(tables: frozenset[str] = TAP_TABLES, schema: str = TAP_SCHEMA) -> TapTarget:
-    """Return the target for `tables` of `schema`, with column facts from the catalog."""
-    return target_from_catalog(load_catalog(), tables=tables, schema=schema)
+def default_target(catalog_name: str = "ztf", tables: frozenset[str] | None = None) -> TapTarget:
+    """Return the target of a catalog's TAP schema: `tables` (default: those the catalog says TAP publishes).
+
+    Column facts come from the catalog.
+    """
+    catalog = load_catalog(catalog_name)
+    return target_from_catalog(catalog, tables=tables or frozenset(table.name for table in catalog.tap_tables))
 
 
-def target_from_catalog(catalog: Catalog, *, tables: frozenset[str], schema: str) -> TapTarget:
-    """Describe the published `tables` with the catalog's columns and boolean columns."""
+def target_from_catalog(catalog: Catalog, *, tables: frozenset[str]) -> TapTarget:
+    """Describe the published `tables` with the catalog's TAP schema, columns and boolean columns."""
     known = [table for table in catalog.tables if table.name in tables]
     return TapTarget(
-        schema=schema,
+        schema=catalog.tap_schema,
         tables=frozenset(tables),
         columns={table.name: {column.name: column.sql_type for column in table.columns} for table in known},
         boolean_columns=frozenset(

@@ -99,5 +99,5 @@ class GuardError(ExecutionError):
         return (type(self), (self.message,))
 
 
-class DatabaseUnavailable(EngineError):  # noqa: N818 - name fixed by the shared contract
+class DatabaseUnavailable(EngineError):
     """Cannot connect to the database; the message names the host, port and database and what to do."""

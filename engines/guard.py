@@ -233,7 +233,7 @@ def _check_unicode_escapes(tokens: list[Token]) -> None:
         raise GuardError(_UNICODE_ESCAPE_MESSAGE)
 
 
-class _ParseTimeout(Exception):  # noqa: N818 - internal signal, never leaves this module
+class _ParseTimeout(Exception):
     """Raised inside the parser when MAX_PARSE_S has passed (not a ParseError, which the parser would catch)."""
 
 

@@ -5,7 +5,10 @@ from pathlib import Path
 
 from engines.engine import ENGINE_NAMES
 
-__all__ = ["EngineSettings"]
+__all__ = ["DSN_ENV", "EngineSettings"]
+
+DSN_ENV = "ALERCE_DSN"
+"""Environment variable naming the PostgreSQL database when no DSN is given (else: the embedded server)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

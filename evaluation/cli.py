@@ -18,21 +18,15 @@ from pathlib import Path
 
 import dspy
 
-from cli import (
-    add_dataset_argument,
-    add_engine_arguments,
-    add_verbosity_arguments,
-    engine_settings,
-    logging_to_stderr,
-    positive_float,
-    positive_int,
-)
+from cli import add_verbosity_arguments, logging_to_stderr, positive_float, positive_int
 from data.errors import DataError
 from data.loader import ENV_VAR, SPLITS, grounding_files, load_dataset, resolve_dataset_path, split_file
+from data.options import add_dataset_argument
 from db.engine import open_engine
-from db.server import DSN_ENV
 from defaults.time_limits import EVALUATE_EMBEDDED_QUERY_S, EVALUATE_EXTERNAL_QUERY_S, GOLD_QUERY_FACTOR
 from engines.errors import DatabaseUnavailable, EngineError
+from engines.options import add_engine_arguments, engine_settings
+from engines.settings import DSN_ENV
 from evaluation.ablation import add_model_mode_arguments, check_model_mode_arguments, render_ablation, run_ablation
 from evaluation.checkpoint import CHECKPOINT_FILE, Checkpoint
 from evaluation.errors import EvaluationError
@@ -43,7 +37,7 @@ from evaluation.runner import score_predictions
 from lms import LMConfigError
 from metric.gold_cache import GoldCache, default_cache_dir
 from modules.errors import PipelineError
-from modules.settings import ProgramSettings
+from modules.settings import ProgramSettings, today_utc
 
 __all__ = ["build_parser", "main"]
 
@@ -152,6 +146,7 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
             without=args.without,
             candidates=args.candidates,
             direct=args.direct,
+            as_of=args.as_of or today_utc(),  # a concrete date, so the report records it and a resume keeps it
         )
         engine = engine_settings(args, ground=grounding_files(dataset_file), timeout_s=_timeouts(args)[0])
         settings = ModelRunSettings(

@@ -35,16 +35,28 @@ class Call:
 
     @property
     def stage(self) -> str:
-        """Name the predictor from its fields: tables, columns, difficulty, plan, choice, planned, correct, revise."""
+        """Name the predictor from its fields: tables, columns, difficulty, plan, choice, explanation, correct,
+        revise, planned, direct."""
         outputs = set(self.output_fields) - {"reasoning"}
         for name in ("tables", "columns", "difficulty", "plan", "choice"):
             if name in outputs:
                 return name
+        if "assumptions" in outputs:
+            return "explanation"
         if "failed_sql" in self.input_fields:
             return "correct"
         if "checked_sql" in self.input_fields:
             return "revise"
         return "planned" if "plan" in self.input_fields else "direct"
+
+
+EXPLANATION = {
+    "summary": "The rows the query returns.",
+    "conditions": ["each condition of the query"],
+    "ordering": "not ordered",
+    "assumptions": [],
+}
+"""A fixed answer of the explanation stage."""
 
 
 def parse_call(system: str, messages: list[tuple[str, str]]) -> Call:
@@ -135,6 +147,7 @@ class OracleAnswers:
             "difficulty": {"difficulty": row.difficulty},
             "plan": {"plan": [f"Answer with tables {', '.join(tables)}."]},
             "choice": {"choice": "first", "reason": "From the labels."},
+            "explanation": EXPLANATION,
         }
         fields = answers.get(call.stage, {"sql": row.gold_query})
         if "reasoning" in call.output_fields:

@@ -17,17 +17,19 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 
-from lms.errors import LocalModelUnavailable, UnknownModel
-from lms.llama_engine import LlamaCppEngine, LlamaSettings, PromptStyle, import_llama_cpp
+from lms.errors import UnknownModel
 
-__all__ = ["LOCAL_MODELS", "LOCAL_PREFIX", "LocalModel", "build_engine", "local_model", "model_cache_dir"]
+__all__ = ["LOCAL_MODELS", "LOCAL_PREFIX", "LocalModel", "PromptStyle", "local_model", "model_cache_dir"]
 
 logger = logging.getLogger(__name__)
 
 LOCAL_PREFIX = "local/"
+PromptStyle = Literal["chat", "completion"]
+"""How a model is prompted: "chat" through its chat template, "completion" as plain text."""
 # DSPy's ChatAdapter ends every answer with this marker; stopping there saves the tokens small models add after it.
 _COMPLETED_MARKER = "[[ ## completed ## ]]"
 
@@ -122,24 +124,3 @@ def local_model(model: str) -> LocalModel:
         choices = ", ".join(f"{LOCAL_PREFIX}{known}" for known in LOCAL_MODELS)
         raise UnknownModel(model, f"Unknown local model '{model}': choose one of {choices}.")
     return LOCAL_MODELS[name]
-
-
-def build_engine(name: str, *, settings: LlamaSettings | None = None) -> LlamaCppEngine:
-    """Find a local model's file and wrap it in a LlamaCppEngine (the weights load on the first call).
-
-    Args:
-        name: Local model name, with or without the ``local/`` prefix.
-        settings: llama.cpp settings; defaults to ``LlamaSettings()``.
-
-    Raises:
-        UnknownModel: no shipped model has that name.
-        LocalModelUnavailable: llama-cpp-python or the model's package is missing.
-    """
-    spec = local_model(name)
-    model = f"{LOCAL_PREFIX}{spec.name}"
-    import_llama_cpp(model)
-    try:
-        path = spec.locate()
-    except (ImportError, OSError, ValueError) as err:
-        raise LocalModelUnavailable(model, spec.package, f"its weights were not found ({err})") from err
-    return LlamaCppEngine(path, name=spec.name, prompt_style=spec.prompt_style, stop=spec.stop, settings=settings)

@@ -17,8 +17,8 @@ from engines.errors import ExecutionError
 from metric.perfect_match import Comparison, RowScore, column_match_raw, identifier_strings, row_match
 
 if TYPE_CHECKING:
+    from engines import Engine
     from metric.gold_cache import GoldCache
-    from modules import Engine
 
 __all__ = ["Judgement", "judge", "make_feedback_metric", "make_pm_metric"]
 

@@ -15,15 +15,13 @@ import dspy
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from catalog import CATALOG_NAMES, load_catalog
 from modules.knowledge import format_knowledge
 
 __all__ = ["CLASS_NAMES", "DemoRetriever", "mask_question"]
 
-CLASS_NAMES = (
-    "SNIa", "SNIbc", "SNII", "SLSN", "QSO", "AGN", "Blazar", "CV/Nova", "YSO", "LPV", "DSCT", "RRL", "CEP",
-    "Periodic-Other", "Transient", "Stochastic", "Periodic", "SN", "VS", "asteroid", "bogus", "E",
-)  # fmt: skip
-"""ALeRCE light-curve and stamp classifier classes (as stored in ``probability.class_name``)."""
+CLASS_NAMES = tuple(dict.fromkeys(name for catalog in CATALOG_NAMES for name in load_catalog(catalog).class_names))
+"""The class names of every catalog's classifiers (as stored in ``probability.class_name``), masked in questions."""
 
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|"

@@ -17,7 +17,7 @@ class UnknownStageError(PipelineError, ValueError):
         self.name = name
 
 
-class ArtifactNotFound(PipelineError):  # noqa: N818 - named after the problem, like data.errors.DatasetNotFound
+class ArtifactNotFound(PipelineError):
     """No artifact at the given path.
 
     Attributes:
@@ -29,7 +29,7 @@ class ArtifactNotFound(PipelineError):  # noqa: N818 - named after the problem, 
         self.path = path
 
 
-class ArtifactMismatch(PipelineError):  # noqa: N818
+class ArtifactMismatch(PipelineError):
     """A saved artifact does not fit the program it should load into.
 
     Attributes:

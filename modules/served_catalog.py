@@ -6,11 +6,11 @@ from engines import Engine
 __all__ = ["served_catalog"]
 
 
-def served_catalog(engine: Engine | None) -> Catalog:
-    """Return the catalog of the tables `engine` serves: all of them, unless its `tables()` names fewer (TAP).
+def served_catalog(engine: Engine | None, catalog: Catalog | None = None) -> Catalog:
+    """Return `catalog` (default: ztf) restricted to the tables `engine` serves: all, unless `tables()` names fewer.
 
     Without an engine (generation only) the whole catalog is served.
     """
-    catalog = load_catalog()
+    catalog = catalog or load_catalog()
     served = engine.tables() if engine is not None else None
     return catalog if served is None else catalog.only(served)

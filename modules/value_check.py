@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 
+from catalog import load_catalog
+from engines import Engine
 from engines.errors import GuardError
 from engines.guard import check_sql
 from modules.findings import Finding, FindingKind
@@ -22,15 +24,15 @@ class ValueCheck:
         self.vocabulary = vocabulary
 
     @classmethod
-    def open(cls, executor: object) -> ValueCheck:
-        """Read the vocabulary of the database `executor` serves (cached per database fingerprint).
+    def open(cls, engine: Engine | None, catalog: str = "ztf") -> ValueCheck:
+        """Read the vocabulary of `catalog` from the database `engine` serves (cached per database fingerprint).
 
-        An executor without a ``fingerprint()`` (a test double, no database) gives an empty check.
+        No engine, or one that stands for no data (``engines.fake.FakeEngine``: it has no ``fingerprint``), gives
+        an empty check.
         """
-        fingerprint = getattr(executor, "fingerprint", None)
-        if not callable(fingerprint):
+        if not callable(getattr(engine, "fingerprint", None)):
             return cls()
-        vocabulary = read_vocabulary(executor)
+        vocabulary = read_vocabulary(engine, load_catalog(catalog))
         logger.debug("vocabulary of %d categorical columns read", len(vocabulary.values))
         return cls(vocabulary)
 

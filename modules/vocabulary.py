@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from catalog import Catalog, load_catalog
 from defaults.time_limits import VOCABULARY_QUERY_S, VOCABULARY_READ_S
 from engines import Engine
 from engines.errors import ExecutionError
 
 __all__ = [
-    "CATEGORICAL_COLUMNS",
-    "CLASSIFIER_TABLES",
     "Vocabulary",
     "clear_cache",
     "linked_values_text",
@@ -22,37 +21,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-CLASSIFIER_TABLES = (
-    "probability",
-    "lc_classifier",
-    "lc_classifier_top",
-    "lc_classifier_transient",
-    "lc_classifier_stochastic",
-    "lc_classifier_periodic",
-    "stamp_classifier",
-)
-"""Tables with class_name per classifier_name and classifier_version."""
-
-CATEGORICAL_COLUMNS = (
-    *((table, column) for table in CLASSIFIER_TABLES for column in ("class_name", "classifier_name")),
-    *((table, "classifier_version") for table in CLASSIFIER_TABLES),
-    ("taxonomy", "classifier_name"),
-    ("taxonomy", "classifier_version"),
-    ("feature", "name"),
-    ("feature", "fid"),
-    ("feature", "version"),
-    ("feature_version", "version"),
-    ("magstat", "fid"),
-    ("dataquality", "fid"),
-    ("reference", "fid"),
-    ("xmatch", "catid"),
-    ("outlier", "class_name"),
-    ("detection", "fid"),
-    ("non_detection", "fid"),
-    ("forced_photometry", "fid"),
-)
-"""(table, column) pairs whose distinct values form a closed vocabulary; the largest tables last (time budget)."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +114,7 @@ def _read_table(reader: _Reader, table: str, columns: list[str], max_values: int
 
 def read_vocabulary(
     engine: Engine,
+    catalog: Catalog | None = None,
     *,
     max_values: int = 500,
     timeout_s: float = VOCABULARY_QUERY_S,
@@ -158,7 +127,8 @@ def read_vocabulary(
     with more than ``max_values`` values; tables left when ``budget_s`` is spent are skipped with a warning.
 
     Args:
-        engine: Runs the queries .
+        engine: Runs the queries.
+        catalog: Whose categorical columns to read (``Catalog.categorical``; default: ztf).
         max_values: Most distinct values a column may have to count as categorical.
         timeout_s: Time limit of each query, in seconds.
         budget_s: Time limit of the whole read, in seconds (a live database's large tables are slow to scan).
@@ -166,13 +136,14 @@ def read_vocabulary(
     Returns:
         The vocabulary of that database.
     """
-    key = engine.fingerprint()
+    catalog = catalog or load_catalog()
+    key = f"{catalog.name}:{engine.fingerprint()}"
     with _LOCK:
         if key in _CACHE:
             return _CACHE[key]
     reader = _Reader(engine, timeout_s, budget_s)
     by_table: dict[str, list[str]] = {}
-    for table, column in CATEGORICAL_COLUMNS:
+    for table, column in catalog.categorical:
         by_table.setdefault(table, []).append(column)
     values: dict[tuple[str, str], frozenset[str]] = {}
     classes: dict[tuple[str, str, str], frozenset[str]] = {}
@@ -184,7 +155,7 @@ def read_vocabulary(
             distinct = _distinct(frame, column) if column in frame.columns else frozenset()
             if distinct and len(distinct) <= max_values:
                 values[(table, column)] = distinct
-        if table in CLASSIFIER_TABLES and set(_CLASS_KEY) <= set(frame.columns):
+        if set(_CLASS_KEY) <= set(frame.columns):
             for (name, version), group in frame.dropna(subset=list(_CLASS_KEY)).groupby(list(_CLASS_KEY[:2])):
                 classes[(table, str(name), str(version))] = _distinct(group, "class_name")
     if reader.skipped:
@@ -206,7 +177,9 @@ def linked_values_text(
 ) -> str:
     """Describe the valid values of the categorical columns among the linked ones, for the generation prompt.
 
-    Class names are listed per classifier and version; a column with more than ``max_values`` values is left out.
+    Class names are listed per classifier and version, one line per distinct list (the classifiers and versions that
+    share it on one line), and then name every classifier and version; a column with more than ``max_values`` values
+    is left out.
 
     Args:
         vocabulary: The database's vocabulary.
@@ -220,28 +193,43 @@ def linked_values_text(
     Examples:
         >>> vocabulary = Vocabulary(
         ...     {("magstat", "fid"): frozenset({"2", "1"}), ("probability", "class_name"): frozenset({"SNIa"})},
-        ...     {("probability", "lc_classifier", "1.0"): frozenset({"SNIa", "QSO"})},
+        ...     {
+        ...         ("probability", "lc_classifier", "1.0"): frozenset({"SNIa", "QSO"}),
+        ...         ("probability", "lc_classifier", "1.1"): frozenset({"SNIa", "QSO"}),
+        ...         ("probability", "stamp_classifier", "1.0"): frozenset({"SN"}),
+        ...     },
         ... )
         >>> print(linked_values_text(vocabulary, ["magstat", "probability"], None))
         Values of categorical columns:
         magstat.fid: 1, 2
-        probability.class_name of lc_classifier 1.0: 'QSO', 'SNIa'
+        probability.class_name of lc_classifier 1.0, 1.1: 'QSO', 'SNIa'
+        probability.class_name of stamp_classifier 1.0: 'SN'
     """
+
+    def linked(table: str, column: str) -> bool:
+        return table in tables and (columns is None or column in columns.get(table, ()))
+
     lines = []
     for (table, column), values in vocabulary.values.items():
-        if table not in tables or (columns is not None and column not in columns.get(table, ())):
+        if not linked(table, column):
             continue
-        by_classifier = sorted(
-            (name, version, names)
-            for (table_, name, version), names in vocabulary.classes.items()
-            if table_ == table and column == "class_name"
-        )
-        if by_classifier:
-            lines += [
-                f"{table}.class_name of {name} {version}: {_spelled(names)}"
-                for name, version, names in by_classifier
-                if len(names) <= max_values
-            ]
+        by_classifier = _class_lists(vocabulary, table, max_values) if linked(table, "class_name") else {}
+        if column == "class_name" and by_classifier:
+            lines += [f"{table}.class_name of {owners}: {_spelled(names)}" for names, owners in by_classifier.items()]
+        elif column in _CLASS_KEY[:2] and by_classifier:
+            continue  # the class lists name every classifier and version already
         elif len(values) <= max_values:
             lines.append(f"{table}.{column}: {_spelled(values)}")
     return "\n".join(["Values of categorical columns:", *lines]) if lines else ""
+
+
+def _class_lists(vocabulary: Vocabulary, table: str, max_values: int) -> dict[frozenset[str], str]:
+    """Map each distinct class list of `table` to the classifiers and versions that have it ("a 1, 2; b 3")."""
+    owners: dict[frozenset[str], dict[str, list[str]]] = {}
+    for (table_, name, version), names in sorted(vocabulary.classes.items()):
+        if table_ == table and len(names) <= max_values:
+            owners.setdefault(names, {}).setdefault(name, []).append(version)
+    return {
+        names: "; ".join(f"{name} {', '.join(versions)}" for name, versions in by_name.items())
+        for names, by_name in owners.items()
+    }

@@ -12,19 +12,13 @@ import os
 import sys
 
 from answering import load
-from cli import (
-    add_candidates_argument,
-    add_engine_arguments,
-    add_model_argument,
-    add_query_timeout_argument,
-    add_verbosity_arguments,
-    engine_settings,
-    logging_to_stderr,
-    positive_int,
-)
+from cli import add_verbosity_arguments, logging_to_stderr, positive_int
 from engines.errors import EngineError
+from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
 from lms import LOCAL_PREFIX, LMConfigError
+from lms.options import add_model_argument
 from modules.errors import PipelineError
+from modules.options import add_candidates_argument
 from modules.settings import ProgramSettings
 from serve.settings import TOKEN_ENV, ServeSettings
 from serve.workbench import Workbench

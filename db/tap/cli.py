@@ -5,10 +5,11 @@ import logging
 import sys
 from pathlib import Path
 
-from db.server import SCALES, ServerSettings
+from db.server import ServerSettings
 from db.tap.server import tap_down, tap_status, tap_up, tap_url
 from engines.errors import ExecutionError
 from engines.guard import check_sql
+from replica.synthetic.scales import SCALES
 
 __all__ = ["COMMANDS", "add_tap_commands", "run_tap_command"]
 
@@ -21,6 +22,10 @@ examples:
   python -m ask "How many objects have more than 50 detections?" --engine tap --tap-url "$(python -m db tap url)"
   python -m db tap status
   python -m db tap down
+
+DaCHS serves a copy of the database. When the database is rebuilt (`db up --ground`, which evaluate and compile
+run), the next `tap up` copies it again; until then commands using the local service stop with one line saying
+the copy is stale, and `tap status` says which build is served and whether it is current.
 
 Needs GAVO DaCHS from Debian (gavodachs2-server, installed by scripts/install_system_packages.sh as root);
 it serves on 127.0.0.1 only. Without it the TAP engine still works against any --tap-url.
@@ -44,11 +49,13 @@ def add_tap_commands(commands: argparse._SubParsersAction, epilog_tail: str) -> 
         "tap", help=summary, description=summary, epilog=TAP_EXAMPLES + epilog_tail, formatter_class=formatter
     )
     actions = tap.add_subparsers(dest="tap_command", required=True, metavar="ACTION")
-    up = actions.add_parser("up", help="start DaCHS, publishing the database (copied once); print the TAP URL")
-    up.add_argument("--scale", choices=SCALES, default="default", help="embedded database (default: %(default)s)")
+    up = actions.add_parser("up", help="start DaCHS, publishing the database as it is now; print the TAP URL")
+    up.add_argument(
+        "--scale", choices=tuple(SCALES), default="default", help="embedded database (default: %(default)s)"
+    )
     up.add_argument("--data-dir", type=Path, default=None, help="data folder of the embedded server")
     actions.add_parser("down", help="stop DaCHS")
-    actions.add_parser("status", help="report whether DaCHS answers, its URL and the database it publishes")
+    actions.add_parser("status", help="report whether DaCHS answers, its URL, the build it serves and if it is current")
     actions.add_parser("url", help="print the TAP URL of the local DaCHS")
     summary = "Print the ADQL of a PostgreSQL query for ALeRCE's TAP service."
     adql = commands.add_parser(
@@ -69,11 +76,25 @@ def run_tap_command(args: argparse.Namespace) -> int:
     elif args.tap_command == "url":
         print(tap_url())
     else:
-        state = tap_status()
-        print(f"running: {'yes' if state.running else 'no'}")
-        print(f"url: {state.url}")
-        print(f"database: {state.source or '(none published)'}")
+        _print_status()
     return 0
+
+
+def _print_status() -> None:
+    """Print whether DaCHS answers, the copy it serves (database, build) and whether that copy is current."""
+    state = tap_status()
+    copy = state.freshness.copy
+    print(f"running: {'yes' if state.running else 'no'}")
+    print(f"url: {state.url}")
+    if copy is None:
+        print("database: (none published)")
+        return
+    print(f"database: {copy.database} (embedded server in {copy.data_dir})")
+    print(f"build: {copy.describe()}")
+    if state.freshness.current:
+        print("current: yes")
+    else:
+        print(f"current: no, {state.freshness.reason}; run `{copy.refresh_command()}` to republish it")
 
 
 def _print_adql(file: str) -> int:

@@ -2,39 +2,42 @@
 
 `tap_up` copies the published tables of one embedded database into DaCHS's own database (schema ``ztf``, plain
 tables with oid and q3c indexes), writes the resource descriptor rendered from the catalog, imports its metadata
-and starts the server on 127.0.0.1. It is idempotent: an unchanged source is not copied again, and a server that
-was killed is started anew. DaCHS is GPL and not a Python dependency; without it only this server is missing.
+and starts the server on 127.0.0.1. It is idempotent: a copy of the database's current build is not made again
+(`db.tap.copy` tells), a stale one is replaced, and a server that was killed is started anew. DaCHS is GPL and
+not a Python dependency; without it only this server is missing.
 """
 
 import contextlib
 import fcntl
 import functools
-import json
 import logging
-import os
 import shutil
 import subprocess
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 import psycopg
 
 from catalog import load_catalog
-from catalog.dachs_rd import RD_ID, TAP_SCHEMA, render_index_ddl, render_rd, render_tables_ddl, tap_tables
+from catalog.dachs_rd import rd_id, render_index_ddl, render_rd, render_tables_ddl
 from db.errors import ServerError
+from db.provision import database_build_info
 from db.server import ServerSettings, up
+from db.tap.copy import GAVO_DIR, Freshness, PublishedCopy, check_copy, forget_copy, read_copy, write_copy
 from defaults.time_limits import DACHS_START_S
 
-__all__ = ["TapServerStatus", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
+__all__ = ["TapServerStatus", "is_local_url", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
 
 logger = logging.getLogger(__name__)
+TAP_SCHEMA = load_catalog().tap_schema
+"""The schema the local DaCHS publishes the embedded database under, as ALeRCE's service does."""
+RD_ID = rd_id(load_catalog())
 
-GAVO_DIR = Path(os.environ.get("GAVO_ROOT", "/var/gavo"))
 _LOCK_WAIT_S = 1800.0
 _depth = 0  # how many nested `_exclusive` blocks of this process hold the DaCHS lock
 _NOT_INSTALLED = (
@@ -45,11 +48,11 @@ _NOT_INSTALLED = (
 
 @dataclass(frozen=True, kw_only=True)
 class TapServerStatus:
-    """Whether the local DaCHS answers, its TAP URL and the source it publishes."""
+    """Whether the local DaCHS answers, its TAP URL, and the copy it publishes and whether it is current."""
 
     running: bool
     url: str
-    source: str | None
+    freshness: Freshness
 
 
 def tap_up(settings: ServerSettings | None = None) -> str:
@@ -79,7 +82,7 @@ def tap_session(settings: ServerSettings | None = None, *, fresh: bool = False) 
         was_running = _answers()
         if fresh:
             tap_down()
-            (GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json").unlink(missing_ok=True)
+            forget_copy()
         url = _up(settings)
         try:
             yield url
@@ -93,11 +96,19 @@ def _up(settings: ServerSettings | None) -> str:
     started = time.perf_counter()
     source = up(settings or ServerSettings())
     _ensure_postgres()
-    marker = GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json"
-    source_id = _source_id(source.admin_dsn)
-    if not marker.exists() or marker.read_text() != source_id:
-        _publish(dachs, source.admin_dsn)
-        marker.write_text(source_id)
+    build = database_build_info(source.admin_dsn)
+    if build is None:
+        raise ServerError(f"{source.reader_dsn} is being rebuilt by another run; try again when it is done.")
+    copy, recorded = PublishedCopy.of(source, build), read_copy()
+    if not copy.same_data(recorded):
+        logger.info("publishing %s (%s)", copy.database, copy.describe())
+        forget_copy()
+        try:
+            _publish(dachs, source.admin_dsn)
+        except psycopg.Error as err:  # e.g. the database was dropped by a rebuild meanwhile
+            raise ServerError(f"Copying {copy.database} into DaCHS failed: {' '.join(str(err).split())}") from err
+    if copy != recorded:
+        write_copy(copy)
     _start(dachs)
     logger.info("local TAP service ready in %.1f s", time.perf_counter() - started)
     return tap_url()
@@ -149,15 +160,23 @@ def tap_down() -> bool:
 
 
 def tap_status() -> TapServerStatus:
-    """Report whether the local DaCHS answers and which source database it publishes."""
-    marker = GAVO_DIR / "inputs" / TAP_SCHEMA / "source.json"
-    source = json.loads(marker.read_text()).get("database") if marker.exists() else None
-    return TapServerStatus(running=shutil.which("dachs") is not None and _answers(), url=tap_url(), source=source)
+    """Report whether the local DaCHS answers, the copy it publishes and whether that copy is current."""
+    running = shutil.which("dachs") is not None and _answers()
+    return TapServerStatus(running=running, url=tap_url(), freshness=check_copy())
 
 
 def tap_url() -> str:
     """Return the TAP URL of the local DaCHS (``[web]serverPort`` of its configuration, default 8080)."""
     return f"http://127.0.0.1:{_server_port()}/tap"
+
+
+def is_local_url(url: str) -> bool:
+    """Tell whether `url` is the TAP URL of the local DaCHS (any loopback name for 127.0.0.1)."""
+    if shutil.which("dachs") is None:
+        return False
+    parts = urllib.parse.urlsplit(url)
+    loopback = parts.hostname in {"127.0.0.1", "localhost", "::1"}
+    return loopback and str(parts.port or 80) == _server_port() and parts.path.rstrip("/") == "/tap"
 
 
 @functools.cache
@@ -185,13 +204,6 @@ def _ensure_postgres() -> None:
             _run(["pg_ctlcluster", version, name, "start"])
 
 
-def _source_id(admin_dsn: str) -> str:
-    with psycopg.connect(admin_dsn) as conn:
-        build = conn.execute("SELECT json_agg(b)::text FROM meta.build_info b").fetchone()[0]
-        database = conn.execute("SELECT current_database()").fetchone()[0]
-    return json.dumps({"database": database, "build": build})
-
-
 def _profile(name: str) -> dict[str, str]:
     """Read a DaCHS database profile (``/var/gavo/etc/<name>``, after the ``dsn`` profile it includes)."""
     settings: dict[str, str] = {}
@@ -217,7 +229,7 @@ def _publish(dachs: str, source_dsn: str) -> None:
     with psycopg.connect(_feed_dsn()) as target, psycopg.connect(source_dsn) as source:
         target.execute(f"DROP SCHEMA IF EXISTS {TAP_SCHEMA} CASCADE")
         target.execute(render_tables_ddl(catalog))
-        for table in tap_tables(catalog):
+        for table in catalog.tap_tables:
             columns = ", ".join(table.column_names)
             with (
                 source.cursor().copy(f"COPY (SELECT {columns} FROM {catalog.schema}.{table.name}) TO STDOUT") as out,
@@ -232,7 +244,7 @@ def _publish(dachs: str, source_dsn: str) -> None:
             target.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {TAP_SCHEMA} TO {role}")
         target.commit()
         target.autocommit = True
-        target.execute(f"ANALYZE {', '.join(f'{TAP_SCHEMA}.{table.name}' for table in tap_tables(catalog))}")
+        target.execute(f"ANALYZE {', '.join(f'{TAP_SCHEMA}.{table.name}' for table in catalog.tap_tables)}")
     rd_path = GAVO_DIR / "inputs" / TAP_SCHEMA / "q.rd"
     rd_path.write_text(render_rd(catalog))
     _run([dachs, "imp", "-m", RD_ID])

@@ -281,6 +281,8 @@ def _finish(entity, state: dict) -> None:
         for table, _, columns in entity.patches:
             if table == "allwise":
                 entity.allwise[0].update(columns)
+        magnitudes = {"w1mpro": spec.get("w1mpro"), "w2mpro": spec.get("_w2mpro")}
+        entity.allwise[0].update({column: value for column, value in magnitudes.items() if value is not None})
         return
     if state["features"] and not spec.get("lc_class"):
         spec["lc_class"], spec["lc_p"] = "SNIa", 0.6

@@ -61,13 +61,15 @@ class ConeReader:
         column = self._catalog_column(node, scope)
         if column:
             radii = [r.get(column[1]) for r in column[0]]
-            radii = [float(r) for r in radii if isinstance(r, float | int)]
+            radii = [float(r) for r in radii if isinstance(r, float | int) and r > 0]
             return min(radii) if radii else None
         return None
 
     def _catalog_column(self, node, scope: Scope) -> tuple[list[dict], str] | None:
         if not isinstance(node, exp.Column) or not node.table:
             return None
+        while scope.parent is not None and node.table not in scope.sources:  # a LATERAL subquery names outer tables
+            scope = scope.parent
         source = scope.sources.get(node.table)
         if isinstance(source, Scope):
             parent = source.expression.parent

@@ -7,16 +7,19 @@ Example:
     0.69
     >>> violating("probability", "class_name", [("=", ("SNIa",))], 0)
     'SNIbc'
+    >>> meets(7, [(">", (10.0,)), ("<", (5.0,))])
+    False
 """
 
 from __future__ import annotations
 
 import math
+import operator
 
 from replica.grounding.predicates import schema
 from replica.synthetic import vocab
 
-__all__ = ["categories", "is_integer", "satisfying", "violating"]
+__all__ = ["categories", "is_integer", "meets", "satisfying", "violating"]
 
 # column -> (lowest, highest, step, typical gap above a lower bound)
 _NUMERIC = {
@@ -45,20 +48,19 @@ _NUMERIC = {
 }
 _MAGNITUDE = (12.5, 21.5, 0.1, 0.5)
 _DATE_MISS_DAYS = 1.2
+# the benchmark's classifiers first (a near miss takes the first that fits), then the others of the catalog
+_CLASSIFIER_NAMES = ("lc_classifier", "stamp_classifier", *vocab.BRANCH_CLASSIFIERS, "lc_classifier_top")
+_CLASSIFIER_NAMES += tuple(c.name for c in vocab.CLASSIFIERS if c.name not in _CLASSIFIER_NAMES)
 _CATEGORIES = {
-    "classifier_name": ("lc_classifier", "stamp_classifier", *vocab.BRANCH_CLASSIFIERS, "lc_classifier_top"),
+    "classifier_name": _CLASSIFIER_NAMES,
     "fid": (1, 2),
     "catid": ("allwise",),
     "procstatus": ("0", "57", "56", "58", "255"),
     "version": vocab.FEATURE_VERSIONS,
 }
-_CLASSES_OF = {
-    "lc_classifier": vocab.LC_CLASSES,
-    "lc_classifier_top": vocab.TOP,
-    "stamp_classifier": vocab.STAMP_CLASSES,
-    **dict(zip(vocab.BRANCH_CLASSIFIERS, vocab.BRANCHES, strict=True)),
-}
-_VERSIONS_OF = {"stamp_classifier": vocab.STAMP_VERSIONS}
+_CLASSES_OF = {c.name: c.classes for c in vocab.CLASSIFIERS}
+_VERSIONS_OF = {c.name: c.versions for c in vocab.CLASSIFIERS}
+_ORDER = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
 
 def categories(column: str, classifier: str | None = None) -> tuple | None:
@@ -126,6 +128,32 @@ def satisfying(table: str, column: str, conditions, variant: int = 0, classifier
     if is_integer(table, column):
         return _whole_within(value, conditions)
     return _rounded(value, step)
+
+
+def meets(value, conditions) -> bool:
+    """Whether ``value`` meets every (op, values) condition.
+
+    A pattern (``like``), or an order between text and a number, is taken as met: only a contradiction that is
+    certain counts.
+    """
+    return all(_meets_one(value, op, values) for op, values in conditions)
+
+
+def _meets_one(value, op: str, values: tuple) -> bool:
+    if op in ("null", "notnull"):
+        return (value is None) == (op == "null")
+    if value is None:
+        return False
+    if op in ("=", "in"):
+        return value in values
+    if op in ("!=", "notin"):
+        return value not in values
+    if op in _ORDER:
+        try:
+            return _ORDER[op](value, values[0])
+        except TypeError:
+            return True
+    return True
 
 
 def _whole_within(value: float, conditions) -> int:

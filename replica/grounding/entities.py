@@ -5,25 +5,58 @@ patches for values the spec does not model (a feature value, a data-quality colu
 world there are two answering entities and, per condition, one entity that breaks exactly that condition.
 Literal oids (``oid IN (...)``) name the entities instead; when there are three or more, some of them break one
 condition each, so that the condition decides which of the named objects are returned.
+
+A query no object can answer (the guard refuses it, it cannot be read, its conditions contradict each other or ask
+for a value its column cannot hold, or it needs more than the generator makes) adds no entity and is reported.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
+import math
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from engines.errors import GuardError
+from engines.guard import check_sql
 from replica.grounding.bind import bind_values
-from replica.grounding.domains import categories, is_integer, satisfying, violating
+from replica.grounding.constraints import fitting
+from replica.grounding.domains import categories, is_integer, meets, satisfying, violating
 from replica.grounding.predicates import read_worlds
 from replica.grounding.worlds import RowRef, World
 
-__all__ = ["Entity", "entities_for_queries"]
+__all__ = ["Entity", "EntityPlan", "Skipped", "entities_for_queries", "literal_oids"]
+
+logger = logging.getLogger(__name__)
 
 _IDENTITY = {"oid"}
 _PER_ROW = {"dataquality", "non_detection", "forced_photometry", "detection"}
 _MAX_LITERAL_OIDS = 60
+_MAX_DETECTIONS = 5000
+"""Detections the generator makes for one object at most, so that no query can make a build run out of memory."""
+_DETECTION_COUNTS = ("_ndet", "_ndet_g", "_ndet_r")
+
+
+class _CannotGroundError(ValueError):
+    """The generator cannot make an answer to a gold query; the message says why."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A gold query that was not grounded, and why."""
+
+    query: str
+    reason: str
+
+
+@dataclass
+class EntityPlan:
+    """The entities to add for a set of gold queries, and the queries skipped because none can be made."""
+
+    entities: list[Entity]
+    skipped: list[Skipped]
 
 
 @dataclass
@@ -38,20 +71,73 @@ class Entity:
     needs_object: bool = True
 
 
-def entities_for_queries(queries: list[str], is_dense: Callable[[str], bool] | None = None) -> list[Entity]:
+def entities_for_queries(queries: list[str], is_dense: Callable[[str], bool] | None = None) -> EntityPlan:
     """Entities answering (and nearly answering) each query; entities naming the same oid are merged.
+
+    A query that cannot be grounded (unreadable, contradictory, or asking for a value its column or the generator
+    cannot take) adds no entity: it is logged in one line and listed in the plan's ``skipped``.
 
     Args:
         queries: Gold SQL.
         is_dense: Says whether a query has many answers already (see ``domains.violating``); default: all dense.
     """
     out: list[Entity] = []
+    skipped: list[Skipped] = []
     for sql in queries:
-        worlds = read_worlds(sql)
-        dense = is_dense(sql) if is_dense is not None and any(_has_integer_bound(w) for w in worlds) else True
-        for world in worlds:
-            out.extend(_world_entities(world, dense))
-    return _merge_by_oid(out)
+        try:
+            out.extend(_query_entities(sql, is_dense))
+        except (ValueError, TypeError) as err:  # a literal that its column, or the generator, cannot take
+            skipped.append(Skipped(sql, str(err)))
+            logger.warning("not grounding a query (%s): %.80s", err, " ".join(sql.split()))
+    return EntityPlan(_merge_by_oid(out), skipped)
+
+
+def _query_entities(sql: str, is_dense: Callable[[str], bool] | None) -> list[Entity]:
+    try:
+        check_sql(sql)
+    except GuardError as err:
+        raise _CannotGroundError(f"the SQL guard refuses it: {err.message}") from err
+    worlds = read_worlds(sql)
+    if not worlds:
+        raise _CannotGroundError("it cannot be read as SQL on the catalog")
+    dense = is_dense(sql) if is_dense is not None and any(_has_integer_bound(w) for w in worlds) else True
+    contradictions = [_contradiction(world) for world in worlds]
+    if all(contradictions):
+        raise _CannotGroundError(contradictions[0])
+    consistent = [world for world, why in zip(worlds, contradictions, strict=True) if not why]
+    out = [entity for world in consistent for entity in _world_entities(world, dense)]
+    for entity in out:
+        _check_makeable(entity)
+    return out
+
+
+def _contradiction(world: World) -> str | None:
+    """Why no value meets the conditions of one column of the world, or fits the column (None if all do)."""
+    conditions = _conditions(world)
+    for (ref, column), value in _choose(conditions, 0).items():
+        if fitting(ref.table, column, value) is ...:
+            return f"{ref.table}.{column} cannot hold {_shown(value)}"
+        conds = conditions[(ref, column)]
+        if not meets(value, conds):
+            said = ", ".join(f"{op} {', '.join(map(_shown, values))}".strip() for op, values in conds)
+            return f"no value meets its conditions on {ref.table}.{column} ({said})"
+    return None
+
+
+def _shown(value) -> str:
+    return "NULL" if value is None else repr(value)
+
+
+def _check_makeable(entity: Entity) -> None:
+    """Raise _CannotGroundError when the entity needs what the generator cannot make."""
+    for key, value in entity.spec.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise _CannotGroundError(f"it needs a {key.lstrip('_')} of {value}, which no object has")
+    detections = max(int(entity.spec.get(key, 0)) for key in _DETECTION_COUNTS)
+    if detections > _MAX_DETECTIONS:
+        raise _CannotGroundError(
+            f"it needs {detections} detections of one object; the generator makes at most {_MAX_DETECTIONS}"
+        )
 
 
 def _has_integer_bound(world: World) -> bool:

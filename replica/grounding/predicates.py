@@ -180,8 +180,16 @@ class _Reader(ConeReader):
                 self._distance(left, float(value), scope, world)
             elif isinstance(left, exp.Sub) and isinstance(value, float):
                 self._diff(left.this, left.expression, op, value, scope, world)
+            elif isinstance(left, exp.Abs) and op in ("<", "<=") and isinstance(value, float):
+                self._within(left.this, op, value, scope, world)
             return
         self._linear(left, right, op, scope, world)
+
+    def _within(self, node, op: str, bound: float, scope: Scope, world: World) -> None:
+        """``abs(column) < bound`` as ``-bound < column < bound``."""
+        ref = self._column(node, scope)
+        if ref:
+            world.atoms += [Atom(ref[0], ref[1], op, (bound,)), Atom(ref[0], ref[1], _MIRROR[op], (-bound,))]
 
     def _linear(self, left, right, op: str, scope: Scope, world: World) -> None:
         """``a op c + b`` and ``a op b + c`` as ``a - b op c``."""

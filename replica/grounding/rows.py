@@ -1,4 +1,8 @@
-"""Generate the rows of grounded entities with the base generator, then apply their patches."""
+"""Generate the rows of grounded entities with the base generator, apply their patches, and keep the schema's keys.
+
+A patch writes only values its column can hold; a value for a key column names one row, and the rows whose foreign
+key names that row follow it; the rows of all entities together then keep every key (``constraints.conform``).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import logging
 import numpy as np
 import pandas as pd
 
+from replica.grounding.constraints import conform, fitting, foreign_keys, primary_key, referencing
 from replica.grounding.entities import Entity
 from replica.synthetic import crossmatch, vocab
 from replica.synthetic.chunk import generate_chunk
@@ -53,7 +58,7 @@ def _oid_year(oid: str) -> int:
 def grounded_tables(
     entities: list[Entity], rng: np.random.Generator, *, old_feature_fraction: float, max_forced_rows: int
 ) -> dict[str, pd.DataFrame]:
-    """Rows of every table for the entities (oids of unnamed entities are generated)."""
+    """Rows of every table for the entities (oids of unnamed entities are generated), within the schema's keys."""
     objects = [e for e in entities if e.needs_object]
     kinds = np.array([_kind(e.spec) for e in objects], dtype=object)
     spec = spec_for_kinds(rng, kinds, old_feature_fraction) if len(objects) else None
@@ -66,28 +71,33 @@ def grounded_tables(
     extra = [source for e in entities for source in e.allwise]
     if extra:
         tables["allwise"] = pd.concat([tables.get("allwise", pd.DataFrame()), _allwise_rows(rng, extra)])
-    if "allwise" in tables:
-        tables["allwise"] = tables["allwise"].drop_duplicates("oid_catalog")
+    conform(tables)
     return tables
 
 
 def _override(spec: pd.DataFrame, objects: list[Entity], rng: np.random.Generator) -> None:
-    used = set()
+    used = {e.oid for e in objects if e.oid}  # one registry: a generated name never takes a named object's oid
     for i, entity in enumerate(objects):
         values = {k: v for k, v in entity.spec.items() if not k.startswith("_") and k in spec.columns}
         for key, value in values.items():
             spec.at[i, key] = value
         _counts(spec, i, entity.spec)
-        oid = entity.oid or grounded_name(int(year_of(float(spec.at[i, "firstmjd"]))), i)
         if entity.oid and "firstmjd" not in entity.spec:
             year = _oid_year(entity.oid)
             spec.at[i, "firstmjd"] = vocab.YEAR_START_MJD.get(year, 58849) + 5.3 + (i % 97) * 3.0
-        if oid in used:
-            oid = grounded_name(int(year_of(float(spec.at[i, "firstmjd"]))), 50_000 + i)
-        used.add(oid)
-        spec.at[i, "oid"] = oid
-        entity.oid = oid
+        if not entity.oid:
+            entity.oid = _free_name(int(year_of(float(spec.at[i, "firstmjd"]))), i, len(objects), used)
+        spec.at[i, "oid"] = entity.oid
     _normalise(spec)
+
+
+def _free_name(year: int, i: int, count: int, used: set[str]) -> str:
+    """The name of the i-th of ``count`` grounded objects, or of a later slot when a named object holds it."""
+    n = i
+    while (name := grounded_name(year, n)) in used:
+        n += count
+    used.add(name)
+    return name
 
 
 def _counts(spec: pd.DataFrame, i: int, wanted: dict) -> None:
@@ -140,6 +150,7 @@ class _RowIndex:
         self.tables = tables
         self._by_oid: dict[str, dict[str, np.ndarray]] = {}
         self._columns: dict[tuple[str, str], np.ndarray] = {}
+        self._keyed: set[tuple[str, int]] = set()
 
     def rows(self, table: str, oid: str, filt: dict) -> np.ndarray:
         if table not in self._by_oid:
@@ -153,41 +164,62 @@ class _RowIndex:
         return rows
 
     def set(self, table: str, rows: np.ndarray, columns: dict) -> None:
-        frame = self.tables[table]
+        """Write the columns' values into the rows; a key column's value names one row, so only one row gets it.
+
+        A value its column cannot hold is dropped with a log line: the entity then misses that one condition.
+        """
+        if not len(rows):
+            return
+        key = primary_key(table)
         for column, value in columns.items():
-            if column not in frame.columns or not len(rows):
+            fitted = fitting(table, column, value)
+            if fitted is ...:
+                logger.debug("%s.%s cannot hold %r; patch dropped", table, column, value)
                 continue
-            value = _as_column_value(frame[column], value)
-            if value is not ...:
-                frame.loc[frame.index[rows], column] = value
-                self._columns.pop((table, column), None)
+            if column not in self.tables[table].columns:  # a column the database fills (dataquality's noise)
+                self.tables[table][column] = None
+            if column in key:
+                if not (self._column(table, column)[rows] == fitted).any():  # else a row holds it already
+                    self._set_key(table, self._unkeyed(table, rows), column, fitted)
+            else:
+                self._write(table, rows, column, fitted)
+
+    def _unkeyed(self, table: str, rows: np.ndarray) -> int:
+        """The first of the rows whose key no patch has set yet (two references name two rows), else the first."""
+        row = next((int(row) for row in rows if (table, int(row)) not in self._keyed), int(rows[0]))
+        self._keyed.add((table, row))
+        return row
+
+    def _set_key(self, table: str, row: int, column: str, value) -> None:
+        """Change a key column of one row, keeping foreign keys whole.
+
+        A column that names a parent row (dataquality's candid names a detection) changes in the parent, and every
+        row naming the changed row follows it. Grounded rows are found by oid, which every such key includes.
+        """
+        frame = self.tables[table]
+        for fk in foreign_keys(table):
+            if column in fk.columns and fk.ref_table in self.tables:
+                wanted = {theirs: frame.at[row, mine] for mine, theirs in zip(fk.columns, fk.ref_columns, strict=True)}
+                parents = self.rows(fk.ref_table, str(wanted.pop("oid")), wanted)
+                if len(parents):
+                    self._set_key(fk.ref_table, parents[0], fk.ref_columns[fk.columns.index(column)], value)
+                    return
+        for child, fk in referencing(table):
+            if child in self.tables and column in fk.ref_columns:
+                named = {mine: frame.at[row, theirs] for mine, theirs in zip(fk.columns, fk.ref_columns, strict=True)}
+                rows = self.rows(child, str(named.pop("oid")), named)
+                self._write(child, rows, fk.columns[fk.ref_columns.index(column)], value)
+        self._write(table, np.array([row]), column, value)
+
+    def _write(self, table: str, rows: np.ndarray, column: str, value) -> None:
+        frame = self.tables[table]
+        frame.loc[frame.index[rows], column] = value
+        self._columns.pop((table, column), None)
 
     def _column(self, table: str, column: str) -> np.ndarray:
         if (table, column) not in self._columns:
             self._columns[(table, column)] = self.tables[table][column].to_numpy()
         return self._columns[(table, column)]
-
-
-def _as_column_value(column: pd.Series, value):
-    """``value`` as the column holds it (a SQL literal such as 'NaN' compared with a float column), or ``...``.
-
-    A value the column cannot hold is dropped with a log line: the entity then misses that one condition.
-    """
-    if value is None:
-        return value
-    kind = column.dtype.kind
-    try:
-        if kind == "f":
-            return float(value)
-        if kind in "iu":
-            whole = float(value)
-            if whole.is_integer():
-                return int(whole)
-            raise ValueError(f"{value!r} is not a whole number")
-    except (TypeError, ValueError) as err:
-        logger.debug("a %s column cannot hold %r (%s); patch dropped", column.dtype, value, err)
-        return ...
-    return value
 
 
 def _apply_patches(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> None:
@@ -207,7 +239,10 @@ def _apply_patches(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> No
                 index.set(table, rows[1::2], violate)
 
 
-def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, name: str) -> None:
+def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, name) -> None:
+    if fitting("allwise", "oid_catalog", name) is ...:
+        logger.debug("an AllWISE source cannot be named %r; patch dropped", name)
+        return
     xm, wise = tables["xmatch"], tables["allwise"]
     old = xm.loc[xm["oid"] == oid, "oid_catalog"].to_numpy()
     xm.loc[xm["oid"] == oid, "oid_catalog"] = name
@@ -215,6 +250,7 @@ def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, name: str) -> Non
 
 
 def _allwise_rows(rng: np.random.Generator, sources: list[dict]) -> pd.DataFrame:
+    sources = [_fitted("allwise", source) for source in sources]
     ra = np.array([s["ra"] for s in sources], dtype=float)
     dec = np.array([s["dec"] for s in sources], dtype=float)
     w1 = np.array([s.get("w1mpro", np.nan) for s in sources], dtype=float)
@@ -224,3 +260,9 @@ def _allwise_rows(rng: np.random.Generator, sources: list[dict]) -> pd.DataFrame
             if column in rows.columns and column not in ("ra", "dec"):
                 rows.loc[rows.index[i], column] = value
     return rows
+
+
+def _fitted(table: str, values: dict) -> dict:
+    """The values that the table's columns can hold, as the columns hold them."""
+    fitted = {column: fitting(table, column, value) for column, value in values.items()}
+    return {column: value for column, value in fitted.items() if value is not ...}

@@ -17,7 +17,7 @@ from sqlglot.errors import SqlglotError
 from replica.grounding.density import guarded
 from replica.grounding.predicates import schema
 
-__all__ = ["thin_unordered_limits"]
+__all__ = ["delete_objects", "thin_unordered_limits"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,9 +45,6 @@ def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: se
         queries: The grounded gold queries.
         keep: Oids of grounded objects, never deleted.
     """
-    tables = _children_first(
-        [row[0] for row in conn.execute(_OID_TABLES_SQL).fetchall()], conn.execute(_REFERENCES_SQL).fetchall()
-    )
     victims: set[str] = set()
     for sql in queries:
         for counting, limit in _counting_queries(sql):
@@ -67,7 +64,7 @@ def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: se
                 logger.info("grounded rows alone reach LIMIT %d of: %.70s", limit, " ".join(sql.split()))
             logger.debug("LIMIT %d: %d objects thinned for %.60s", limit, len(victims) - before, " ".join(sql.split()))
     if victims:
-        _delete(conn, tables, sorted(victims))
+        delete_objects(conn, sorted(victims))
     return len(victims)
 
 
@@ -137,12 +134,19 @@ def _counts(conn: psycopg.Connection, counting: str) -> dict[str, int] | None:
         return None
 
 
-def _delete(conn: psycopg.Connection, tables: list[str], oids: list[str]) -> None:
-    """Delete the objects from every table, joining a temporary table (a hash join, not an array scan per row)."""
-    conn.execute("CREATE TEMP TABLE _thinned (oid varchar PRIMARY KEY) ON COMMIT DROP")
-    with conn.cursor().copy("COPY _thinned (oid) FROM STDIN") as copy:
+def delete_objects(conn: psycopg.Connection, oids: list[str]) -> None:
+    """Delete whole objects from every table, children first.
+
+    The oids go to a temporary table that each DELETE joins (a hash join, not an array scan per row).
+    """
+    tables = _children_first(
+        [row[0] for row in conn.execute(_OID_TABLES_SQL).fetchall()], conn.execute(_REFERENCES_SQL).fetchall()
+    )
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _deleted_oids (oid varchar PRIMARY KEY) ON COMMIT DROP")
+    conn.execute("TRUNCATE _deleted_oids")
+    with conn.cursor().copy("COPY _deleted_oids (oid) FROM STDIN") as copy:
         for oid in oids:
             copy.write_row((oid,))
-    conn.execute("ANALYZE _thinned")
+    conn.execute("ANALYZE _deleted_oids")
     for table in tables:
-        conn.execute(f"DELETE FROM alerce.{table} AS t USING _thinned AS v WHERE t.oid = v.oid")
+        conn.execute(f"DELETE FROM alerce.{table} AS t USING _deleted_oids AS v WHERE t.oid = v.oid")

@@ -1,6 +1,4 @@
-"""Deterministic synthetic ALeRCE data: `build(conn, scale=..., seed=...)` fills schema alerce via COPY."""
+"""Deterministic synthetic ALeRCE data: objects, light curves, classifications, features, cross-matches.
 
-from replica.synthetic.build import build
-from replica.synthetic.scales import SCALES, get_scale
-
-__all__ = ["SCALES", "build", "get_scale"]
+`replica.build.build(conn, scale=..., seed=...)` fills schema alerce with them (grounded on gold queries).
+"""

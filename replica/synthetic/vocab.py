@@ -1,21 +1,34 @@
-"""Fixed vocabularies of the ALeRCE database: classifiers, classes, versions, feature names, step ids."""
+"""The generator's vocabularies: classes and versions from the catalog, population mixes, feature names, step ids."""
 
-LC_VERSION = "hierarchical_rf_1.1.0"
-TAXONOMY_LC_VERSION = "hierarchical_random_forest_1.0.0"
-STAMP_VERSIONS = ("stamp_classifier_1.0.0", "stamp_classifier_1.0.4")
+from catalog import load_catalog
+
+_ZTF = load_catalog("ztf")
+CLASSIFIERS = _ZTF.classifiers
+LC_VERSION, LC_VERSION_TODAY = _ZTF.classifier("lc_classifier").versions  # the benchmark's, then today's
+STAMP_VERSIONS = _ZTF.classifier("stamp_classifier").versions
+# the lc-classified objects' feature versions (current, older), and one more that a few objects also carry
 FEATURE_VERSIONS = ("lc_classifier_1.2.1-P", "lc_classifier_1.1.13")
+FEATURE_VERSION_TRANSITIONAL = "lc_classifier_1.2.1-P-transitional"
 STEP_ID_CORR = "bulk_version_0.0.1"
 
-TRANSIENT = ("SNIa", "SNIbc", "SNII", "SLSN")
-STOCHASTIC = ("QSO", "AGN", "Blazar", "CV/Nova", "YSO")
-PERIODIC = ("LPV", "E", "DSCT", "RRL", "CEP", "Periodic-Other")
-TOP = ("Transient", "Stochastic", "Periodic")
+TRANSIENT = _ZTF.classifier("lc_classifier_transient").classes
+STOCHASTIC = _ZTF.classifier("lc_classifier_stochastic").classes
+PERIODIC = _ZTF.classifier("lc_classifier_periodic").classes
+TOP = _ZTF.classifier("lc_classifier_top").classes
 BRANCHES = (TRANSIENT, STOCHASTIC, PERIODIC)
 LC_CLASSES = TRANSIENT + STOCHASTIC + PERIODIC
-# branch index (0 transient, 1 stochastic, 2 periodic) of each lc class, in LC_CLASSES order
-LC_BRANCH = tuple(b for b, branch in enumerate(BRANCHES) for _ in branch)
 BRANCH_CLASSIFIERS = ("lc_classifier_transient", "lc_classifier_stochastic", "lc_classifier_periodic")
-STAMP_CLASSES = ("SN", "AGN", "VS", "asteroid", "bogus")
+STAMP_CLASSES = _ZTF.classifier("stamp_classifier").classes
+
+# Today's classifiers (catalog `rules: name`): the hierarchical forced-photometry BHRF, two flat betas, the stamp beta.
+BHRF = "lc_classifier_BHRF_forced_phot"
+BHRF_VERSION = _ZTF.classifier(BHRF).versions[0]
+BHRF_BRANCHES = tuple(_ZTF.classifier(f"{BHRF}_{part}").classes for part in ("transient", "stochastic", "periodic"))
+BHRF_CLASSES = _ZTF.classifier(BHRF).classes
+LC_BETAS = tuple(
+    _ZTF.classifier(name) for name in ("LC_classifier_ATAT_forced_phot(beta)", "LC_classifier_BHRF_forced_phot(beta)")
+)
+STAMP_BETA = _ZTF.classifier("stamp_classifier_2025_beta")
 
 KINDS = ("asteroid", "bogus", "short", "SN", "var")
 
@@ -81,7 +94,9 @@ FEATURE_KEYS = (
 
 MJD_SURVEY_START = 58194.0
 MJD_FIRST_ALERT = 58270.0
-MJD_END = 60700.0
+MJD_END = 61161.0  # 2026-05-01: the service's ZTF data runs through April 2026
+MJD_FORCED_START = 60250.0  # forced photometry is stored for objects detected since late 2023
+MJD_2025 = 60676.0  # 2025-01-01: the betas classify objects seen since
 # MJD of 1 January of each year, for oid year prefixes
 YEAR_START_MJD = {
     2018: 58119,
@@ -92,4 +107,5 @@ YEAR_START_MJD = {
     2023: 59945,
     2024: 60310,
     2025: 60676,
+    2026: 61041,
 }

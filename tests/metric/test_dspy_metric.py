@@ -112,3 +112,93 @@ def test_feedback_for_linking_names_the_needed_tables(executor, gold_cache):
     pred = prediction(executor, GOLD, tables=["probability"])
     feedback = metric(EXAMPLE, pred, None, "schema_linking.tables", None).feedback
     assert feedback.splitlines()[0] == "Tables needed: object; chosen: probability."
+
+
+def test_feedback_when_the_gold_query_fails(executor, gold_cache):
+    metric = make_feedback_metric(executor, gold_cache)
+    example = dspy.Example(question="q", gold_sql="SELECT nosuch FROM object")
+    result = metric(example, prediction(executor, GOLD))
+    assert result.score == 0.0
+    assert result.feedback == "The expected query itself failed on this database, so the example cannot be scored."
+
+
+@pytest.mark.parametrize(
+    ("failures", "reason"),
+    [
+        ([{"stage": "generation", "message": "no SQL in the answer"}], "generation: no SQL in the answer"),
+        ([], "empty answer"),
+    ],
+    ids=["stage-failure", "empty-answer"],
+)
+def test_feedback_when_no_sql_was_produced(gold_cache, failures, reason):
+    metric = make_feedback_metric(RefusingExecutor(), gold_cache)
+    result = metric(EXAMPLE, dspy.Prediction(sql="", result=None, error=None, failures=failures))
+    assert result.score == 0.0
+    assert result.feedback == f"No SQL was produced ({reason}). The expected query was: {GOLD}"
+
+
+def test_feedback_when_the_query_was_not_executed(gold_cache):
+    metric = make_feedback_metric(None, gold_cache)
+    result = metric(EXAMPLE, dspy.Prediction(sql=GOLD, result=None, error=None))
+    assert result.score == 0.0
+    assert result.feedback == f"The query was not executed. The expected query was: {GOLD}"
+
+
+def test_feedback_when_the_expected_result_is_empty(executor, gold_cache):
+    metric = make_feedback_metric(executor, gold_cache)
+    example = dspy.Example(question="q", gold_sql="SELECT oid FROM object WHERE ndet < 0")
+    result = metric(example, prediction(executor, GOLD))
+    assert result.score == 0.0
+    assert result.feedback == (
+        "The expected result is empty, so row matching cannot score this example. "
+        "The expected query was: SELECT oid FROM object WHERE ndet < 0"
+    )
+
+
+@pytest.mark.parametrize(
+    ("sql", "comparison"),
+    [("SELECT ndet FROM object WHERE ndet > 20", "alias_crash"), ("SELECT oid FROM object WHERE false", None)],
+    ids=["no-identifier", "no-rows"],
+)
+def test_feedback_when_rows_cannot_be_matched_by_identifier(executor, gold_cache, sql, comparison):
+    metric = make_feedback_metric(executor, gold_cache)
+    pred = prediction(executor, sql)
+    n_gold, n_pred = len(executor.execute(GOLD).frame), len(pred.result.frame)
+    comparison = comparison or "empty_prediction"
+    columns = " Expected columns not returned: oid." if "ndet" in sql else ""
+    assert metric(EXAMPLE, pred).feedback == (
+        f"It returned {n_pred} rows; the expected result has {n_gold}. The result could not be matched by "
+        f"identifier ({comparison}).{columns} The expected query was: {GOLD}"
+    )
+
+
+def test_feedback_quotes_every_value_when_only_a_few_differ(executor, gold_cache):
+    metric = make_feedback_metric(executor, gold_cache)
+    gold_oids = sorted(executor.execute(GOLD).frame["oid"])
+    kept = ", ".join(f"'{oid}'" for oid in gold_oids[2:])
+    pred = prediction(executor, f"SELECT oid FROM object WHERE oid IN ({kept})")
+    feedback = metric(EXAMPLE, pred).feedback
+    assert f"Missing oid values: {gold_oids[0]}, {gold_oids[1]}. The expected" in feedback
+
+
+def test_feedback_for_classification_names_the_expected_difficulty(executor, gold_cache):
+    metric = make_feedback_metric(executor, gold_cache)
+    example = EXAMPLE.copy(difficulty="medium")
+    pred = prediction(executor, GOLD, difficulty="simple")
+    feedback = metric(example, pred, None, "classification.predict", None).feedback
+    assert feedback.splitlines()[0] == "Difficulty should be medium; classified as simple."
+
+
+def test_feedback_for_linking_says_when_no_table_was_chosen(executor, gold_cache):
+    metric = make_feedback_metric(executor, gold_cache)
+    feedback = metric(EXAMPLE, prediction(executor, GOLD, tables=[]), None, "schema_linking.tables", None).feedback
+    assert feedback.splitlines()[0] == "Tables needed: object; chosen: none."
+
+
+@pytest.mark.parametrize("pred_name", ["generation.planned", "classification.predict", None])
+def test_feedback_has_no_stage_line_when_the_labels_say_nothing_of_the_stage(executor, gold_cache, pred_name):
+    metric = make_feedback_metric(executor, gold_cache)
+    feedback = metric(EXAMPLE, prediction(executor, GOLD, difficulty="simple"), None, pred_name, None).feedback
+    assert feedback.splitlines() == [
+        f"Correct: the oid values match the expected result. The expected query was: {GOLD}"
+    ]

@@ -2,8 +2,6 @@
 
 import calendar
 import dataclasses
-import doctest
-import importlib
 from datetime import date
 from pathlib import Path
 
@@ -125,10 +123,3 @@ def test_far_years_convert_without_warnings(recwarn):
     (found,) = date_ranges("in 2040", date(2041, 1, 1))
     assert (found.start_mjd, found.end_mjd) == (66154.0, 66520.0)
     assert not recwarn.list
-
-
-@pytest.mark.parametrize("name", ["modules.dates", "modules.date_calendar"])
-def test_docstring_examples_pass(name):
-    result = doctest.testmod(importlib.import_module(name))
-    assert result.attempted > 0
-    assert result.failed == 0

@@ -6,8 +6,9 @@ import re
 import pandas as pd
 import pytest
 
+from catalog import load_catalog
 from engines.errors import ErrorKind, ExecutionError
-from modules.vocabulary import CATEGORICAL_COLUMNS, clear_cache, linked_values_text, read_vocabulary
+from modules.vocabulary import clear_cache, linked_values_text, read_vocabulary
 
 _QUERY = re.compile(r"SELECT (?P<columns>.+) FROM (?P<table>\w+) GROUP BY .+ LIMIT (?P<limit>\d+)")
 
@@ -19,6 +20,13 @@ TABLES = {
     "magstat": pd.DataFrame({"fid": [1, 2, 1]}),
     "feature": pd.DataFrame({"name": [f"f{i}" for i in range(10)], "fid": [1] * 10, "version": ["v1"] * 10}),
 }
+
+
+_TWO_VERSIONS = pd.DataFrame(
+    [("lc_classifier", version, name) for version in ("1.0", "1.1") for name in ("SNIa", "QSO")]
+    + [("stamp_classifier", "2", "SN")],
+    columns=["classifier_name", "classifier_version", "class_name"],
+)
 
 
 class _Result:
@@ -66,7 +74,7 @@ def test_read_vocabulary_reads_columns_and_classes_and_skips_missing_tables():
 def test_one_query_reads_every_categorical_column_of_a_table():
     engine = FakeEngine("db-1")
     read_vocabulary(engine)
-    tables = dict.fromkeys(table for table, _ in CATEGORICAL_COLUMNS)
+    tables = dict.fromkeys(table for table, _ in load_catalog().categorical)
     assert len(engine.queries) == len(tables)
     assert engine.queries[0][0].startswith("SELECT class_name, classifier_name, classifier_version FROM probability")
 
@@ -121,3 +129,14 @@ def test_linked_values_leave_out_unlinked_and_open_columns():
     )
     assert text == "Values of categorical columns:\nmagstat.fid: 1, 2"
     assert linked_values_text(vocabulary, ["object"], None) == ""
+
+
+def test_class_lists_merge_shared_lists_and_name_every_classifier_and_version():
+    vocabulary = read_vocabulary(FakeEngine("db-1", {"probability": _TWO_VERSIONS}))
+    text = linked_values_text(vocabulary, ["probability"], None)
+    assert text.splitlines()[1:] == [
+        "probability.class_name of lc_classifier 1.0, 1.1: 'QSO', 'SNIa'",
+        "probability.class_name of stamp_classifier 2: 'SN'",
+    ]
+    alone = linked_values_text(vocabulary, ["probability"], {"probability": ["classifier_version"]})
+    assert alone.splitlines()[1:] == ["probability.classifier_version: '1.0', '1.1', '2'"]

@@ -1,5 +1,6 @@
 """MIPROv2 and GEPA compile end to end on the tiny database with fake LMs (offline, small budgets)."""
 
+import inspect
 import json
 
 import dspy
@@ -7,12 +8,15 @@ import pytest
 
 import db.engine
 import optimizers.cli as cli
+from engines.fake import FakeEngine
+from engines.outage import OutageGuard
 from lms.fake import fake_lm
+from lms.usage import UsageTotals
 from metric.gold_cache import GoldCache
 from modules import AlerceText2SQL, PipelineSettings
 from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, load_artifact, load_program, signature_hash
 from modules.settings import ProgramSettings
-from optimizers.run import compile_program
+from optimizers.run import _metered_feedback, compile_program
 from optimizers.saving import save_artifact
 from optimizers.settings import CompileSettings
 from tests.optimizers.compile_helpers import (
@@ -61,7 +65,8 @@ def test_mipro_compiles_and_reloads(executor, tmp_path):
     compiled, report, fresh = compile_and_reload(settings, executor, tmp_path, lm)
     scores = report["scores"]
     assert scores["heldout_pm_before"] == 0.0
-    assert 0.0 <= scores["heldout_pm_after"] <= 1.0
+    assert scores["heldout_pm_after"] > scores["heldout_pm_before"]  # the gated LM answers right only with demos
+    assert any(predictor.demos for name, predictor in compiled.named_predictors() if name.startswith("generation"))
     assert report["optimizer"] == "mipro"
     assert report["usage"]["per_model"]["fake/gated"]["input_tokens"] > 0
     assert answers(fresh, lm) == answers(compiled, lm)
@@ -72,8 +77,8 @@ def test_gepa_rewrites_instructions_and_reloads(executor, tmp_path):
     settings = CompileSettings(
         model="fake/gated", optimizer="gepa", num_threads=2, trials=12, reflection_model="fake/reflection"
     )
-    lm = gated_lm()
-    compiled, report, fresh = compile_and_reload(settings, executor, tmp_path, lm, reflection_lm=reflection_lm())
+    lm, reflection = gated_lm(), reflection_lm()
+    compiled, report, fresh = compile_and_reload(settings, executor, tmp_path, lm, reflection_lm=reflection)
     scores = report["scores"]
     assert scores["heldout_pm_before"] == 0.0
     assert scores["heldout_pm_after"] > 0.0
@@ -82,11 +87,27 @@ def test_gepa_rewrites_instructions_and_reloads(executor, tmp_path):
     assert instructions(fresh) == instructions(compiled)
     assert answers(fresh, lm) == answers(compiled, lm)
     assert report["usage"]["per_model"]["fake/scripted"]["input_tokens"] > 0  # the reflection LM's calls
+    # The reflection LM reads the feedback metric's text: per predictor (the stage line) and for the whole program.
+    reflected = [m["content"] for entry in reflection.history for m in entry["messages"] if m["role"] == "user"]
+    assert reflected
+    assert any('"Feedback": "Tables needed: ' in text for text in reflected)
+    assert all("The expected query was: " in text for text in reflected)
     # The hash comes from the code-built program, so reloading (which checks it) passes though instructions changed.
     built = AlerceText2SQL(executor, PipelineSettings())
     manifest = json.loads((tmp_path / "artifact" / MANIFEST_FILE).read_text())
     assert manifest["signature_hash"] == report["signature_hash"] == signature_hash(built)
     assert signature_hash(compiled) != signature_hash(built)
+
+
+def test_gepa_feedback_forwards_every_argument_and_counts_usage_once_per_prediction():
+    calls, usage = [], UsageTotals()
+    metered = _metered_feedback(lambda *args: calls.append(args) or "scored", usage, OutageGuard(FakeEngine()))
+    pred = dspy.Prediction(sql="SELECT 1", usage={"generation": {"input_tokens": 5, "output_tokens": 2, "calls": 1}})
+    assert list(inspect.signature(metered).parameters) == ["gold", "pred", "trace", "pred_name", "pred_trace"]
+    assert metered("gold", pred) == "scored"
+    assert metered("gold", pred, "trace", "generation.planned", "pred_trace") == "scored"
+    assert calls == [("gold", pred, None, None, None), ("gold", pred, "trace", "generation.planned", "pred_trace")]
+    assert usage.as_dict() == {"generation": {"input_tokens": 5, "output_tokens": 2, "calls": 1}}
 
 
 def test_gepa_without_reflection_model_is_refused(executor, tmp_path):

@@ -4,8 +4,8 @@ import argparse
 
 import pytest
 
-from cli import add_dsn_argument, add_engine_arguments, engine_settings
 from engines import EngineSettings
+from engines.options import add_dsn_argument, add_engine_arguments, engine_settings
 
 
 def test_add_dsn_argument_defines_the_shared_option() -> None:

@@ -1,13 +1,14 @@
-"""The shared `--engine`, `--tap-url` and `--dsn` options, and the engine settings they describe."""
+"""The shared `--engine`, `--tap-url`, `--dsn` and `--timeout` options, and the engine settings they describe."""
 
 import argparse
 
-from db.server import DSN_ENV
+from cli.argument_types import positive_float
+from defaults.time_limits import ASK_QUERY_S
 from engines.engine import ENGINE_NAMES
-from engines.settings import EngineSettings
+from engines.settings import DSN_ENV, EngineSettings
 from engines.tap_settings import DEFAULT_TAP_URL, TAP_URL_ENV
 
-__all__ = ["add_dsn_argument", "add_engine_arguments", "engine_settings"]
+__all__ = ["add_dsn_argument", "add_engine_arguments", "add_query_timeout_argument", "engine_settings"]
 
 
 def add_dsn_argument(parser: argparse.ArgumentParser) -> None:
@@ -40,3 +41,14 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
 def engine_settings(args: argparse.Namespace, **overrides: object) -> EngineSettings:
     """Build the engine settings of parsed `--engine/--tap-url/--dsn` options, with keyword `overrides`."""
     return EngineSettings(engine=args.engine, dsn=args.dsn, tap_url=args.tap_url, **overrides)
+
+
+def add_query_timeout_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
+    """Add ``--timeout`` (the time limit of each generated query) with the interactive default, ``ASK_QUERY_S``."""
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=ASK_QUERY_S,
+        metavar="S",
+        help="time limit of each query in seconds (default: %(default)s)",
+    )
