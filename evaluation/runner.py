@@ -22,7 +22,7 @@ from evaluation.item_record import ItemRecord, failed_item, verdict
 from evaluation.predictions import Prediction
 from metric.gold_cache import GoldCache, GoldResult
 
-__all__ = ["MISSING_MESSAGE", "score_item", "score_predictions"]
+__all__ = ["GOLD_REUSE_SHARE", "MISSING_MESSAGE", "score_item", "score_predictions"]
 
 logger = logging.getLogger(__name__)
 
