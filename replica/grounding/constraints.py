@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -105,12 +106,14 @@ def _converted(sql_type: str, value):
     return int(value) if isinstance(value, int) else int(number)
 
 
-def conform(tables: dict[str, pd.DataFrame], catalog: str = "ztf") -> None:
+def conform(
+    tables: dict[str, pd.DataFrame], catalog: str = "ztf", fixed: Mapping[str, pd.DataFrame] | None = None
+) -> None:
     """Drop the grounded rows the schema would refuse, in place; the first row of a repeated key stays.
 
     Refused are rows with NULL in a NOT NULL column, rows repeating the primary key of an earlier row, and rows
-    whose foreign key names no grounded row of its parent table (every grounded row belongs to a grounded object;
-    a parent the grounding does not write, such as a lookup table, is not checked).
+    whose foreign key names no grounded row of its parent table (every grounded row belongs to a grounded object)
+    or no row of a table of fixed content (``fixed``: the lookup tables the database holds).
     """
     for name, table in _tables(catalog).items():
         frame = tables.get(name)
@@ -123,7 +126,7 @@ def conform(tables: dict[str, pd.DataFrame], catalog: str = "ztf") -> None:
         key = [column for column in table.primary_key if column in frame.columns]
         keep[np.flatnonzero(keep)[frame[keep].duplicated(key).to_numpy()]] = False
         for fk in table.foreign_keys:
-            parent = tables.get(fk.ref_table)
+            parent = tables.get(fk.ref_table, (fixed or {}).get(fk.ref_table))
             if parent is not None:
                 keep &= _has_parent(frame[fk.columns], parent[fk.ref_columns])
         if not keep.all():

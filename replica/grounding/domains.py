@@ -151,9 +151,7 @@ def violating(
     # of "the first week") still agrees; other columns miss by half a step
     miss = _DATE_MISS_DAYS if "mjd" in column else step / 2
     if is_integer(table, column, profile.catalog) and op in (">", ">=", "<", "<="):
-        # dense: on the threshold itself (`ndet > 30` against 30); rare: one unit outside (29 for `> 30`)
-        below, above = (int(value) - (op == ">=" or not dense), int(value) + (op == "<=" or not dense))
-        return below if op in (">", ">=") else above
+        return _integer_miss(op, value, dense)
     if op in (">", ">="):
         return _rounded(float(value) - miss, step / 2)
     if op in ("<", "<="):
@@ -175,6 +173,12 @@ def violating(
     if op == "notnull":
         return None
     return ...
+
+
+def _integer_miss(op: str, value, dense: bool) -> int:
+    """dense: on the threshold itself (`ndet > 30` against 30); rare: one unit outside (29 for `> 30`)."""
+    below, above = (int(value) - (op == ">=" or not dense), int(value) + (op == "<=" or not dense))
+    return below if op in (">", ">=") else above
 
 
 def is_integer(table: str, column: str, catalog: str = "ztf") -> bool:

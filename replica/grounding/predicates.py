@@ -24,11 +24,13 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
+from sqlglot.schema import MappingSchema
 
 from catalog import load_catalog
 from replica.grounding.cones import ConeReader
+from replica.grounding.joins import JoinReader
 from replica.grounding.literals import literal, values_catalogs
-from replica.grounding.worlds import Atom, Diff, Link, RowRef, World
+from replica.grounding.worlds import Atom, Diff, RowRef, World
 
 __all__ = ["read_worlds", "schema"]
 
@@ -45,6 +47,12 @@ def schema(catalog: str = "ztf") -> dict[str, dict[str, str]]:
     return {t.name: {c.name: c.sql_type for c in t.columns} for t in load_catalog(catalog).tables}
 
 
+@functools.cache
+def _qualifying_schema(catalog: str) -> MappingSchema:
+    """The catalog's schema as sqlglot qualifies against it (normalised once, not per query)."""
+    return MappingSchema(schema(catalog), dialect="postgres")
+
+
 @functools.lru_cache(maxsize=1024)
 def read_worlds(sql: str, catalog: str = "ztf") -> tuple[World, ...]:
     """Return the worlds of one gold query on a catalog; an unparseable query gives no world (logged at debug level).
@@ -57,7 +65,7 @@ def read_worlds(sql: str, catalog: str = "ztf") -> tuple[World, ...]:
         catalogs = values_catalogs(tree)
         tree = qualify(
             tree,
-            schema=schema(catalog),
+            schema=_qualifying_schema(catalog),
             dialect="postgres",
             validate_qualify_columns=False,
             expand_stars=False,
@@ -71,7 +79,7 @@ def read_worlds(sql: str, catalog: str = "ztf") -> tuple[World, ...]:
         return ()
 
 
-class _Reader(ConeReader):
+class _Reader(ConeReader, JoinReader):
     """Walks the qualified tree of one query."""
 
     def __init__(self, tree: exp.Expression, catalogs: dict[str, list[dict[str, object]]], tables: dict[str, dict]):
@@ -181,6 +189,8 @@ class _Reader(ConeReader):
             ref = self._column(_unwrap_aggregate(left), scope)
             if ref:
                 world.atoms.append(Atom(ref[0], ref[1], op, (value,)))
+                if isinstance(left, _AGGREGATES):
+                    world.whole.add(ref)
                 return
             if isinstance(left, exp.Anonymous | exp.Func) and left.name.lower() == "q3c_dist" and op in ("<", "<="):
                 self._distance(left, float(value), scope, world)
@@ -191,23 +201,6 @@ class _Reader(ConeReader):
             return
         self._linear(left, right, op, scope, world)
         self._link(left, right, op, scope, world)
-
-    def _link(self, left, right, op: str, scope: Scope, world: World) -> None:
-        """``a op b`` between two columns (or a column and a subquery's column) as a Link."""
-        a, b = self._column(left, scope), self._column(right, scope) or self._subquery_column(right)
-        if a and b and a[0] != b[0]:
-            world.links.append(Link(a, op, b))
-
-    def _subquery_column(self, node) -> tuple[RowRef, str] | None:
-        """The column a one-column subquery selects, resolved to its base table."""
-        while isinstance(node, exp.Paren):
-            node = node.this
-        select = node.this if isinstance(node, exp.Subquery) else node
-        inner = self.scope_of.get(id(select))
-        if not isinstance(select, exp.Select) or inner is None or len(select.expressions) != 1:
-            return None
-        projection = select.expressions[0]
-        return self._column(projection.this if isinstance(projection, exp.Alias) else projection, inner)
 
     def _within(self, node, op: str, bound: float, scope: Scope, world: World) -> None:
         """``abs(column) < bound`` as ``-bound < column < bound``."""

@@ -69,3 +69,5 @@ class World:
     cones: list[Cone] = field(default_factory=list)
     counts: list[tuple[RowRef, str, float]] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
+    whole: set[tuple[RowRef, str]] = field(default_factory=set)
+    """Columns read through an aggregate (``HAVING max(x) < c``): every row of an answer must meet their conditions."""
