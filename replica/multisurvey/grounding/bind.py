@@ -14,6 +14,7 @@ import math
 from replica.grounding.worlds import Cone, Diff, Link, RowRef, World
 from replica.multisurvey.grounding.bind_tables import BINDERS, PER_ROW, bind_rows
 from replica.multisurvey.grounding.bodies import SOURCE_TABLES, bodies
+from replica.multisurvey.ids import designation_of
 from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id
 
 __all__ = ["bind_values"]
@@ -77,16 +78,10 @@ def _survey(refs: list[RowRef], by_ref: dict[RowRef, dict], oid) -> int:
     if isinstance(oid, int):
         if oid >> 55 == 1 and oid < 2 * _ZTF_PREFIX:
             return 0
-        return 2 if _is_packed_designation(oid) else 1
+        return 2 if designation_of(oid) else 1
     if any(ref.table in _SS_TABLES for ref in refs):
         return 2
     return 1
-
-
-def _is_packed_designation(oid: int) -> bool:
-    """Whether an id reads as the ASCII bytes of a packed provisional designation ('K10W64X')."""
-    text = oid.to_bytes(8, "big").lstrip(b"\x00")
-    return len(text) == 7 and text[:1] in (b"I", b"J", b"K") and text[1:3].isdigit()
 
 
 def _counts(spec: dict, counts: list[tuple[RowRef, str, float]], refs: set[RowRef]) -> None:

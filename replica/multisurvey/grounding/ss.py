@@ -3,10 +3,6 @@
 The orbit's elements a query names are kept and the others drawn; among candidate orientations the one nearest
 opposition on the first night is taken (where LSST finds such objects, moving fastest). Detections are measured
 along the orbit like the base's, every one above the detection threshold; the tables are the base build's.
-
-Example:
-    >>> designation_of(21165806405629509)
-    '2020 TE16'
 """
 
 from __future__ import annotations
@@ -17,26 +13,18 @@ import pandas as pd
 from replica.grounding.entity import Entity
 from replica.multisurvey.cadence import LSST_CADENCE, snap_to_visits
 from replica.multisurvey.classifications import solar_system_probability_rows
-from replica.multisurvey.ids import lsst_ids, unpack_designation
+from replica.multisurvey.ids import designation_of, lsst_ids
 from replica.multisurvey.orbits import GAUSS_K, apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 from replica.multisurvey.ss_objects import name_orbits, observed_epochs, random_designations
 from replica.multisurvey.ss_tables import mpc_orbit_rows, ss_detection_tables
 from replica.multisurvey.summaries import object_rows
 
-__all__ = ["designation_of", "ss_objects"]
+__all__ = ["ss_objects"]
 
 _CANDIDATES = 64
 _G_SLOPE = 0.15
 _DETECTION_SNR = 5.5
-
-
-def designation_of(ssobjectid: int) -> str | None:
-    """The unpacked designation an ssObjectId encodes (its bytes are the packed form), or None."""
-    try:
-        return unpack_designation(int(ssobjectid).to_bytes(8, "big").lstrip(b"\x00").decode("ascii"))
-    except (ValueError, KeyError, IndexError, OverflowError, UnicodeDecodeError):
-        return None
 
 
 def _start(rng: np.random.Generator, spec: dict) -> float:
