@@ -15,7 +15,7 @@ from replica.multisurvey.features import MULTIBAND_BAND, is_multiband
 from replica.multisurvey.ids import pack_designation, unpack_designation
 from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, classifier_version_code, feature_names
 
-__all__ = ["BINDERS", "MEASURED", "PER_ROW", "bind_rows"]
+__all__ = ["BINDERS", "PER_ROW", "bind_rows"]
 
 PER_ROW = ("detection", "lsst_detection", "forced_photometry", "lsst_forced_photometry", "lsst_ss_detection")
 MEASURED = ("psfflux", "psffluxerr", "scienceflux", "sciencefluxerr", "snr", "isnegative")
@@ -47,6 +47,10 @@ def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
     if mjd is not None and table == "detection":
         spec.setdefault("mjd_hint", mjd)
         used.add("mjd")
+    for column in ("ra", "dec"):  # a measurement's position is its object's, give or take an arcsecond
+        if _number(values.get(column)) is not None and table in ("detection", "forced_photometry"):
+            spec.setdefault(column, float(values[column]))
+            used.add(column)
     if table == "lsst_ss_detection" and isinstance(values.get("designation"), str):
         if _unpacked(values["designation"]):
             spec.setdefault("designation", _unpacked(values["designation"]))
