@@ -1,18 +1,20 @@
-"""Fidelity of the synthetic database for the dev gold queries (or a catalog's example golds).
+"""Fidelity of the synthetic database for the dev gold queries.
 
-Runs every gold query, then plausible mutations of it (drop `ranking = 1`, swap lc/stamp classifier or classifier
-ids 1/3, shift an MJD literal by one day, drop one WHERE conjunct), and reports whether each gold is non-empty, fast
-and discriminative (at least one mutation returns a different identifier set, the catalog's identifier columns).
+Runs every gold query, then plausible mutations of it (drop `ranking = 1`, swap lc/stamp classifier, shift an
+MJD literal by one day, drop one WHERE conjunct), and reports whether each gold is non-empty, fast and
+discriminative (at least one mutation returns a different identifier set). The mutations are the catalog's
+(``benchmarks.mutations``): on the multi-survey catalog the classifier swap also swaps classifier ids, the
+conditions of HAVING and JOIN ... ON are dropped too, and numeric bounds are moved by a fifth.
 
 With ``--peer-predictions`` (default: peer_predictions_dev.csv beside the dataset, when present) it also scores
 real LLM predictions on the database and reports how often the row and formatted-column verdicts agree with the
 live ALeRCE database's (items whose live gold ran).
 
-Without --dsn the embedded database of --catalog is used, grounded on every split file of the dataset folder (as
-evaluate grounds it) where the catalog's replica grounds; --catalog multisurvey reads its example set by default.
+Without --dsn the embedded database is used, grounded on every split file of the dataset folder (as evaluate
+grounds it), and the time grounding adds to the build is reported.
 
 Usage: python -m benchmarks.db_fidelity --dataset dev.csv [--dsn DSN] [--timeout 10] [--peer-predictions FILE]
-       python -m benchmarks.db_fidelity --catalog multisurvey
+       python -m benchmarks.db_fidelity --catalog multisurvey   (its example golds, its embedded database)
 """
 
 import argparse
@@ -24,22 +26,18 @@ import time
 from pathlib import Path
 
 import psycopg
-import sqlglot
-from sqlglot import exp
 
 from benchmarks.common import gold_queries
+from benchmarks.mutations import mutations
+from benchmarks.peer_fidelity import peer_agreement, read_peers
 from catalog import load_catalog
 from catalog.options import add_catalog_argument
+from data.errors import DataError
 from metric.perfect_match import IDS, identifier_columns
 
 log = logging.getLogger("benchmarks.db_fidelity")
 
 _PEER_MAX_BYTES = 1024 * 1024 * 1024  # large gold results (tens of thousands of wide rows) must not be truncated
-_CLASSIFIER_SWAP = {"lc_classifier": "stamp_classifier", "stamp_classifier": "lc_classifier"}
-_CLASSIFIER_ID_SWAP = {"1": "3", "3": "1"}
-"""The multi-survey stamp classifiers' ids (classifier_id = 1 or 3)."""
-_MJD_RANGE = (40_000.0, 80_000.0)
-"""Numeric literals in this range are read as MJDs (years 1968-2078); larger ones are ids."""
 
 
 def identifier_index(columns: list[str], ids: tuple[str, ...] = IDS) -> int | None:
@@ -52,98 +50,6 @@ def identifier_index(columns: list[str], ids: tuple[str, ...] = IDS) -> int | No
         if "oid" in c or "id" in c:
             return i
     return None
-
-
-def _is_ranking_one(node: exp.Expression) -> bool:
-    if not isinstance(node, exp.EQ):
-        return False
-    col, lit = node.this, node.expression
-    return (
-        isinstance(col, exp.Column)
-        and col.name.lower() == "ranking"
-        and isinstance(lit, exp.Literal)
-        and lit.this in ("1", "1.0")
-    )
-
-
-def _conjuncts(where: exp.Where) -> list[exp.Expression]:
-    return list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
-
-
-def mutations(sql: str) -> list[tuple[str, str]]:
-    """(description, mutated SQL) pairs for a gold query."""
-    tree = sqlglot.parse_one(sql, read="postgres")
-    out: list[tuple[str, str]] = []
-
-    def variant(desc: str, edit) -> None:
-        t = tree.copy()
-        if edit(t):
-            out.append((desc, t.sql(dialect="postgres")))
-
-    def drop_ranking(t) -> bool:
-        hits = [n for n in t.find_all(exp.EQ) if _is_ranking_one(n)]
-        for n in hits:
-            n.replace(exp.true())
-        return bool(hits)
-
-    def swap_classifier(t) -> bool:
-        names = [n for n in t.find_all(exp.Literal) if n.is_string and n.this in _CLASSIFIER_SWAP]
-        ids = _classifier_id_literals(t)
-        for n in names:
-            n.replace(exp.Literal.string(_CLASSIFIER_SWAP[n.this]))
-        for n in ids:
-            n.replace(exp.Literal.number(_CLASSIFIER_ID_SWAP[n.this]))
-        return bool(names or ids)
-
-    variant("drop ranking = 1", drop_ranking)
-    variant("swap classifier", swap_classifier)
-    mjds = [n for n in tree.find_all(exp.Literal) if _is_mjd(n)]
-    for i, lit in enumerate(mjds):
-        for delta in (-1, 1):
-            variant(f"mjd {lit.this} {delta:+d}", lambda t, i=i, d=delta: _shift(t, i, d))
-    wheres = list(tree.find_all(exp.Where))
-    for w_i, where in enumerate(wheres):
-        for c_i, conj in enumerate(_conjuncts(where)):
-            variant(
-                f"drop where[{w_i}] {conj.sql(dialect='postgres')[:60]}",
-                lambda t, w=w_i, c=c_i: _drop_conjunct(t, w, c),
-            )
-    return out
-
-
-def _as_float(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        return 0.0
-
-
-def _is_mjd(node: exp.Literal) -> bool:
-    return not node.is_string and _MJD_RANGE[0] < _as_float(node.this) < _MJD_RANGE[1]
-
-
-def _classifier_id_literals(t) -> list[exp.Literal]:
-    """Number literals 1 or 3 compared with a column named classifier_id."""
-    return [
-        node.expression
-        for node in t.find_all(exp.EQ)
-        if isinstance(node.this, exp.Column)
-        and node.this.name.lower() == "classifier_id"
-        and isinstance(node.expression, exp.Literal)
-        and node.expression.this in _CLASSIFIER_ID_SWAP
-    ]
-
-
-def _shift(t, index: int, delta: int) -> bool:
-    lits = [n for n in t.find_all(exp.Literal) if _is_mjd(n)]
-    lits[index].replace(exp.Literal.number(_as_float(lits[index].this) + delta))
-    return True
-
-
-def _drop_conjunct(t, w_i: int, c_i: int) -> bool:
-    conj = _conjuncts(list(t.find_all(exp.Where))[w_i])[c_i]
-    conj.replace(exp.true())
-    return True
 
 
 def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None, ids: tuple[str, ...] = IDS) -> dict:
@@ -174,8 +80,9 @@ def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None, ids:
     return res
 
 
-def evaluate(conn, req_id: int, sql: str, timeout_s: float, ids: tuple[str, ...] = IDS) -> dict:
-    """Gold result plus mutation results for one query."""
+def evaluate(conn, req_id: int, sql: str, timeout_s: float, *, catalog: str = "ztf") -> dict:
+    """Gold result plus the results of the catalog's mutations for one query."""
+    ids = identifier_columns(catalog)
     gold = run_ids(conn, sql, timeout_s, ids=ids)
     item = {
         "req_id": req_id,
@@ -189,7 +96,7 @@ def evaluate(conn, req_id: int, sql: str, timeout_s: float, ids: tuple[str, ...]
     }
     if gold["error"] is not None or gold["identifier"] is None:
         return item
-    for desc, mutated in mutations(sql):
+    for desc, mutated in mutations(sql, catalog):
         m = run_ids(conn, mutated, timeout_s, gold["ids"], ids)
         item["mutations"].append(
             {"mutation": desc, "differed": m["differs"], "error": m["error"], "seconds": m["seconds"]}
@@ -203,10 +110,8 @@ def evaluate(conn, req_id: int, sql: str, timeout_s: float, ids: tuple[str, ...]
 def _resolve_dsn(dsn: str | None, dataset, catalog: str) -> str:
     from data.loader import grounding_files
     from db.server import resolve_dsn
-    from replica.replicas import can_ground
 
-    ground = grounding_files(dataset) if not dsn and can_ground(catalog) else None
-    return resolve_dsn(dsn, ground=ground, catalog=catalog)
+    return resolve_dsn(dsn, ground=None if dsn else grounding_files(dataset), catalog=catalog)
 
 
 def _peer_file(arg: str | None, dataset) -> Path | None:
@@ -233,18 +138,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
-    dataset = args.dataset or os.environ.get("ALERCE_T2S_DATA")
+    dataset = args.dataset or (os.environ.get("ALERCE_T2S_DATA") if args.catalog == "ztf" else None)
     if not dataset and args.catalog == "ztf":
         parser.error("--dataset is required (or set ALERCE_T2S_DATA)")
-    dataset_file, golds = gold_queries(dataset if args.catalog == "ztf" else args.dataset, catalog=args.catalog)
+    try:
+        dataset_file, golds = gold_queries(dataset, catalog=args.catalog)
+        peers_path = _peer_file(args.peer_predictions, dataset_file)
+        peers = read_peers(peers_path, dict(golds)) if peers_path is not None else None
+    except (DataError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     items = []
     dsn = _resolve_dsn(args.dsn, dataset_file, args.catalog)
-    ids = identifier_columns(args.catalog)
     with psycopg.connect(dsn) as conn:
         conn.execute(f"SET search_path TO {load_catalog(args.catalog).schema}, public")
         conn.commit()
         for req_id, gold_sql in golds:
-            item = evaluate(conn, req_id, gold_sql, args.timeout, ids)
+            item = evaluate(conn, req_id, gold_sql, args.timeout, catalog=args.catalog)
             log.info(
                 "TRAIN %s rows=%s %.2fs disc=%s %s",
                 item["req_id"],
@@ -261,27 +171,23 @@ def main(argv: list[str] | None = None) -> int:
         "within_10s": sum(1 for i in items if i["runs"] and i["seconds"] <= 10.0),
     }
     report = {"catalog": args.catalog, "dataset": str(dataset_file), "totals": totals}
-    peers = _peer_file(args.peer_predictions, dataset_file)
     if peers is not None:
-        report["peer_predictions"] = _peer_report(dsn, peers, dict(golds), args.timeout)
+        report["peer_predictions"] = {"file": peers_path.name, **_peer_report(dsn, peers, dict(golds), args.timeout)}
     print(json.dumps({**report, "queries": items}, indent=1))
     return 0
 
 
-def _peer_report(dsn: str, path: Path, golds: dict[int, str], timeout_s: float) -> dict:
-    import pandas as pd
-
-    from benchmarks.peer_fidelity import peer_agreement
+def _peer_report(dsn: str, peers, golds: dict[int, str], timeout_s: float) -> dict:
     from engines.postgres import PostgresEngine, PostgresSettings
 
     with PostgresEngine(PostgresSettings(dsn=dsn, timeout_s=timeout_s, max_bytes=_PEER_MAX_BYTES)) as executor:
-        result = peer_agreement(executor, pd.read_csv(path), golds, timeout_s)
+        result = peer_agreement(executor, peers, golds, timeout_s)
     log.info(
         "peer predictions: row agreement %s, formatted column agreement %s",
         result["row_agreement"],
         result["col_formatted_agreement"],
     )
-    return {"file": path.name, **result}
+    return result
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ from catalog.model import Catalog, Table
 
 __all__ = ["rd_id", "render_index_ddl", "render_rd", "render_tables_ddl"]
 
-_DACHS_TYPES = {"varchar": "text", "": "text"}
+# DaCHS takes varchar[] for one string (char, arraysize *); text[] is published as the array of strings it is.
+_DACHS_TYPES = {"varchar": "text", "": "text", "varchar[]": "text[]"}
 
 
 def rd_id(catalog: Catalog) -> str:

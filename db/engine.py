@@ -14,15 +14,20 @@ def open_engine(settings: EngineSettings | None = None) -> Engine:
 
     The PostgreSQL default (no DSN, no ``$ALERCE_DSN``) starts the embedded server and builds the database of
     the settings' catalog, as every command does; on TAP the catalog names the schema its tables are published in.
+    On the local DaCHS every query first checks that it serves the catalog's embedded database as it is now
+    (`db.tap.current`).
     """
     settings = settings or EngineSettings()
     limits = {"timeout_s": settings.timeout_s, "max_rows": settings.max_rows}
     limits["connect_timeout_s"] = settings.connect_timeout_s
     given = {key: value for key, value in limits.items() if value is not None}
     if settings.engine == "tap":
+        from db.tap.current import CurrentCopyEngine
+        from db.tap.server import is_local_url
         from engines.tap import TapEngine  # pyvo and astropy load only when TAP is used
 
-        return TapEngine(TapSettings(url=settings.tap_url or default_tap_url(), catalog=settings.catalog, **given))
+        engine = TapEngine(TapSettings(url=settings.tap_url or default_tap_url(), catalog=settings.catalog, **given))
+        return CurrentCopyEngine(engine) if is_local_url(engine.settings.url) else engine
     dsn = resolve_dsn(settings.dsn, ground=settings.ground, catalog=settings.catalog)
     admin = embedded_admin_dsn(dsn)  # lets the executor end a backend that ignores its timeout
     return PostgresEngine(

@@ -55,6 +55,9 @@ READER_SETTINGS = {
     "idle_in_transaction_session_timeout": "5min",
     "temp_file_limit": "1GB",
     "work_mem": "16MB",
+    # the executor reads whole results through a server-side cursor: planned for its first 10 % of rows (the
+    # default), a join with a subquery whose rows are underestimated becomes a nested loop ten times slower
+    "cursor_tuple_fraction": "1",
 }
 """Settings of ``alerce_reader`` at login (the executor's per-query statement_timeout overrides the backstop)."""
 REVOKED_FUNCTIONS = tuple(sorted(DENIED_FUNCTIONS - {"set_config"}))
@@ -190,7 +193,18 @@ def read_build_info(admin_dsn: str, name: str) -> BuildInfo | None:
         row = conn.execute("SELECT count(*) FROM pg_database WHERE datname = %s", (name,)).fetchone()
     if not row or not row[0]:
         return None
-    with psycopg.connect(_with_dbname(admin_dsn, name), autocommit=True) as conn:
+    return database_build_info(_with_dbname(admin_dsn, name))
+
+
+def database_build_info(dsn: str) -> BuildInfo | None:
+    """Return the build info of the database `dsn` connects to, or None if it was not fully built.
+
+    Any role that may read ``meta.build_info`` can ask, the reader too (it cannot list the databases).
+
+    Raises:
+        psycopg.OperationalError: The database cannot be reached (server stopped, database dropped).
+    """
+    with psycopg.connect(dsn, autocommit=True) as conn:
         if conn.execute("SELECT to_regclass('meta.build_info')").fetchone()[0] is None:
             return None
         columns = {r[0] for r in conn.execute(_BUILD_INFO_COLUMNS_SQL).fetchall()}
@@ -201,7 +215,7 @@ def read_build_info(admin_dsn: str, name: str) -> BuildInfo | None:
         ).fetchone()
     if row is None:
         return None
-    return _build_info(name, row)
+    return _build_info(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"], row)
 
 
 def _build_info(name: str, row: tuple) -> BuildInfo:

@@ -22,7 +22,7 @@ from db.errors import ServerError
 from db.provision import DATABASE_NAMES, BuildInfo, database_name, provision_database, read_build_info
 from engines.settings import DSN_ENV
 from replica.grounding.sources import read_queries
-from replica.replicas import can_ground, replica_scales
+from replica.replicas import replica_scales
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ class ServerSettings:
     catalog: str = "ztf"
 
     def __post_init__(self) -> None:
-        """Reject unknown catalogs and scales, and grounding where the catalog's replica cannot ground."""
+        """Reject unknown catalogs and scales."""
         if self.catalog not in CATALOG_NAMES:
             raise ServerError(f"Unknown catalog {self.catalog!r}; choose one of {', '.join(CATALOG_NAMES)}.")
         scales = replica_scales(self.catalog)
@@ -100,8 +100,6 @@ class ServerSettings:
             raise ServerError(
                 f"Unknown scale {self.scale!r} for catalog {self.catalog}; choose one of {', '.join(scales)}."
             )
-        if self.ground and not can_ground(self.catalog):
-            raise ServerError(f"The {self.catalog} replica cannot be grounded on gold queries yet; drop --ground.")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -5,7 +5,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 import pandas as pd
 
-__all__ = ["ENGINE_NAMES", "Engine", "Result"]
+__all__ = ["ENGINE_NAMES", "Engine", "EngineLifecycle", "Result"]
 
 ENGINE_NAMES = ("postgres", "tap")
 """Names accepted by `--engine` and `db.open_engine`."""
@@ -76,3 +76,22 @@ class Engine(Protocol):
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         """Return self: DSPy deep-copies programs, and connections must not be copied."""
         ...
+
+
+class EngineLifecycle:
+    """What every engine class shares: it closes when its ``with`` block ends, and DSPy's copies share it.
+
+    DSPy deep-copies programs (optimisers, threads); an engine holds connections, which must not be copied.
+    """
+
+    def close(self) -> None:
+        """Release connections (engines override it)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self

@@ -4,14 +4,12 @@ It has every part of `engines.Engine` except `fingerprint`: it stands for no dat
 the value check reads no vocabulary from it.
 """
 
-from typing import Any, Self
-
-from engines.engine import Result
+from engines.engine import EngineLifecycle, Result
 
 __all__ = ["FakeEngine"]
 
 
-class FakeEngine:
+class FakeEngine(EngineLifecycle):
     """An engine whose `execute` a subclass writes; unbounded, serving every table of `catalog` (set it to change)."""
 
     name = "fake"
@@ -28,12 +26,3 @@ class FakeEngine:
 
     def close(self) -> None:
         """Nothing to release."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        return self

@@ -1,13 +1,11 @@
 """A base for engines that wrap another engine: everything they do not change is forwarded to it."""
 
-from typing import Any, Self
-
-from engines.engine import Engine, Result
+from engines.engine import Engine, EngineLifecycle, Result
 
 __all__ = ["ForwardingEngine"]
 
 
-class ForwardingEngine:
+class ForwardingEngine(EngineLifecycle):
     """An `Engine` that runs everything on `inner`; subclasses override what they add (a bound, a watch, a report).
 
     Wrappers nest: each is a full engine, so nothing has to look inside another to find the pool or the tables.
@@ -38,13 +36,3 @@ class ForwardingEngine:
     def close(self) -> None:
         """Close the wrapped engine."""
         self.inner.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        """Share the wrapper: DSPy deep-copies programs, and connections must not be copied."""
-        return self

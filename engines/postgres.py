@@ -18,7 +18,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any, Self
+from typing import Any
 
 import pandas as pd
 import psycopg
@@ -27,7 +27,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from catalog import load_catalog
 from defaults.time_limits import POSTGRES_CONNECT_S, POSTGRES_QUERY_S
-from engines.engine import Result
+from engines.engine import EngineLifecycle, Result
 from engines.errors import DatabaseUnavailable, EngineError, ErrorKind, ExecutionError, error_kind_for
 from engines.guard import check_sql
 from engines.postgres_pool import open_pool, unavailable_message
@@ -88,7 +88,7 @@ class PostgresSettings:
     catalog: str = "ztf"
 
 
-class PostgresEngine:
+class PostgresEngine(EngineLifecycle):
     """Thread-safe runner of guarded read-only queries on PostgreSQL over a lazily opened connection pool.
 
     Use as a context manager, or call close(): ``with PostgresEngine(settings) as engine: engine.execute(sql).frame``.
@@ -178,16 +178,6 @@ class PostgresEngine:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        """Share the engine: DSPy deep-copies programs, and a pool must not be copied."""
-        return self
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[psycopg.Connection]:

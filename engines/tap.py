@@ -4,7 +4,8 @@ Queries run synchronously while their time limit fits the service's sync limit, 
 poll until the time limit, fetch, delete). maxrec is always the row cap, and a result the service cut
 (``QUERY_STATUS=OVERFLOW``, on which pyvo does not warn) is flagged truncated. Transient HTTP failures are retried
 with backoff a bounded number of times. The service's limits (``/capabilities``) and its tables (``tap_schema``)
-are read once, on first use.
+are read once, on first use. A result holding arrays of strings, which pyvo cannot read from a VOTable, is
+fetched again as CSV (`engines.tap_csv`).
 
 TAP has no SQLSTATE: error kinds come from the service's messages ("Could not locate table", "No such field
 known", "Query timed out").
@@ -15,7 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 
 import pandas as pd
 import pyvo
@@ -25,9 +26,10 @@ from pyvo.dal import DALFormatError, DALQueryError, DALServiceError
 
 from engines.adql import TapTarget, Translation, Upload, default_target, translate
 from engines.adql_guard import check_adql
-from engines.engine import Result
+from engines.engine import EngineLifecycle, Result
 from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError
 from engines.guard import check_sql
+from engines.tap_csv import fetch_csv, holds_string_arrays
 from engines.tap_settings import TAP_URL_ENV, TapSettings
 
 __all__ = ["TapEngine"]
@@ -48,7 +50,7 @@ _TIMEOUT_MARKERS = ("timed out", "took too long", "execution duration")
 _TRANSIENT_HTTP = {429, 500, 502, 503, 504}
 
 
-class TapEngine:
+class TapEngine(EngineLifecycle):
     """Run the program's PostgreSQL on a TAP service, as ADQL through pyvo.
 
     Example: ``with TapEngine(TapSettings(url=url)) as engine: engine.execute("SELECT oid FROM object").frame``.
@@ -99,17 +101,27 @@ class TapEngine:
         if self._hard_limit:
             max_rows = min(max_rows, self._hard_limit)
         started = time.perf_counter()
-        results = self._with_retries(lambda: self._run(translation, timeout_s=timeout_s, max_rows=max_rows))
-        table = results.to_table()
+        table, truncated = self._with_retries(lambda: self._fetch(translation, timeout_s=timeout_s, max_rows=max_rows))
         frame = table.to_pandas(index=False) if table.colnames else pd.DataFrame()
         frame.columns = _undo_renames(list(frame.columns))
         return Result(
             frame=frame,
             elapsed_s=time.perf_counter() - started,
-            truncated=(results.query_status or "").upper() == "OVERFLOW",
+            truncated=truncated,
             adql=translation.adql,
             table=table,
         )
+
+    def _fetch(self, translation: Translation, *, timeout_s: float, max_rows: int) -> tuple[Table, bool]:
+        """Run the query for a VOTable; when pyvo cannot read its arrays of strings, run it again for CSV."""
+        try:
+            results = self._run(translation, timeout_s=timeout_s, max_rows=max_rows)
+        except DALFormatError as err:
+            if not holds_string_arrays(err):
+                raise
+            service = self._service(timeout_s + self.settings.connect_timeout_s)
+            return fetch_csv(service, translation.adql, max_rows=max_rows, uploads=_uploads(translation))
+        return results.to_table(), (results.query_status or "").upper() == "OVERFLOW"
 
     def translate(self, sql: str) -> Translation:
         """Return the ADQL of a guarded statement for this service's tables (reads them on first use)."""
@@ -146,16 +158,6 @@ class TapEngine:
         with self._lock:
             self._target = None
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        """Share the engine: DSPy deep-copies programs."""
-        return self
-
     def _service(self, read_timeout_s: float) -> pyvo.dal.TAPService:
         session = _TimeoutSession((self.settings.connect_timeout_s, read_timeout_s))
         return pyvo.dal.TAPService(self.settings.url, session=session)
@@ -181,7 +183,7 @@ class TapEngine:
         return default_target(self.catalog, frozenset(names)), hard_limit, contents
 
     def _run(self, translation: Translation, *, timeout_s: float, max_rows: int) -> pyvo.dal.TAPResults:
-        uploads = {name: _upload_table(upload) for name, upload in translation.uploads.items()} or None
+        uploads = _uploads(translation)
         service = self._service(timeout_s + self.settings.connect_timeout_s)
         if timeout_s <= self.settings.sync_limit_s:
             return service.run_sync(translation.adql, maxrec=max_rows, uploads=uploads)
@@ -242,6 +244,10 @@ def _undo_renames(names: list[str]) -> list[str]:
         seen.add(label)
         labels.append(label)
     return labels
+
+
+def _uploads(translation: Translation) -> dict[str, Table] | None:
+    return {name: _upload_table(upload) for name, upload in translation.uploads.items()} or None
 
 
 def _upload_table(upload: Upload) -> Table:

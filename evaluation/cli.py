@@ -37,8 +37,7 @@ from evaluation.runner import score_predictions
 from lms import LMConfigError
 from metric.gold_cache import GoldCache, default_cache_dir
 from modules.errors import PipelineError
-from modules.settings import ProgramSettings
-from replica.replicas import can_ground
+from modules.settings import ProgramSettings, today_utc
 
 __all__ = ["build_parser", "main"]
 
@@ -124,14 +123,6 @@ def _timeouts(args: argparse.Namespace) -> tuple[float, float, bool]:
     return timeout_s, gold_timeout_s, is_external
 
 
-def _grounding(args: argparse.Namespace, dataset_file: Path) -> tuple[Path, ...] | None:
-    """The files the embedded database is grounded on: every split of the dataset, so that every gold has answers.
-
-    None (keep the database as it is) for a catalog whose replica cannot ground gold queries yet.
-    """
-    return grounding_files(dataset_file) if can_ground(args.catalog) else None
-
-
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -156,8 +147,9 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
             without=args.without,
             candidates=args.candidates,
             direct=args.direct,
+            as_of=args.as_of or today_utc(),  # a concrete date, so the report records it and a resume keeps it
         )
-        engine = engine_settings(args, ground=_grounding(args, dataset_file), timeout_s=_timeouts(args)[0])
+        engine = engine_settings(args, ground=grounding_files(dataset_file), timeout_s=_timeouts(args)[0])
         settings = ModelRunSettings(
             model=args.model, program=program, engine=engine, runs=args.runs or 1, workers=args.workers
         )
@@ -179,7 +171,7 @@ def _score(
 ) -> dict:
     """Score one prediction per item against the gold results and write the report files; return the report."""
     timeout_s, gold_timeout_s, is_external = _timeouts(args)
-    ground = _grounding(args, dataset_file)
+    ground = grounding_files(dataset_file)  # the golds of every split of the dataset have answers
     settings = engine_settings(args, timeout_s=timeout_s, pool_size=max(2, args.workers), ground=ground)
     with open_engine(settings) as executor:
         gold_cache = GoldCache(executor, cache_dir=args.gold_cache and Path(args.gold_cache), timeout_s=gold_timeout_s)

@@ -286,6 +286,7 @@ def score_frames(
     pred_df: pd.DataFrame | None,
     pred_sql: str,
     *,
+    gold_rows: list[tuple] | None = None,
     ids: Sequence[str] = IDS,
 ) -> Scores:
     """Score one prediction against its gold with every metric.
@@ -295,6 +296,7 @@ def score_frames(
         gold_sql: The gold SQL (its top-level ORDER BY makes the value match order-sensitive).
         pred_df: The predicted result, or None if the predicted query failed.
         pred_sql: The predicted SQL as executed.
+        gold_rows: ``normalized_rows(gold_df)`` when the caller keeps it for several predictions; None computes it.
         ids: The identifier columns row PM compares (`identifier_columns` of the catalog; default ztf's).
 
     Returns:
@@ -304,5 +306,5 @@ def score_frames(
         row=row_match(gold_df, pred_df, pred_sql, ids=ids),
         column_raw=column_match_raw(gold_df, pred_df),
         column_formatted=column_match_formatted(pred_sql, gold_df, pred_df),
-        value=value_match(gold_df, pred_df, gold_sql),
+        value=value_match(gold_df, pred_df, gold_sql, gold_rows=gold_rows),
     )

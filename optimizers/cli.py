@@ -32,15 +32,14 @@ from lms.options import add_model_argument
 from metric.gold_cache import GoldCache
 from modules.adapter import ADAPTERS
 from modules.artifact import MANIFEST_FILE, default_artifact_dir
-from modules.options import add_candidates_argument
-from modules.settings import SCHEMA_DETAILS, PipelineSettings
+from modules.options import add_as_of_argument, add_candidates_argument
+from modules.settings import SCHEMA_DETAILS, PipelineSettings, today_utc
 from modules.stages import STAGES
 from optimizers.errors import CompileError, OptimizerError
 from optimizers.run import compile_program
 from optimizers.saving import check_writable, save_artifact
 from optimizers.settings import CompileSettings
 from optimizers.strategies import STRATEGIES
-from replica.replicas import can_ground
 
 __all__ = ["build_parser", "is_committed", "main", "run"]
 
@@ -54,9 +53,9 @@ examples:
 
 writes:
   artifacts/<model-slug>/<catalog>/program.json   prompts and demos of every stage (DSPy JSON)
-  artifacts/<model-slug>/<catalog>/manifest.json  the command, model, catalog, optimizer settings, stages,
-                                                  adapter, dataset sha256, the req_ids of each part, held-out
-                                                  PM before/after, tokens and cost, versions
+  artifacts/<model-slug>/<catalog>/manifest.json  the command, model, catalog, optimizer settings, stages, as-of
+                                                  date, adapter, dataset sha256, the req_ids of each part,
+                                                  held-out PM before/after, tokens and cost, versions
 
 The catalog (--catalog, default ztf) is the one the program writes SQL for; its questions come from --dataset,
 or --examples (the project's example set of that catalog; multisurvey has no benchmark, so it defaults to its
@@ -96,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--stages", nargs="+", choices=STAGES, default=list(STAGES), help="stages switched on (default: all)"
     )
     add_candidates_argument(parser)
+    add_as_of_argument(parser)
     parser.add_argument(
         "--num-threads", type=positive_int, default=2, help="parallel program runs (default: %(default)s)"
     )
@@ -108,7 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--reflection-model", help="model that writes instructions: required by gepa, used by mipro for its proposals"
     )
-    parser.add_argument("--adapter", choices=ADAPTERS, default="chat", help="prompt format (default: %(default)s)")
+    parser.add_argument(
+        "--adapter", choices=ADAPTERS, help="prompt format (default: chat for local/ models, else compact)"
+    )
     parser.add_argument("--k", type=positive_int, default=3, help="demos per question (mqs) or per stage (labeled) "
                         "(default: %(default)s)")  # fmt: skip
     parser.add_argument(
@@ -151,6 +153,7 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Comp
                 schema_detail=args.schema_detail,
                 candidates=args.candidates,
                 catalog=args.catalog,
+                as_of=args.as_of or today_utc(),  # recorded in the manifest; answers use the date they are asked
             ),
             adapter=args.adapter,
             seed=args.seed,
@@ -218,8 +221,7 @@ def run(
     is_new = not out.exists()
     check_writable(out)
     _configure_lm_cache()
-    # The golds of every split of the dataset have answers where the catalog's replica grounds them.
-    ground = grounding_files(dataset) if can_ground(engine.catalog) else None
+    ground = grounding_files(dataset)  # the golds of every split of the dataset have answers
     try:
         with open_engine(dataclasses.replace(engine, ground=ground)) as executor:
             program, report = compile_program(

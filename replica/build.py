@@ -1,8 +1,11 @@
 """build(): fill an empty alerce schema with deterministic synthetic data."""
 
+from __future__ import annotations
+
 import logging
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,7 +18,10 @@ from replica.synthetic.objects import assign_oids, random_kinds, spec_for_kinds
 from replica.synthetic.photometry import DATAQUALITY_SQL
 from replica.synthetic.scales import get_scale
 
-__all__ = ["SCHEMA", "build"]
+if TYPE_CHECKING:
+    from replica.grounding.report import GroundingReport
+
+__all__ = ["SCHEMA", "build", "ground_queries"]
 
 log = logging.getLogger(__name__)
 
@@ -48,21 +54,17 @@ def _write_chunk(writer: TableWriter, tables: dict, seed: float) -> None:
             writer.write(name, tables[name])
 
 
-def _grounded_chunk(writer, rng, scale, entities) -> set[str]:
-    """Write the grounded entities' rows; return their oids."""
-    from replica.grounding.rows import grounded_tables
-
-    tables = grounded_tables(
-        entities, rng, old_feature_fraction=scale.old_feature_fraction, max_forced_rows=scale.max_forced_rows
-    )
+def _grounded_chunk(writer: TableWriter, tables: dict) -> None:
     for name in _LOAD_ORDER:
         if name not in tables:
             continue
         if name == "dataquality":
-            writer.write_generated(name, tables[name], DATAQUALITY_SQL, 0.0)
+            frame = tables[name]
+            # a value grounding chose stays; the database draws the others
+            noise = {c: f'coalesce("{c}", {sql})' if c in frame.columns else sql for c, sql in DATAQUALITY_SQL.items()}
+            writer.write_generated(name, frame, noise, 0.0)
         else:
             writer.write(name, tables[name])
-    return {e.oid for e in entities if e.needs_object}
 
 
 def _random_chunks(writer, seed: int, scale, reserved: set[str]) -> None:
@@ -98,12 +100,14 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
         conn: psycopg 3 connection with rights to write the alerce tables.
         scale: 'tiny', 'default' or 'large' (see scales.py).
         seed: random seed; the same (scale, seed, ground) always gives the same data.
-        ground: gold queries whose answers (and near misses) are added on top of the random population.
+        ground: gold queries whose answers (and near misses) are added on top of the random population (see
+            ``ground_queries``; grounded queries still without rows are named in one warning line each).
 
     Returns:
         Rows per table.
     """
     from replica.grounding.entities import literal_oids
+    from replica.synthetic.grounding import ZTF_PROFILE
 
     size = get_scale(scale)
     t0 = time.monotonic()
@@ -113,14 +117,14 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
     for name, frame in bookkeeping_frames().items():
         writer.write(name, frame)
     read_started = time.monotonic()
-    reserved = literal_oids(queries)  # reads (and caches) every query's worlds, so it counts as grounding
+    reserved = literal_oids(queries, ZTF_PROFILE)  # reads (and caches) every query's worlds, so it counts as grounding
     read_s = time.monotonic() - read_started
     _random_chunks(writer, seed, size, reserved)
     _unlinked_allwise(writer, seed, size)
-    if queries:
-        _ground(conn, writer, queries, np.random.default_rng([seed, 4]), size, indexes, read_s)
-    else:
-        create_indexes(conn, indexes)
+    report = ground_queries(conn, queries, seed=seed, scale=scale, writer=writer) if queries else None
+    create_indexes(conn, indexes)
+    if report is not None:
+        _check_answers(conn, report, read_s)
     conn.execute("SET session_replication_role = origin")  # foreign-key triggers stay off until here
     conn.commit()
     analyze(conn)
@@ -128,33 +132,56 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
     return row_counts(conn, SCHEMA)
 
 
-def _ground(
-    conn, writer: TableWriter, queries: list[str], rng, scale, indexes: list[tuple[str, str]], read_s: float
-) -> None:
-    """Add the grounded entities and thin unordered LIMITs, both before the indexes (like the base rows).
+def ground_queries(
+    conn, queries: list[str], *, seed: int, scale: str, writer: TableWriter | None = None
+) -> GroundingReport:
+    """Add the entities grounded on ``queries`` to the data in schema ``alerce``, then thin unordered LIMITs.
+
+    Runs inside the caller's transaction; the builder calls it before it rebuilds the indexes. A query that cannot
+    be grounded is skipped and reported (see ``GroundingReport``); grounded rows respect every key of the schema.
+
+    Args:
+        conn: psycopg 3 connection with rights to write the alerce tables.
+        queries: Gold queries.
+        seed: Random seed of the build (the grounded rows draw from their own stream of it).
+        scale: The build's scale ('tiny', 'default' or 'large').
+        writer: The build's table writer (default: a new one on ``conn``).
+    """
+    from replica.grounding.conflicts import clear_base_rows
+    from replica.grounding.density import answers_many
+    from replica.grounding.entities import entities_for_queries
+    from replica.grounding.report import GroundingReport
+    from replica.grounding.thinning import thin_unordered_limits
+    from replica.synthetic.grounding import ZTF_PROFILE, grounded_tables
+
+    size = get_scale(scale)
+    started = time.monotonic()
+    conn.execute("SET search_path TO alerce, public")
+    plan = entities_for_queries(queries, ZTF_PROFILE, lambda sql: answers_many(conn, sql))
+    chosen = time.monotonic()
+    tables = grounded_tables(
+        plan.entities,
+        np.random.default_rng([seed, 4]),
+        old_feature_fraction=size.old_feature_fraction,
+        max_forced_rows=size.max_forced_rows,
+    )
+    clear_base_rows(conn, tables, ZTF_PROFILE)
+    _grounded_chunk(writer or TableWriter(conn), tables)
+    written = time.monotonic()
+    thinned = thin_unordered_limits(conn, queries, {e.oid for e in plan.entities if e.needs_object}, ZTF_PROFILE)
+    stages = {"entities": chosen - started, "rows": written - chosen, "thinning": time.monotonic() - written}
+    return GroundingReport(queries, plan.skipped, entities=len(plan.entities), thinned=thinned, stages_s=stages)
+
+
+def _check_answers(conn, report: GroundingReport, read_s: float) -> None:
+    """Find the grounded queries still without rows (fast once indexed), then log the grounding's summary.
 
     ``read_s`` is the time already spent reading the queries (their literal oids), reported with the stages.
     """
-    from replica.grounding.density import answers_many
-    from replica.grounding.entities import entities_for_queries
-    from replica.grounding.thinning import thin_unordered_limits
+    from replica.grounding.density import unanswered
 
     started = time.monotonic()
-    conn.execute("SET search_path TO alerce, public")
-    entities = entities_for_queries(queries, lambda sql: answers_many(conn, sql))
-    chosen = time.monotonic()
-    grounded = _grounded_chunk(writer, rng, scale, entities)
-    written = time.monotonic()
-    deleted = thin_unordered_limits(conn, queries, grounded)
-    thinned = time.monotonic()
-    create_indexes(conn, indexes)
-    stages = {"reading": read_s, "entities": chosen - started, "rows": written - chosen, "thinning": thinned - written}
-    log.debug("grounding: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stages.items()))
-    log.info(
-        "grounded %d queries: %d entities, %d base objects thinned, %.1f s",
-        len(queries),
-        len(entities),
-        deleted,
-        read_s + thinned - started,
-        extra={"grounding_s": {name: round(seconds, 2) for name, seconds in stages.items()}},
-    )
+    report.unanswered = unanswered(conn, report.grounded)
+    report.stages_s = {"reading": read_s, **report.stages_s, "checking": time.monotonic() - started}
+    log.debug("grounding: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in report.stages_s.items()))
+    log.info(report.summary(), extra={"grounding_s": {k: round(v, 2) for k, v in report.stages_s.items()}})

@@ -1,8 +1,8 @@
-"""One replica per catalog: its scales, whether it grounds gold queries, and the build that fills its schema.
+"""One replica per catalog: its scales, and the build that fills its schema (grounded on gold queries).
 
 Example:
-    >>> replica_scales("multisurvey"), can_ground("ztf"), can_ground("multisurvey")
-    (('tiny', 'default'), True, False)
+    >>> replica_scales("multisurvey"), replica_scales("ztf")
+    (('tiny', 'default'), ('tiny', 'default', 'large'))
 """
 
 from collections.abc import Sequence
@@ -13,21 +13,14 @@ from catalog import load_catalog
 from replica.multisurvey.scales import SCALES as MULTISURVEY_SCALES
 from replica.synthetic.scales import SCALES as ZTF_SCALES
 
-__all__ = ["build_replica", "can_ground", "replica_scales"]
+__all__ = ["build_replica", "replica_scales"]
 
 _SCALES = {"ztf": tuple(ZTF_SCALES), "multisurvey": tuple(MULTISURVEY_SCALES)}
-_GROUNDED = frozenset({"ztf"})
-"""Catalogs whose replica grounds gold queries (the multi-survey grounding is a later task)."""
 
 
 def replica_scales(catalog: str) -> tuple[str, ...]:
     """Return the scales the catalog's replica is built at, smallest first."""
     return _SCALES[catalog]
-
-
-def can_ground(catalog: str) -> bool:
-    """Tell whether the catalog's replica can be grounded on gold queries."""
-    return catalog in _GROUNDED
 
 
 def build_replica(
@@ -40,20 +33,15 @@ def build_replica(
         catalog: ``ztf`` or ``multisurvey``.
         scale: One of `replica_scales(catalog)`.
         seed: Random seed; the same arguments always give the same rows.
-        ground: Gold queries whose answers are added (only where `can_ground`).
+        ground: Gold queries about the catalog whose answers (and near misses) are added.
 
     Returns:
         Rows per table.
-
-    Raises:
-        ValueError: The catalog's replica cannot be grounded and `ground` is not empty.
     """
-    if ground and not can_ground(catalog):
-        raise ValueError(f"The {catalog} replica cannot be grounded on gold queries yet; build it without --ground.")
     if catalog == "ztf":
         from replica.build import build
 
         return build(conn, scale=scale, seed=seed, ground=ground)
     from replica.multisurvey.build import build as build_multisurvey
 
-    return build_multisurvey(conn, scale=scale, seed=seed, schema=load_catalog(catalog).schema)
+    return build_multisurvey(conn, scale=scale, seed=seed, schema=load_catalog(catalog).schema, ground=ground)

@@ -20,6 +20,9 @@ class AskIn(BaseModel):
 
     question: str = Field(description="the question in plain English")
     external_knowledge: str = Field("", description="facts the question relies on, e.g. MJDs of dates")
+    conversation_id: str | None = Field(
+        None, description="continue this conversation: the question follows up its latest answer"
+    )
 
 
 class RunSqlIn(BaseModel):
@@ -33,9 +36,22 @@ class AnswerOut(BaseModel):
     """One answer: the SQL, the rows (at most the server's rows-per-response cap) and what it cost."""
 
     id: str = Field(description="key of the answer in /answers/{id} and its downloads")
+    conversation_id: str = Field(description="the conversation the answer belongs to (send it to follow up)")
     question: str
+    follows: str | None = Field(description="the earlier question this one followed up, else null")
     sql: str
     adql: str = Field(description="the ADQL sent to a TAP service, else empty")
+    catalog: str = Field(description="the catalog the SQL was written for")
+    as_of: str | None = Field(description="reference date of the date stage (YYYY-MM-DD), null when it is off")
+    dates: list[dict[str, Any]] = Field(
+        description="the question's dates as MJD ranges start_mjd <= mjd < end_mjd (null: open), with their text"
+    )
+    explanation: dict[str, Any] | None = Field(
+        description="what the SQL returns: summary, conditions, ordering, assumptions; null when there is none"
+    )
+    alternatives: list[dict[str, Any]] = Field(
+        description="other readings when the candidates disagreed: sql, rows, difference (one line), candidates"
+    )
     difficulty: str | None
     plan: list[str]
     attempts: list[dict[str, Any]]
@@ -69,7 +85,14 @@ def answer_out(record: Record, max_rows: int) -> dict[str, Any]:
     payload = answer_json(record.answer, limit=max_rows)
     payload.pop("usage")
     links = {fmt: f"/answers/{record.id}/download/{fmt}" for fmt in DOWNLOADS}
-    return {"id": record.id, **payload, **record.usage(), "downloads": links if record.answer.frame is not None else {}}
+    downloads = links if record.answer.frame is not None else {}
+    return {
+        "id": record.id,
+        "conversation_id": record.conversation,
+        **payload,
+        **record.usage(),
+        "downloads": downloads,
+    }
 
 
 def api_router(bench: Workbench) -> APIRouter:
@@ -79,7 +102,11 @@ def api_router(bench: Workbench) -> APIRouter:
 
     @router.post("/ask", response_model=AnswerOut, summary="Answer a question with SQL and its rows")
     async def ask(body: AskIn, request: Request) -> dict[str, Any]:
-        record = await run_in_threadpool(bench.ask, body.question, body.external_knowledge, session=_client(request))
+        follows = bench.latest_in(body.conversation_id).id if body.conversation_id else None
+        session = _client(request)
+        record = await run_in_threadpool(
+            bench.ask, body.question, body.external_knowledge, session=session, follows=follows
+        )
         return answer_out(record, cap)
 
     @router.post("/run-sql", response_model=AnswerOut, summary="Run SQL through the guard, read-only")

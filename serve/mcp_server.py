@@ -20,8 +20,10 @@ __all__ = ["build_mcp_server"]
 
 _INSTRUCTIONS = (
     "Query ALeRCE's alert database, catalog {catalog} ({title}). `ask` turns a question into PostgreSQL and runs "
-    "it; `run_sql` runs your own SELECT; `describe_schema` gives tables, columns and their meaning. Every statement "
-    "passes a SQL guard and runs read-only with a time limit and a row cap."
+    "it, with the question's dates as MJD ranges, an explanation of what the SQL returns and, when readings "
+    "disagree, alternatives; pass its conversation_id to ask a follow-up. `run_sql` runs your own SELECT; "
+    "`describe_schema` gives tables, columns and their meaning. Every statement passes a SQL guard and runs "
+    "read-only with a time limit and a row cap."
 )
 _SESSION = "mcp"
 
@@ -33,9 +35,12 @@ def build_mcp_server(bench: Workbench) -> MCPServer:
     cap = bench.settings.max_rows_per_response
 
     @server.tool()
-    async def ask(question: str, external_knowledge: str = "") -> dict[str, Any]:
-        """Answer a question about the served catalog's alerts: the PostgreSQL written, its rows (capped), its cost."""
-        record = await _in_thread(bench.ask, question, external_knowledge, session=_SESSION)
+    async def ask(question: str, external_knowledge: str = "", conversation_id: str = "") -> dict[str, Any]:
+        """Answer a question about the served catalog's alerts: the PostgreSQL the program wrote, its rows (capped),
+        dates, explanation, alternatives and cost; with a conversation_id, as a follow-up of that conversation's
+        latest answer."""
+        follows = (await _in_thread(bench.latest_in, conversation_id)).id if conversation_id else None
+        record = await _in_thread(bench.ask, question, external_knowledge, session=_SESSION, follows=follows)
         return answer_out(record, cap)
 
     @server.tool()

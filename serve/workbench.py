@@ -1,4 +1,4 @@
-"""The workbench behind the page, the HTTP API and the MCP server: ask, rerun SQL, keep answers and histories.
+"""The workbench behind the page, the HTTP API and MCP: ask, follow up, rerun SQL or alternatives, keep histories.
 
 Everything here blocks (LM calls, queries); the web layer calls it from worker threads.
 """
@@ -17,6 +17,7 @@ from typing import Any
 import dspy
 
 from answering import Answer, AnsweringError, Text2SQL, clean_text
+from answering.conversation import follow_up_of
 from answering.question import MAX_KNOWLEDGE_CHARS
 from engines.errors import EngineError, ExecutionError
 from lms.lm_watch import describe_lm_error
@@ -49,6 +50,8 @@ class Record:
         output_tokens: LM output tokens.
         cost_usd: Their price from LiteLLM's price map, or None (local or unknown model).
         created: Unix time.
+        conversation: The conversation (thread) the answer belongs to: the id of its first answer.
+        follows: The id of the answer this question followed up (None: it stands on its own).
     """
 
     id: str
@@ -60,6 +63,13 @@ class Record:
     output_tokens: int = 0
     cost_usd: float | None = None
     created: float = dataclasses.field(default_factory=time.time)
+    conversation: str = ""
+    follows: str | None = None
+
+    def __post_init__(self) -> None:
+        """Make an answer that starts a conversation name it."""
+        if not self.conversation:
+            object.__setattr__(self, "conversation", self.id)
 
     def usage(self) -> dict[str, Any]:
         """Return the model, engine, tokens and cost, JSON-ready."""
@@ -94,38 +104,72 @@ class Workbench:
         """The engine kind, "postgres" or "tap"."""
         return self.engine.name
 
-    def start_ask(self, question: str, knowledge: str = "", *, session: str = "") -> Job:
+    def start_ask(self, question: str, knowledge: str = "", *, session: str = "", follows: str | None = None) -> Job:
         """Check the texts, then answer in a worker thread; the job's events report its progress.
 
+        ``follows`` names a kept answer this question follows up: its conversation continues.
+
         Raises:
-            WorkbenchError: The question is empty or too long, or the knowledge is too long.
+            WorkbenchError: The question is empty or too long, the knowledge is too long, or the answer followed
+                up is gone, failed or is on another catalog.
         """
         question, knowledge = self._clean(question, knowledge)
+        earlier = self.record(follows) if follows is not None else None
+        if earlier is not None:
+            try:
+                follow_up_of(earlier.answer, self.t2s.catalog)
+            except AnsweringError as err:
+                raise WorkbenchError(str(err)) from err
         job = Job(question=question)
         with self._submitting:  # the pool takes jobs in queue order, so no worker waits on a job not yet taken
             self.queue.join(job)
-            self._pool.submit(self._answer, job, knowledge, session)
+            self._pool.submit(self._answer, job, knowledge, session, earlier)
         return job
 
-    def ask(self, question: str, knowledge: str = "", *, session: str = "") -> Record:
-        """Answer and wait (API and MCP).
+    def ask(self, question: str, knowledge: str = "", *, session: str = "", follows: str | None = None) -> Record:
+        """Answer and wait (API and MCP); ``follows`` names an answer it follows up.
 
         Raises:
-            WorkbenchError: Bad texts, or the model or database failed.
+            WorkbenchError: Bad texts, an answer that cannot be followed up, or the model or database failed.
         """
-        job = self.start_ask(question, knowledge, session=session)
+        job = self.start_ask(question, knowledge, session=session, follows=follows)
         job.wait()
         if job.error is not None:
             raise WorkbenchError(job.error)
         return self.record(job.answer_id)
 
-    def run_sql(self, sql: str, *, question: str = "", session: str = "") -> Record:
+    def latest_in(self, conversation: str) -> Record:
+        """Return the newest kept answer of a conversation.
+
+        Raises:
+            WorkbenchError: No kept answer belongs to it.
+        """
+        with self._lock:
+            found = [record for record in self._records.values() if record.conversation == conversation]
+        if not found:
+            raise WorkbenchError(f"no conversation {conversation!r} here; it may have been dropped for newer ones")
+        return found[-1]
+
+    def run_sql(self, sql: str, *, question: str = "", session: str = "", conversation: str = "") -> Record:
         """Run SQL the user wrote, through the same guard and read-only role as generated SQL.
 
         Raises:
             WorkbenchError: The SQL is empty or too long, or the database cannot be reached.
         """
-        return self._run_by_hand("sql", sql, question, session, self.engine.execute)
+        return self._run_by_hand("sql", sql, question, session, self.engine.execute, conversation)
+
+    def run_alternative(self, answer_id: str, number: int, *, session: str = "") -> Record:
+        """Run alternative `number` (from 1) of an answer instead of its SQL; the result joins its conversation.
+
+        Raises:
+            WorkbenchError: No such answer or alternative, or the database cannot be reached.
+        """
+        record = self.record(answer_id)
+        alternatives = record.answer.alternatives
+        if not 1 <= number <= len(alternatives):
+            raise WorkbenchError(f"answer {answer_id!r} has no alternative {number}; it has {len(alternatives)}")
+        sql = alternatives[number - 1]["sql"]
+        return self.run_sql(sql, question=record.answer.question, session=session, conversation=record.conversation)
 
     def run_adql(self, adql: str, *, question: str = "", session: str = "") -> Record:
         """Run ADQL the user wrote on the TAP engine as it is (one SELECT; the service's read-only role applies).
@@ -137,7 +181,9 @@ class Workbench:
             raise WorkbenchError("ADQL runs on a TAP service only; start the workbench with --engine tap")
         return self._run_by_hand("adql", adql, question, session, self.engine.execute_adql)
 
-    def _run_by_hand(self, language: str, text: str, question: str, session: str, execute: Any) -> Record:
+    def _run_by_hand(
+        self, language: str, text: str, question: str, session: str, execute: Any, conversation: str = ""
+    ) -> Record:
         """Run SQL or ADQL written in the page's boxes or sent to the API, and keep the answer."""
         try:
             text = clean_text(text, field=language, max_chars=self.settings.max_sql_chars)
@@ -164,10 +210,12 @@ class Workbench:
                 adql=getattr(result, "adql", ""),
                 service_table=getattr(result, "table", None),
                 engine=self.engine,
-                catalog=self.engine.catalog,
                 attempts=[{"sql": text, "error_kind": None, "message": None}],
+                catalog=self.t2s.catalog,
             )
-        record = Record(id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name)
+        record = Record(
+            id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name, conversation=conversation
+        )
         return self._keep(record, session)
 
     def record(self, answer_id: str | None) -> Record:
@@ -201,13 +249,14 @@ class Workbench:
             raise WorkbenchError(str(err)) from err
         return question, knowledge
 
-    def _answer(self, job: Job, knowledge: str, session: str) -> None:
+    def _answer(self, job: Job, knowledge: str, session: str, earlier: Record | None) -> None:
         try:
             with self.queue.turn(job):
                 job.emit({"type": "started"})
                 reporter = StageReporter(self._stages, job.emit)
                 with dspy.context(callbacks=[reporter]):
-                    answer = self.t2s.ask(job.question, external_knowledge=knowledge)
+                    follows = earlier.answer if earlier is not None else None
+                    answer = self.t2s.ask(job.question, external_knowledge=knowledge, follows=follows)
         except (AnsweringError, EngineError) as err:
             job.finish(error=str(err))
             return
@@ -218,10 +267,10 @@ class Workbench:
             logger.exception("answering %r failed", job.question)
             job.finish(error=f"internal error ({type(err).__name__}); the server log has the details")
             return
-        record = self._keep(self._priced(answer), session)
+        record = self._keep(self._priced(answer, earlier), session)
         job.finish(answer_id=record.id)
 
-    def _priced(self, answer: Answer) -> Record:
+    def _priced(self, answer: Answer, earlier: Record | None) -> Record:
         totals = total_usage(answer.usage)
         input_tokens, output_tokens = totals["input_tokens"], totals["output_tokens"]
         return Record(
@@ -233,6 +282,8 @@ class Workbench:
             input_tokens=input_tokens,
             output_tokens=output_tokens,
             cost_usd=price_usd(self.model, input_tokens, output_tokens),
+            conversation=earlier.conversation if earlier is not None else "",
+            follows=earlier.id if earlier is not None else None,
         )
 
     def _keep(self, record: Record, session: str) -> Record:

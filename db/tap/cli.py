@@ -28,6 +28,10 @@ examples:
   python -m db tap status
   python -m db tap down
 
+DaCHS serves a copy of each catalog's database. When a database is rebuilt (`db up --ground`, which evaluate and
+compile run), the next `tap up` copies it again; until then commands using that catalog on the local service stop
+with one line saying the copy is stale, and `tap status` says per catalog which build is served and if it is current.
+
 Needs GAVO DaCHS from Debian (gavodachs2-server, installed by scripts/install_system_packages.sh as root);
 it serves on 127.0.0.1 only. Without it the TAP engine still works against any --tap-url.
 """
@@ -52,7 +56,7 @@ def add_tap_commands(commands: argparse._SubParsersAction, epilog_tail: str) -> 
         "tap", help=summary, description=summary, epilog=TAP_EXAMPLES + epilog_tail, formatter_class=formatter
     )
     actions = tap.add_subparsers(dest="tap_command", required=True, metavar="ACTION")
-    up = actions.add_parser("up", help="start DaCHS, publishing the database (copied once); print the TAP URL")
+    up = actions.add_parser("up", help="start DaCHS, publishing the databases as they are now; print the TAP URL")
     up.add_argument(
         "--scale", choices=replica_scales("ztf"), default="default", help="embedded database (default: %(default)s)"
     )
@@ -65,7 +69,7 @@ def add_tap_commands(commands: argparse._SubParsersAction, epilog_tail: str) -> 
         help=f"publish only this catalog's database, repeatable ({', '.join(CATALOG_NAMES)}; default: all)",
     )
     actions.add_parser("down", help="stop DaCHS")
-    actions.add_parser("status", help="report whether DaCHS answers, its URL and the database it publishes")
+    actions.add_parser("status", help="report whether DaCHS answers, its URL, the builds it serves and if current")
     actions.add_parser("url", help="print the TAP URL of the local DaCHS")
     summary = "Print the ADQL of a PostgreSQL query for ALeRCE's TAP service."
     adql = commands.add_parser(
@@ -94,11 +98,26 @@ def run_tap_command(args: argparse.Namespace) -> int:
     elif args.tap_command == "url":
         print(tap_url())
     else:
-        state = tap_status()
-        print(f"running: {'yes' if state.running else 'no'}")
-        print(f"url: {state.url}")
-        print(f"database: {state.source or '(none published)'}")
+        _print_status()
     return 0
+
+
+def _print_status() -> None:
+    """Print whether DaCHS answers and, per catalog, the copy it serves (database, build) and if it is current."""
+    state = tap_status()
+    print(f"running: {'yes' if state.running else 'no'}")
+    print(f"url: {state.url}")
+    for name, freshness in state.freshness.items():
+        copy = freshness.copy
+        if copy is None:
+            print(f"{name} database: (none published)")
+            continue
+        print(f"{name} database: {copy.database} (embedded server in {copy.data_dir})")
+        print(f"{name} build: {copy.describe()}")
+        if freshness.current:
+            print(f"{name} current: yes")
+        else:
+            print(f"{name} current: no, {freshness.reason}; run `{copy.refresh_command()}` to republish it")
 
 
 def _print_adql(file: str, catalog: str) -> int:

@@ -2,26 +2,25 @@
 
 `tap_up` copies the published tables of each catalog's embedded database into DaCHS's own database, under the
 catalog's TAP schema (``ztf``, ``alerce_tap``: plain tables with oid and q3c indexes), writes the resource descriptor
-rendered from the catalog, imports its metadata and starts the server on 127.0.0.1. It is idempotent: an
-unchanged source is not copied again, and a server that was killed is started anew. DaCHS is GPL and not a Python
-dependency; without it only this server is missing.
+rendered from the catalog, imports its metadata and starts the server on 127.0.0.1. It is idempotent: a copy of a
+database's current build is not made again (`db.tap.copy` tells, per catalog), a stale one is replaced, and a
+server that was killed is started anew. DaCHS is GPL and not a Python dependency; without it only this server is
+missing.
 """
 
 import contextlib
 import dataclasses
 import fcntl
 import functools
-import json
 import logging
-import os
 import shutil
 import subprocess
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 import psycopg
@@ -29,17 +28,17 @@ import psycopg
 from catalog import CATALOG_NAMES, Catalog, load_catalog
 from catalog.dachs_rd import rd_id, render_index_ddl, render_rd, render_tables_ddl
 from db.errors import ServerError
-from db.server import ServerSettings, up
+from db.provision import database_build_info
+from db.server import ServerInfo, ServerSettings, up
+from db.tap.copy import GAVO_DIR, Freshness, PublishedCopy, check_copy, forget_copy, read_copy, write_copy
 from defaults.time_limits import DACHS_START_S
-from replica.replicas import can_ground
 
-__all__ = ["TapServerStatus", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
+__all__ = ["TapServerStatus", "is_local_url", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
 
 logger = logging.getLogger(__name__)
 TAP_SCHEMA = load_catalog().tap_schema
 """The ztf catalog's TAP schema, as ALeRCE's service names it; its input folder holds the DaCHS lock."""
 
-GAVO_DIR = Path(os.environ.get("GAVO_ROOT", "/var/gavo"))
 _LOCK_WAIT_S = 1800.0
 _depth = 0  # how many nested `_exclusive` blocks of this process hold the DaCHS lock
 _NOT_INSTALLED = (
@@ -50,11 +49,11 @@ _NOT_INSTALLED = (
 
 @dataclass(frozen=True, kw_only=True)
 class TapServerStatus:
-    """Whether the local DaCHS answers, its TAP URL and the source databases it publishes (comma-separated)."""
+    """Whether the local DaCHS answers, its TAP URL, and per catalog the copy it publishes and if it is current."""
 
     running: bool
     url: str
-    source: str | None
+    freshness: dict[str, Freshness]
 
 
 def tap_up(settings: ServerSettings | None = None, catalogs: tuple[str, ...] = CATALOG_NAMES) -> str:
@@ -62,7 +61,7 @@ def tap_up(settings: ServerSettings | None = None, catalogs: tuple[str, ...] = C
 
     Args:
         settings: The embedded server and scale; each catalog's database of that scale is published (the
-            grounding applies to the catalogs whose replica grounds).
+            grounding applies to the settings' catalog; the others are published as they are).
         catalogs: The catalogs to publish (the others stay as they are).
 
     Raises:
@@ -93,7 +92,7 @@ def tap_session(
         if fresh:
             tap_down()
             for name in catalogs:
-                _marker(load_catalog(name)).unlink(missing_ok=True)
+                forget_copy(name)
         url = _up(settings, catalogs)
         try:
             yield url
@@ -108,17 +107,28 @@ def _up(settings: ServerSettings | None, catalogs: tuple[str, ...]) -> str:
     settings = settings or ServerSettings()
     _ensure_postgres()
     for name in catalogs:
-        grounded = settings.ground if can_ground(name) else None
-        source = up(dataclasses.replace(settings, catalog=name, ground=grounded))
-        catalog = load_catalog(name)
-        marker = _marker(catalog)
-        source_id = _source_id(source.admin_dsn)
-        if not marker.exists() or marker.read_text() != source_id:
-            _publish(dachs, source.admin_dsn, catalog)
-            marker.write_text(source_id)
+        grounded = settings.ground if name == settings.catalog else None  # gold queries belong to one catalog
+        _publish_current(dachs, up(dataclasses.replace(settings, catalog=name, ground=grounded)), load_catalog(name))
     _start(dachs)
     logger.info("local TAP service ready in %.1f s", time.perf_counter() - started)
     return tap_url()
+
+
+def _publish_current(dachs: str, source: ServerInfo, catalog: Catalog) -> None:
+    """Copy the catalog's database `source` into DaCHS unless the copy there is of its current build."""
+    build = database_build_info(source.admin_dsn)
+    if build is None:
+        raise ServerError(f"{source.reader_dsn} is being rebuilt by another run; try again when it is done.")
+    copy, recorded = PublishedCopy.of(source, build), read_copy(catalog.name)
+    if not copy.same_data(recorded):
+        logger.info("publishing %s (%s)", copy.database, copy.describe())
+        forget_copy(catalog.name)
+        try:
+            _publish(dachs, source.admin_dsn, catalog)
+        except psycopg.Error as err:  # e.g. the database was dropped by a rebuild meanwhile
+            raise ServerError(f"Copying {copy.database} into DaCHS failed: {' '.join(str(err).split())}") from err
+    if copy != recorded:
+        write_copy(copy, catalog.name)
 
 
 @contextlib.contextmanager
@@ -167,21 +177,24 @@ def tap_down() -> bool:
 
 
 def tap_status() -> TapServerStatus:
-    """Report whether the local DaCHS answers and which source databases it publishes."""
-    markers = [_marker(load_catalog(name)) for name in CATALOG_NAMES]
-    sources = [json.loads(marker.read_text()).get("database") for marker in markers if marker.exists()]
+    """Report whether the local DaCHS answers and, per catalog, the copy it publishes and whether it is current."""
     running = shutil.which("dachs") is not None and _answers()
-    return TapServerStatus(running=running, url=tap_url(), source=", ".join(sources) or None)
-
-
-def _marker(catalog: Catalog) -> Path:
-    """The file recording which build of which database DaCHS serves under the catalog's TAP schema."""
-    return GAVO_DIR / "inputs" / catalog.tap_schema / "source.json"
+    freshness = {name: check_copy(name) for name in CATALOG_NAMES}
+    return TapServerStatus(running=running, url=tap_url(), freshness=freshness)
 
 
 def tap_url() -> str:
     """Return the TAP URL of the local DaCHS (``[web]serverPort`` of its configuration, default 8080)."""
     return f"http://127.0.0.1:{_server_port()}/tap"
+
+
+def is_local_url(url: str) -> bool:
+    """Tell whether `url` is the TAP URL of the local DaCHS (any loopback name for 127.0.0.1)."""
+    if shutil.which("dachs") is None:
+        return False
+    parts = urllib.parse.urlsplit(url)
+    loopback = parts.hostname in {"127.0.0.1", "localhost", "::1"}
+    return loopback and str(parts.port or 80) == _server_port() and parts.path.rstrip("/") == "/tap"
 
 
 @functools.cache
@@ -207,13 +220,6 @@ def _ensure_postgres() -> None:
         version, name, _port, state, *_ = line.split()
         if state != "online":
             _run(["pg_ctlcluster", version, name, "start"])
-
-
-def _source_id(admin_dsn: str) -> str:
-    with psycopg.connect(admin_dsn) as conn:
-        build = conn.execute("SELECT json_agg(b)::text FROM meta.build_info b").fetchone()[0]
-        database = conn.execute("SELECT current_database()").fetchone()[0]
-    return json.dumps({"database": database, "build": build})
 
 
 def _profile(name: str) -> dict[str, str]:

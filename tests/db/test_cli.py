@@ -47,9 +47,8 @@ def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str
     ("argv", "message"),
     [
         (["--scale", "large"], "Unknown scale 'large' for catalog multisurvey; choose one of tiny, default."),
-        (["--ground", "dev.csv"], "The multisurvey replica cannot be grounded on gold queries yet; drop --ground."),
     ],
-    ids=["no-large-scale", "no-grounding"],
+    ids=["no-large-scale"],
 )
 def test_multisurvey_up_refuses_what_its_replica_lacks_in_one_line(capsys, tmp_path, argv, message) -> None:
     assert main(["up", "--catalog", "multisurvey", "--data-dir", str(tmp_path), *argv]) == 1

@@ -190,13 +190,9 @@ def test_settings_reject_an_unknown_scale() -> None:
         ServerSettings(scale="large", catalog="multisurvey")
 
 
-def test_settings_reject_an_unknown_catalog_and_grounding_the_multisurvey_replica() -> None:
+def test_settings_reject_an_unknown_catalog() -> None:
     with pytest.raises(ServerError, match=r"^Unknown catalog 'rubin'; choose one of ztf, multisurvey\.$"):
         ServerSettings(catalog="rubin")
-    with pytest.raises(
-        ServerError, match=r"^The multisurvey replica cannot be grounded on gold queries yet; drop --ground\.$"
-    ):
-        ServerSettings(catalog="multisurvey", ground=(Path("dev.csv"),))
 
 
 def test_up_refuses_a_folder_that_is_not_a_data_folder(tmp_path: Path) -> None:
@@ -228,7 +224,13 @@ def test_reader_role_has_limits(tiny_dsn: str) -> None:
     with psycopg.connect(tiny_dsn) as conn:
         shown = {
             name: conn.execute(f"SHOW {name}").fetchone()[0]
-            for name in ("temp_file_limit", "work_mem", "statement_timeout", "idle_in_transaction_session_timeout")
+            for name in (
+                "temp_file_limit",
+                "work_mem",
+                "statement_timeout",
+                "idle_in_transaction_session_timeout",
+                "cursor_tuple_fraction",
+            )
         }
         limit = conn.execute("SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user").fetchone()[0]
     assert shown == {
@@ -236,6 +238,7 @@ def test_reader_role_has_limits(tiny_dsn: str) -> None:
         "work_mem": "16MB",
         "statement_timeout": "5min",
         "idle_in_transaction_session_timeout": "5min",
+        "cursor_tuple_fraction": "1",
     }
     assert limit == READER_CONNECTION_LIMIT
 

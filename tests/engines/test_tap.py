@@ -68,6 +68,28 @@ def test_every_dev_gold_translation_parses_with_dachs(dev_csv_path):
     assert len(queries) == 57
 
 
+def test_taxonomy_classes_come_back_as_the_lists_postgres_returns(postgres, tap):
+    sql = (
+        "SELECT classifier_name, classifier_version, classes FROM taxonomy ORDER BY classifier_name, classifier_version"
+    )
+    expected, got = postgres.execute(sql), tap.execute(sql)
+    assert len(expected.frame) > 2 and all(isinstance(classes, list) for classes in expected.frame["classes"])
+    assert got.frame["classes"].tolist() == expected.frame["classes"].tolist()
+    assert got.table.colnames == ["classifier_name", "classifier_version", "classes"]
+    capped = tap.execute("SELECT * FROM taxonomy", max_rows=2)
+    assert (len(capped.frame), capped.truncated) == (2, True)
+
+
+def test_array_results_take_uploads_too(postgres, tap):
+    sql = (
+        "WITH chosen (name) AS (VALUES ('stamp_classifier')) "
+        "SELECT t.classifier_version, t.classes FROM taxonomy t JOIN chosen c ON t.classifier_name = c.name "
+        "ORDER BY t.classifier_version"
+    )
+    expected = postgres.execute(sql).frame["classes"].tolist()
+    assert expected and tap.execute(sql).frame["classes"].tolist() == expected
+
+
 def test_a_query_over_the_row_cap_is_truncated(tap):
     result = tap.execute("SELECT oid FROM object", max_rows=5)
     assert len(result.frame) == 5

@@ -1,4 +1,4 @@
-"""Each stage's rendered prompt is pinned in tests/fixtures/prompts/<predictor>.txt.
+"""Each stage's rendered prompt, as a provider's model gets it, is pinned in tests/fixtures/prompts/<predictor>.txt.
 
 Regenerate after a deliberate prompt change with `UPDATE_GOLDEN=1 pytest tests/signatures` (and recompile).
 """
@@ -12,10 +12,14 @@ import pytest
 
 from engines.errors import ErrorKind, ExecutionError
 from engines.fake import FakeEngine
-from lms.fake import fake_lm, render_answer
+from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
+from modules.adapter import make_adapter
 from modules.result_findings import check_result
 from modules.selection import result_preview
+
+PROVIDER_ADAPTER = "compact"
+"""The adapter of an uncompiled program on a provider's model (``modules.adapter.default_adapter``)."""
 
 GOLDEN_DIR = Path(__file__).parents[1] / "fixtures" / "prompts"
 QUESTION = "Which SNIa were first detected in September 2023?"
@@ -43,13 +47,14 @@ def answer(call):
             "planned": {"sql": "SELECT oid FROM object WHERE firstmjdd > 60188"},
             "direct": {"sql": "SELECT oid FROM object"},
             "correct": {"sql": "SELECT oid FROM object WHERE firstmjd > 60188"},
+            "explanation": EXPLANATION,
         }[call.stage]
     )
 
 
 def prompts(program) -> list[str]:
     lm = fake_lm(answer)
-    with dspy.context(lm=lm):
+    with dspy.context(lm=lm, adapter=make_adapter(PROVIDER_ADAPTER)):
         program(question=QUESTION, external_knowledge=EXTERNAL, domain_knowledge="0")
     return [_render(entry["messages"]) for entry in lm.history]
 
@@ -67,6 +72,7 @@ def rendered() -> dict[str, str]:
         "decomposition.predict",
         "generation.planned",
         "self_correction.predict",
+        "explanation.predict",
     ]
     pinned = dict(zip(names, full, strict=True))
     simple = AlerceText2SQL(settings=PipelineSettings(stages=("schema_linking",)))
@@ -100,7 +106,7 @@ def rendered() -> dict[str, str]:
 
 def predictor_prompt(predictor: dspy.Predict, answer_fields: dict, **inputs: str) -> str:
     lm = fake_lm(lambda call: render_answer(answer_fields))
-    with dspy.context(lm=lm):
+    with dspy.context(lm=lm, adapter=make_adapter(PROVIDER_ADAPTER)):
         predictor(**inputs)
     return _render(lm.history[0]["messages"])
 
@@ -117,6 +123,7 @@ def predictor_prompt(predictor: dspy.Predict, answer_fields: dict, **inputs: str
         "self_correction.predict",
         "self_correction.revise",
         "selection.choose",
+        "explanation.predict",
         "direct_baseline.generation",
     ],
 )

@@ -1,4 +1,8 @@
-"""Generate the rows of grounded entities with the base generator, then apply their patches."""
+"""Generate the rows of grounded ZTF entities with the base generator, apply their patches, keep the schema's keys.
+
+The engine's patching writes the values the spec does not model (``replica.grounding.patching``); the rows of all
+entities together then keep every key (``replica.grounding.constraints.conform``).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ import logging
 import numpy as np
 import pandas as pd
 
-from replica.grounding.entities import Entity
+from replica.grounding.constraints import conform, fitting
+from replica.grounding.entity import Entity
+from replica.grounding.patching import apply_patches, fitted
 from replica.synthetic import crossmatch, vocab
 from replica.synthetic.chunk import generate_chunk
 from replica.synthetic.objects import spec_for_kinds, year_of
@@ -53,7 +59,7 @@ def _oid_year(oid: str) -> int:
 def grounded_tables(
     entities: list[Entity], rng: np.random.Generator, *, old_feature_fraction: float, max_forced_rows: int
 ) -> dict[str, pd.DataFrame]:
-    """Rows of every table for the entities (oids of unnamed entities are generated)."""
+    """Rows of every table for the entities (oids of unnamed entities are generated), within the schema's keys."""
     objects = [e for e in entities if e.needs_object]
     kinds = np.array([_kind(e.spec) for e in objects], dtype=object)
     spec = spec_for_kinds(rng, kinds, old_feature_fraction) if len(objects) else None
@@ -62,32 +68,37 @@ def grounded_tables(
         spec["ps1_both"] = False
         _override(spec, objects, rng)
         tables = generate_chunk(rng, spec, GROUNDED_GIDX, max_forced_rows)
-        _apply_patches(tables, objects)
+        apply_patches(tables, objects, special={"xmatch_catalog": _rename_catalog})
     extra = [source for e in entities for source in e.allwise]
     if extra:
         tables["allwise"] = pd.concat([tables.get("allwise", pd.DataFrame()), _allwise_rows(rng, extra)])
-    if "allwise" in tables:
-        tables["allwise"] = tables["allwise"].drop_duplicates("oid_catalog")
+    conform(tables)
     return tables
 
 
 def _override(spec: pd.DataFrame, objects: list[Entity], rng: np.random.Generator) -> None:
-    used = set()
+    used = {e.oid for e in objects if e.oid}  # one registry: a generated name never takes a named object's oid
     for i, entity in enumerate(objects):
         values = {k: v for k, v in entity.spec.items() if not k.startswith("_") and k in spec.columns}
         for key, value in values.items():
             spec.at[i, key] = value
         _counts(spec, i, entity.spec)
-        oid = entity.oid or grounded_name(int(year_of(float(spec.at[i, "firstmjd"]))), i)
         if entity.oid and "firstmjd" not in entity.spec:
             year = _oid_year(entity.oid)
             spec.at[i, "firstmjd"] = vocab.YEAR_START_MJD.get(year, 58849) + 5.3 + (i % 97) * 3.0
-        if oid in used:
-            oid = grounded_name(int(year_of(float(spec.at[i, "firstmjd"]))), 50_000 + i)
-        used.add(oid)
-        spec.at[i, "oid"] = oid
-        entity.oid = oid
+        if not entity.oid:
+            entity.oid = _free_name(int(year_of(float(spec.at[i, "firstmjd"]))), i, len(objects), used)
+        spec.at[i, "oid"] = entity.oid
     _normalise(spec)
+
+
+def _free_name(year: int, i: int, count: int, used: set[str]) -> str:
+    """The name of the i-th of ``count`` grounded objects, or of a later slot when a named object holds it."""
+    n = i
+    while (name := grounded_name(year, n)) in used:
+        n += count
+    used.add(name)
+    return name
 
 
 def _counts(spec: pd.DataFrame, i: int, wanted: dict) -> None:
@@ -129,85 +140,12 @@ def _normalise(spec: pd.DataFrame) -> None:
         spec[col] = spec[col].astype(np.int64)
 
 
-class _RowIndex:
-    """Row positions of each oid in each table and the columns filters read, computed once per table.
-
-    Patching then scans no table twice and converts no column twice (a pandas column of Arrow strings costs
-    milliseconds per conversion, and there are hundreds of patches).
-    """
-
-    def __init__(self, tables: dict[str, pd.DataFrame]):
-        self.tables = tables
-        self._by_oid: dict[str, dict[str, np.ndarray]] = {}
-        self._columns: dict[tuple[str, str], np.ndarray] = {}
-
-    def rows(self, table: str, oid: str, filt: dict) -> np.ndarray:
-        if table not in self._by_oid:
-            frame = self.tables[table].reset_index(drop=True)
-            self.tables[table] = frame
-            self._by_oid[table] = {key: np.asarray(rows) for key, rows in frame.groupby("oid").indices.items()}
-        rows = self._by_oid[table].get(oid, np.empty(0, dtype=np.int64))
-        for column, value in filt.items():
-            if column in self.tables[table].columns and len(rows):
-                rows = rows[self._column(table, column)[rows] == value]
-        return rows
-
-    def set(self, table: str, rows: np.ndarray, columns: dict) -> None:
-        frame = self.tables[table]
-        for column, value in columns.items():
-            if column not in frame.columns or not len(rows):
-                continue
-            value = _as_column_value(frame[column], value)
-            if value is not ...:
-                frame.loc[frame.index[rows], column] = value
-                self._columns.pop((table, column), None)
-
-    def _column(self, table: str, column: str) -> np.ndarray:
-        if (table, column) not in self._columns:
-            self._columns[(table, column)] = self.tables[table][column].to_numpy()
-        return self._columns[(table, column)]
-
-
-def _as_column_value(column: pd.Series, value):
-    """``value`` as the column holds it (a SQL literal such as 'NaN' compared with a float column), or ``...``.
-
-    A value the column cannot hold is dropped with a log line: the entity then misses that one condition.
-    """
-    if value is None:
-        return value
-    kind = column.dtype.kind
-    try:
-        if kind == "f":
-            return float(value)
-        if kind in "iu":
-            whole = float(value)
-            if whole.is_integer():
-                return int(whole)
-            raise ValueError(f"{value!r} is not a whole number")
-    except (TypeError, ValueError) as err:
-        logger.debug("a %s column cannot hold %r (%s); patch dropped", column.dtype, value, err)
-        return ...
-    return value
-
-
-def _apply_patches(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> None:
-    index = _RowIndex(tables)
-    for entity in objects:
-        for table, filt, columns in entity.patches:
-            if table == "xmatch_catalog":
-                _rename_catalog(tables, entity.oid, columns["oid_catalog"])
-            elif table in tables:
-                index.set(table, index.rows(table, entity.oid, filt), columns)
-        for table, filt, satisfy, violate in entity.alternating:
-            if table not in tables:
-                continue
-            rows = index.rows(table, entity.oid, filt)
-            index.set(table, rows[::2] if violate else rows, satisfy)
-            if violate:
-                index.set(table, rows[1::2], violate)
-
-
-def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, name: str) -> None:
+def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, columns: dict) -> None:
+    """Give the object's AllWISE counterpart the designation a query names (in xmatch and allwise alike)."""
+    name = columns["oid_catalog"]
+    if fitting("allwise", "oid_catalog", name) is ...:
+        logger.debug("an AllWISE source cannot be named %r; patch dropped", name)
+        return
     xm, wise = tables["xmatch"], tables["allwise"]
     old = xm.loc[xm["oid"] == oid, "oid_catalog"].to_numpy()
     xm.loc[xm["oid"] == oid, "oid_catalog"] = name
@@ -215,6 +153,7 @@ def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, name: str) -> Non
 
 
 def _allwise_rows(rng: np.random.Generator, sources: list[dict]) -> pd.DataFrame:
+    sources = [fitted("allwise", source) for source in sources]
     ra = np.array([s["ra"] for s in sources], dtype=float)
     dec = np.array([s["dec"] for s in sources], dtype=float)
     w1 = np.array([s.get("w1mpro", np.nan) for s in sources], dtype=float)
