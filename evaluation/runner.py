@@ -16,6 +16,7 @@ from engines.outage import raise_if_connection_lost
 from evaluation.checkpoint import Checkpoint
 from evaluation.gold_cache import GoldCache
 from evaluation.predictions import Prediction
+from fileio.text import encodable
 from optimizers.aggregate import ScoredItem
 from optimizers.metric import score_frames
 
@@ -80,6 +81,13 @@ class ItemRecord:
     is_missing: bool = False
     elapsed_s: float = 0.0
     sql: str | None = None
+
+    def __post_init__(self) -> None:
+        """Make the texts from outside (the predicted SQL, error messages) encodable, so the record can be saved."""
+        for name in ("sql", "error_message", "gold_error_message"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, encodable(value))
 
     def to_dict(self) -> dict:
         """Return the record as a JSON-ready dict."""
@@ -186,7 +194,7 @@ def _resumed(predictions: Sequence[Prediction], checkpoint: Checkpoint | None) -
     done = {}
     for prediction in predictions:
         record = saved.get(prediction.key)
-        if record is not None and record.get("sql") == prediction.sql:
+        if record is not None and record.get("sql") == (prediction.sql and encodable(prediction.sql)):
             done[prediction.key] = ItemRecord.from_dict(record)
     if done:
         logger.info("resuming: %d of %d items already scored in %s", len(done), len(predictions), checkpoint.path)

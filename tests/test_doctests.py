@@ -25,6 +25,7 @@ MODULES = (
     "engines.tap",
     "evaluation.program_predictions",
     "evaluation.seen_questions",
+    "fileio.text",
     "lms.lm_watch",
     "lms.resolve",
     "lms.usage",
