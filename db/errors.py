@@ -3,6 +3,7 @@
 from enum import StrEnum
 
 __all__ = [
+    "DatabaseBusy",
     "DatabaseUnavailable",
     "DbError",
     "ErrorKind",
@@ -102,6 +103,10 @@ class GuardError(ExecutionError):
 
 class DatabaseUnavailable(DbError):  # noqa: N818 - name fixed by the shared contract
     """Cannot connect to the database; the message names the host, port and database and what to do."""
+
+
+class DatabaseBusy(DatabaseUnavailable):
+    """Every pooled connection is running another query; the database is up, and a later try may get one."""
 
 
 class ServerError(DbError):

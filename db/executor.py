@@ -25,8 +25,8 @@ import psycopg
 from psycopg import pq, sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from db.connection import open_pool, unavailable_message
-from db.errors import DatabaseUnavailable, DbError, ErrorKind, ExecutionError, error_kind_for
+from db.connection import open_pool, pool_timeout_error
+from db.errors import DbError, ErrorKind, ExecutionError, error_kind_for
 from db.guard import check_sql
 from defaults.time_limits import POSTGRES_CONNECT_S, POSTGRES_QUERY_S
 
@@ -195,8 +195,7 @@ class Executor:
         try:
             conn = pool.getconn(timeout=self.settings.connect_timeout_s)
         except PoolTimeout as err:
-            reason = "no connection within the timeout"
-            raise DatabaseUnavailable(unavailable_message(self.settings.dsn, reason)) from err
+            raise pool_timeout_error(pool, self.settings.dsn) from err
         try:
             yield conn
         finally:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 import db.executor
-from db.errors import DatabaseUnavailable, DbError, ErrorKind, ExecutionError, GuardError
+from db.errors import DatabaseBusy, DatabaseUnavailable, DbError, ErrorKind, ExecutionError, GuardError
 from db.executor import Executor, ExecutorSettings, Result
 from tests.db_snapshot import snapshot
 
@@ -352,3 +352,18 @@ def test_execute_sizes_fetch_batches_by_bytes(tiny_dsn, monkeypatch):
     assert result.truncated is True
     assert result.frame["g"].tolist() == list(range(1, 10))
     assert max(batches) <= 1_000_000
+
+
+def test_a_busy_pool_is_busy_not_a_database_that_is_down(tiny_dsn):
+    settings = ExecutorSettings(dsn=tiny_dsn, pool_size=1, connect_timeout_s=1)
+    with Executor(settings) as executor, ThreadPoolExecutor(max_workers=1) as pool:
+        executor.execute("SELECT 1")  # the pool's one connection is open
+        slow = pool.submit(executor.execute, HEAVY_SQL, timeout_s=4)
+        time.sleep(0.5)
+        with pytest.raises(DatabaseBusy) as caught:
+            executor.execute("SELECT 1")
+        assert slow.exception() is not None  # the slow query timed out
+    assert isinstance(caught.value, DatabaseUnavailable)  # callers that stop on an outage stop on it too
+    message = str(caught.value)
+    assert message.startswith("All 1 connections to PostgreSQL at 127.0.0.1:") and "are busy" in message
+    assert "db up" not in message and "Cannot connect" not in message
