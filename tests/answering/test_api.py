@@ -58,6 +58,21 @@ def test_clean_text_removes_control_characters_and_keeps_newlines():
     assert clean_text(" a\x1b[0m b\x7f\nc\t ") == "a[0m b\nc"
 
 
+@pytest.mark.parametrize(
+    ("text", "cleaned"),
+    [
+        ("SELECT 1 AS a -- note\r, 2 AS b", "SELECT 1 AS a -- note\n, 2 AS b"),  # PostgreSQL ends the comment at CR
+        ("a\r\nb\x85c\u2028d\u2029e", "a\nb\nc\nd\ne"),
+        ("bad \ud800 and \udcff", "bad \ufffd and \ufffd"),
+        ("pair \ud83d\ude00", "pair \U0001f600"),
+    ],
+    ids=["bare-cr", "line-separators", "lone-surrogates", "surrogate-pair"],
+)
+def test_clean_text_breaks_lines_as_they_read_and_is_encodable(text, cleaned):
+    assert clean_text(text, field="sql") == cleaned
+    cleaned.encode("utf-8")
+
+
 def test_clean_text_refuses_an_empty_question():
     with pytest.raises(BadQuestion) as caught:
         clean_text(" \x00 ")
@@ -73,3 +88,4 @@ def test_clean_text_refuses_a_huge_question():
         f"the question is 1,000,000 characters long; the limit is {MAX_QUESTION_CHARS:,}. "
         "Shorten it to the part that matters."
     )
+
