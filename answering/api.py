@@ -120,6 +120,7 @@ class Text2SQL:
             adql=getattr(pred.result, "adql", ""),
             service_table=getattr(pred.result, "table", None),
             engine=self.executor,
+            notice=lms.demo_model_notice(self.lm.model),
         )
 
     def close(self) -> None:

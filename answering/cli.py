@@ -56,7 +56,8 @@ uncompiled program runs and a warning is printed.
 output: table and csv print the SQL, a blank line, then the rows on stdout (csv and votable: the SQL goes to
 stderr); --show adql adds the ADQL sent to the TAP service; --show plan,attempts adds the difficulty, plan and
 execution attempts on stderr. json prints one object on stdout: question, sql, adql, difficulty, plan, attempts,
-columns, rows, truncated, row_count, usage, error, error_kind. votable prints a VOTable document.
+columns, rows, truncated, row_count, usage, error, error_kind, notice. votable prints a VOTable document. An
+answer of a small demo model (local/...) ends with a note on stderr saying so and how to use a real model.
 
 environment: {DSN_ENV} (database when --dsn is not given), {TAP_URL_ENV} (service when --tap-url is not given),
 provider API keys such as OPENAI_API_KEY
@@ -161,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     with contextlib.suppress(BrokenPipeError):
         _print_answer(answer, args)
+    if answer.notice:
+        print(f"note: {answer.notice}", file=sys.stderr)
     if not answer.is_answered:
         print(f"error: {answer.error}", file=sys.stderr)
         return 1

@@ -13,7 +13,7 @@ from lms.fake import fake_lm
 from lms.resolve import DEFAULT_LOCAL_MODEL
 from modules import AlerceText2SQL, PipelineSettings
 from optimizers.artifact import MANIFEST_FILE, save_artifact
-from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, scripted_lm
+from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, demo_model_lm, scripted_lm
 
 MODEL = "fake/scripted"
 UNREACHABLE_DSN = "postgresql://reader@127.0.0.1:1/alerce"
@@ -213,3 +213,10 @@ def test_a_refused_lm_call_exits_1_with_one_line(capsys, use_lm, tiny_dsn):
     assert (code, out) == (1, "")
     assert err.splitlines()[-1].startswith("error: the language model failed: ")
     assert "Invalid API key." in err.splitlines()[-1] and "Traceback" not in err
+
+
+def test_an_answer_of_the_demo_model_ends_with_a_note(capsys, use_lm, tiny_dsn):
+    use_lm(demo_model_lm())
+    code, out, err = ask(capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn)  # the LM is named local/...
+    assert code == 0 and "note" not in out
+    assert err.splitlines()[-1].startswith("note: A small demo model wrote this SQL (local/gemma3-270m")

@@ -27,6 +27,7 @@ MODULES = (
     "evaluation.seen_questions",
     "fileio.text",
     "lms.lm_watch",
+    "lms.local_models",
     "lms.resolve",
     "lms.usage",
     "modules.candidate_selection",

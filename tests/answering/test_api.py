@@ -5,7 +5,7 @@ import pytest
 from answering import Answer, BadQuestion, clean_text, load
 from answering.question import MAX_QUESTION_CHARS
 from modules import UnknownStageError
-from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, scripted_lm
+from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, demo_model_lm, scripted_lm
 
 
 def test_ask_returns_the_rows_of_the_sql(tiny_dsn):
@@ -89,3 +89,12 @@ def test_clean_text_refuses_a_huge_question():
         "Shorten it to the part that matters."
     )
 
+
+def test_an_answer_of_the_demo_model_says_who_wrote_it(tiny_dsn):
+    with load("fake/scripted", dsn=tiny_dsn, lm=demo_model_lm(), uncompiled=True) as t2s:
+        demo = t2s.ask("How many?")
+    with load("fake/scripted", dsn=tiny_dsn, lm=scripted_lm(), uncompiled=True) as t2s:
+        other = t2s.ask("How many?")
+    assert demo.notice.startswith("A small demo model wrote this SQL (local/gemma3-270m: Gemma 3 270M base")
+    assert "--model openai/gpt-4.1-mini" in demo.notice and "MODEL=" in demo.notice and "\n" not in demo.notice
+    assert other.notice is None
