@@ -22,7 +22,7 @@ from data.errors import DataError
 from db.errors import DbError, ExecutionError
 from db.executor import ExecutorSettings
 from db.server import SCALES, ServerSettings, up
-from db.tap_server import tap_session
+from db.tap_server import SYNC_LIMIT_S, tap_session
 from engines import PostgresEngine, TapSettings
 from engines.adql import translate
 from optimizers.metric import IDS, identifier_strings
@@ -134,7 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         with (
             session,
             PostgresEngine(ExecutorSettings(dsn=up(settings).reader_dsn, timeout_s=TIMEOUT_S, **LIMITS)) as postgres,
-            TapEngine(TapSettings(url=url, timeout_s=TIMEOUT_S, max_rows=LIMITS["max_rows"])) as tap,
+            TapEngine(
+                TapSettings(url=url, timeout_s=TIMEOUT_S, max_rows=LIMITS["max_rows"], sync_limit_s=SYNC_LIMIT_S)
+            ) as tap,
         ):
             execution = compare(golds, postgres, tap)
     except (DataError, DbError) as err:

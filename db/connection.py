@@ -9,7 +9,7 @@ from psycopg_pool import ConnectionPool
 
 from db.errors import DatabaseBusy, DatabaseUnavailable
 
-__all__ = ["open_pool", "pool_timeout_error", "unavailable_message"]
+__all__ = ["open_pool", "pool_timeout_error", "probe", "unavailable_message"]
 
 
 def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int) -> ConnectionPool:
@@ -18,7 +18,7 @@ def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int) -> Connecti
     Raises:
         DatabaseUnavailable: the server cannot be reached or refuses the login.
     """
-    _probe(dsn, connect_timeout_s)
+    probe(dsn, connect_timeout_s)
     pool = ConnectionPool(
         dsn,
         kwargs={"connect_timeout": _libpq_timeout(connect_timeout_s)},
@@ -68,7 +68,7 @@ def _configure(conn: psycopg.Connection) -> None:
     conn.adapters.register_loader("numeric", FloatLoader)
 
 
-def _probe(dsn: str, connect_timeout_s: float) -> None:
+def probe(dsn: str, connect_timeout_s: float) -> None:
     """Open and close one connection, raising DatabaseUnavailable with libpq's reason."""
     try:
         psycopg.connect(dsn, connect_timeout=_libpq_timeout(connect_timeout_s)).close()

@@ -30,11 +30,13 @@ from db.server import ServerSettings, up
 from db.tap_rd import RD_ID, TAP_SCHEMA, render_index_ddl, render_rd, render_tables_ddl, tap_tables
 from defaults.time_limits import DACHS_START_S
 
-__all__ = ["TapServerStatus", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
+__all__ = ["SYNC_LIMIT_S", "TapServerStatus", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
 
 logger = logging.getLogger(__name__)
 
 GAVO_DIR = Path(os.environ.get("GAVO_ROOT", "/var/gavo"))
+SYNC_LIMIT_S = 60.0
+"""The local service's own time limit of sync queries (DaCHS's default ``[async]defaultExecTimeSync``, kept)."""
 _LOCK_WAIT_S = 1800.0
 _depth = 0  # how many nested `_exclusive` blocks of this process hold the DaCHS lock
 _NOT_INSTALLED = (

@@ -2,6 +2,7 @@
 
 from typing import Any, Self
 
+from db.connection import probe
 from db.executor import Executor, ExecutorSettings, Result
 
 __all__ = ["PostgresEngine"]
@@ -26,6 +27,14 @@ class PostgresEngine:
     def fingerprint(self) -> str:
         """Return ``postgres-`` and the database contents' fingerprint."""
         return f"{self.name}-{self.executor.fingerprint()}"
+
+    def check_available(self) -> None:
+        """Open and close one connection of its own (the pool's may all be busy), within the connect timeout.
+
+        Raises:
+            DatabaseUnavailable: The database cannot be reached.
+        """
+        probe(self.settings.dsn, self.settings.connect_timeout_s)
 
     def tables(self) -> None:
         """Serve every catalog table."""
