@@ -10,7 +10,9 @@ Example (what ``python -m serve`` does, with a program already loaded)::
 """
 
 from serve.app import create_app
+from serve.errors import WorkbenchError
 from serve.settings import ServeSettings, is_loopback
-from serve.workbench import Record, Workbench, WorkbenchError
+from serve.store import Record
+from serve.workbench import Workbench
 
 __all__ = ["Record", "ServeSettings", "Workbench", "WorkbenchError", "create_app", "is_loopback"]

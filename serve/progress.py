@@ -13,6 +13,7 @@ import dspy
 from dspy.utils.callback import BaseCallback
 
 from db.errors import ExecutionError
+from serve.gate import CLIENT, QueryGate
 
 __all__ = ["ReportingEngine", "StageReporter", "stage_names"]
 
@@ -77,16 +78,23 @@ def _gist(outputs: Any, exception: BaseException | None) -> str:
 
 
 class ReportingEngine:
-    """Wrap an engine so that every run is reported to the current question's ``StageReporter``."""
+    """Wrap an engine so that every run takes a slot of its client's share of connections (``serve.gate``) and is
+    reported to the current question's ``StageReporter``."""
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: Any, gate: QueryGate) -> None:
         self.executor = engine  # named like the other wrappers', so modules.execution finds the pool behind it
         self.name = engine.name
+        self.gate = gate
 
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Any:
-        """Run `sql` on the wrapped engine and report the outcome."""
+        """Run `sql` on the wrapped engine once the client has a slot, and report the outcome.
+
+        Raises:
+            DatabaseBusy: The client's share of connections stayed taken for the gate's wait.
+        """
         try:
-            result = self.executor.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
+            with self.gate.slot(CLIENT.get()):
+                result = self.executor.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
         except ExecutionError as err:
             self._report(err, None)
             raise

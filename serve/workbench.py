@@ -1,16 +1,15 @@
 """The workbench behind the page, the HTTP API and the MCP server: ask, rerun SQL, keep answers and histories.
 
-Everything here blocks (LM calls, queries); the web layer calls it from worker threads.
+LM calls and queries block: questions are answered in worker threads, and a caller waits for one without holding a
+thread (``await bench.answer(job)``); SQL written by hand runs in the web layer's thread pool. Every query takes a
+slot of its client's share of the engine's connections first (``serve.gate``).
 """
 
 from __future__ import annotations
 
-import collections
-import dataclasses
 import logging
 import secrets
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -18,129 +17,139 @@ import dspy
 
 from answering import Answer, AnsweringError, Text2SQL, clean_text
 from answering.question import MAX_KNOWLEDGE_CHARS
-from db.errors import DbError, ExecutionError
+from db.errors import DatabaseBusy, DatabaseUnavailable, DbError, ExecutionError, GuardError
 from lms.lm_watch import describe_lm_error
 from lms.usage import price_usd, total_usage
+from modules.execution import connection_limit
+from serve.errors import (
+    EngineBusyError,
+    EngineUnavailableError,
+    LanguageModelError,
+    QueryFailedError,
+    UnexpectedError,
+    WorkbenchError,
+)
+from serve.gate import CLIENT, QueryGate
 from serve.jobs import AnswerQueue, Job
 from serve.progress import ReportingEngine, StageReporter, stage_names
 from serve.settings import ServeSettings
+from serve.store import AnswerStore, Record
 
-__all__ = ["Record", "Workbench", "WorkbenchError"]
+__all__ = ["Workbench", "raise_if_failed"]
 
 logger = logging.getLogger(__name__)
 
-
-class WorkbenchError(Exception):
-    """A request the workbench cannot serve; the message says why, in one line, for the user."""
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Record:
-    """One answer kept for its page, downloads and plots.
-
-    Attributes:
-        id: Its key in URLs.
-        answer: The answer (``frame`` None when it could not answer).
-        source: ``ask`` (the program wrote the SQL), ``sql`` (the user's SQL box or ``run_sql``) or ``adql`` (the
-            user's ADQL box, on TAP).
-        model: The model that answered ("" for SQL the user wrote).
-        engine: The engine the SQL ran on.
-        input_tokens: LM input tokens of the answer.
-        output_tokens: LM output tokens.
-        cost_usd: Their price from LiteLLM's price map, or None (local or unknown model).
-        created: Unix time.
-    """
-
-    id: str
-    answer: Answer
-    source: str
-    model: str
-    engine: str
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float | None = None
-    created: float = dataclasses.field(default_factory=time.time)
-
-    def usage(self) -> dict[str, Any]:
-        """Return the model, engine, tokens and cost, JSON-ready."""
-        return {
-            "model": self.model,
-            "engine": self.engine,
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cost_usd": self.cost_usd,
-        }
+QUERIES_WITHOUT_A_POOL = 4
+"""Queries run at once on an engine without a connection pool (TAP)."""
+BUSY_RETRY_S = 5
+"""Retry-After of a query refused as busy."""
 
 
 class Workbench:
-    """A loaded program with its engine, the answers kept in memory and each session's history (thread-safe)."""
+    """A loaded program with its engine, the answers kept in memory and each page session's history (thread-safe)."""
 
     def __init__(self, t2s: Text2SQL, settings: ServeSettings, *, model: str) -> None:
-        """Wrap a loaded program; its engine is wrapped so that executions are reported as stages."""
+        """Wrap a loaded program; its engine is wrapped so that executions are gated per client and reported."""
         self.t2s = t2s
         self.settings = settings
         self.model = model
-        self.engine = ReportingEngine(t2s.executor)
+        capacity = connection_limit(t2s.executor) or QUERIES_WITHOUT_A_POOL
+        self.gate = QueryGate(capacity, wait_s=settings.busy_wait_s)
+        self.engine = ReportingEngine(t2s.executor, self.gate)
         t2s.program.executor = self.engine
-        self.queue = AnswerQueue(one_at_a_time=settings.one_at_a_time)
+        self.queue = AnswerQueue(
+            one_at_a_time=settings.one_at_a_time,
+            max_jobs=settings.max_queued,
+            max_jobs_per_client=settings.max_queued_per_client,
+        )
+        self.store = AnswerStore(
+            max_answers=settings.max_answers_kept,
+            max_bytes=settings.max_kept_bytes,
+            max_sessions=settings.max_sessions,
+            max_history=settings.max_history,
+        )
         self._stages = stage_names(t2s.program)
         self._pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="workbench")
-        self._lock = threading.Lock()
         self._submitting = threading.Lock()
-        self._records: collections.OrderedDict[str, Record] = collections.OrderedDict()
-        self._histories: dict[str, list[str]] = collections.defaultdict(list)
 
     @property
     def engine_name(self) -> str:
         """The engine kind, "postgres" or "tap"."""
         return self.engine.name
 
-    def start_ask(self, question: str, knowledge: str = "", *, session: str = "") -> Job:
-        """Check the texts, then answer in a worker thread; the job's events report its progress.
+    def start_ask(self, question: str, knowledge: str = "", *, session: str | None = None) -> Job:
+        """Check the texts and queue the question for the current client (``serve.gate.CLIENT``); a worker thread
+        answers it, and the job's events report its progress.
 
         Raises:
             WorkbenchError: The question is empty or too long, or the knowledge is too long.
+            TooManyQuestionsError: The client, or all clients, have as many questions queued as the queue takes.
         """
         question, knowledge = self._clean(question, knowledge)
-        job = Job(question=question)
+        job = Job(question=question, client=CLIENT.get())
         with self._submitting:  # the pool takes jobs in queue order, so no worker waits on a job not yet taken
             self.queue.join(job)
             self._pool.submit(self._answer, job, knowledge, session)
         return job
 
-    def ask(self, question: str, knowledge: str = "", *, session: str = "") -> Record:
-        """Answer and wait (API and MCP).
+    async def answer(self, job: Job) -> Record:
+        """Wait for the job's answer without holding a thread (API and MCP).
 
         Raises:
-            WorkbenchError: Bad texts, or the model or database failed.
+            WorkbenchError: The model or the engine failed (the subclass says how).
         """
-        job = self.start_ask(question, knowledge, session=session)
-        job.wait()
-        if job.error is not None:
-            raise WorkbenchError(job.error)
+        await job.finished()
+        if job.failure is not None:
+            raise job.failure
         return self.record(job.answer_id)
 
-    def run_sql(self, sql: str, *, question: str = "", session: str = "") -> Record:
+    def run_sql(self, sql: str, *, question: str = "", session: str | None = None) -> Record:
         """Run SQL the user wrote, through the same guard and read-only role as generated SQL.
 
         Raises:
-            WorkbenchError: The SQL is empty or too long, or the database cannot be reached.
+            WorkbenchError: The SQL is empty or too long, or the database is busy or cannot be reached.
         """
         return self._run_by_hand("sql", sql, question, session, self.engine.execute)
 
-    def run_adql(self, adql: str, *, question: str = "", session: str = "") -> Record:
+    def run_adql(self, adql: str, *, question: str = "", session: str | None = None) -> Record:
         """Run ADQL the user wrote on the TAP engine as it is (one SELECT; the service's read-only role applies).
 
         Raises:
-            WorkbenchError: Not on the TAP engine, the ADQL is empty or too long, or the service cannot be reached.
+            WorkbenchError: Not on the TAP engine, the ADQL is empty or too long, or the service is busy or cannot
+                be reached.
         """
-        tap = getattr(self.engine, "executor", self.engine)
+        tap = self.t2s.executor
         if not hasattr(tap, "execute_adql"):
             raise WorkbenchError("ADQL runs on a TAP service only; start the workbench with --engine tap")
-        return self._run_by_hand("adql", adql, question, session, tap.execute_adql)
 
-    def _run_by_hand(self, language: str, text: str, question: str, session: str, execute: Any) -> Record:
-        """Run SQL or ADQL written in the page's boxes or sent to the API, and keep the answer."""
+        def execute(adql: str) -> Any:
+            with self.gate.slot(CLIENT.get()):
+                return tap.execute_adql(adql)
+
+        return self._run_by_hand("adql", adql, question, session, execute)
+
+    def record(self, answer_id: str | None) -> Record:
+        """Return a kept answer.
+
+        Raises:
+            WorkbenchError: No such answer (never made, or dropped for newer ones).
+        """
+        found = self.store.get(answer_id or "")
+        if found is None:
+            raise WorkbenchError(f"no answer {answer_id!r} here; it may have been dropped for newer ones")
+        return found
+
+    def history(self, session: str) -> list[Record]:
+        """Return the page session's answers still kept, newest first."""
+        return self.store.history(session)
+
+    def close(self) -> None:
+        """Stop the worker threads and close the engine."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self.t2s.close()
+
+    def _run_by_hand(self, language: str, text: str, question: str, session: str | None, execute: Any) -> Record:
+        """Run SQL or ADQL written in the page's boxes or sent to the API or MCP, and keep the answer."""
         try:
             text = clean_text(text, field=language, max_chars=self.settings.max_sql_chars)
             question = clean_text(question, field="original_question", max_chars=self.settings.max_question_chars)
@@ -148,15 +157,14 @@ class Workbench:
             raise WorkbenchError(str(err)) from err
         if not text:
             raise WorkbenchError(f"the {language.upper()} box is empty; write one SELECT statement")
-        sql = text if language == "sql" else ""
+        sql, adql = (text, "") if language == "sql" else ("", text)
         try:
             result = execute(text)
         except ExecutionError as err:
-            adql = text if language == "adql" else ""
-            error, kind = str(err), err.kind.value
-            answer = Answer(question=question, sql=sql, adql=adql, frame=None, error=error, error_kind=kind)
+            kind = "refused" if isinstance(err, GuardError) else err.kind.value
+            answer = Answer(question=question, sql=sql, adql=adql, frame=None, error=str(err), error_kind=kind)
         except DbError as err:
-            raise WorkbenchError(str(err)) from err
+            raise _failure(err) from err
         else:
             answer = Answer(
                 question=question,
@@ -169,30 +177,8 @@ class Workbench:
                 attempts=[{"sql": text, "error_kind": None, "message": None}],
             )
         record = Record(id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name)
-        return self._keep(record, session)
-
-    def record(self, answer_id: str | None) -> Record:
-        """Return a kept answer.
-
-        Raises:
-            WorkbenchError: No such answer (never made, or dropped for newer ones).
-        """
-        with self._lock:
-            found = self._records.get(answer_id or "")
-        if found is None:
-            raise WorkbenchError(f"no answer {answer_id!r} here; it may have been dropped for newer ones")
-        return found
-
-    def history(self, session: str) -> list[Record]:
-        """Return the session's answers still kept, newest first."""
-        with self._lock:
-            ids = list(self._histories.get(session, ()))
-            return [self._records[i] for i in reversed(ids) if i in self._records]
-
-    def close(self) -> None:
-        """Stop the worker threads and close the engine."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        self.t2s.close()
+        self.store.keep(record, session)
+        return record
 
     def _clean(self, question: str, knowledge: str) -> tuple[str, str]:
         try:
@@ -202,24 +188,19 @@ class Workbench:
             raise WorkbenchError(str(err)) from err
         return question, knowledge
 
-    def _answer(self, job: Job, knowledge: str, session: str) -> None:
+    def _answer(self, job: Job, knowledge: str, session: str | None) -> None:
+        CLIENT.set(job.client)  # this worker thread's own context: the answer's queries count for the asker
         try:
             with self.queue.turn(job):
                 job.emit({"type": "started"})
                 reporter = StageReporter(self._stages, job.emit)
                 with dspy.context(callbacks=[reporter]):
                     answer = self.t2s.ask(job.question, external_knowledge=knowledge)
-        except (AnsweringError, DbError) as err:
-            job.finish(error=str(err))
+        except Exception as err:  # every failure, a bug included, must end the job: someone waits for it
+            job.finish(failure=_failure(err))
             return
-        except dspy.LMError as err:
-            job.finish(error=f"the language model failed: {describe_lm_error(err)}")
-            return
-        except Exception as err:  # a bug must not leave the page waiting; the log keeps the traceback
-            logger.exception("answering %r failed", job.question)
-            job.finish(error=f"internal error ({type(err).__name__}); the server log has the details")
-            return
-        record = self._keep(self._priced(answer), session)
+        record = self._priced(answer)
+        self.store.keep(record, session)
         job.finish(answer_id=record.id)
 
     def _priced(self, answer: Answer) -> Record:
@@ -236,14 +217,32 @@ class Workbench:
             cost_usd=price_usd(self.model, input_tokens, output_tokens),
         )
 
-    def _keep(self, record: Record, session: str) -> Record:
-        with self._lock:
-            self._records[record.id] = record
-            while len(self._records) > self.settings.max_answers_kept:
-                self._records.popitem(last=False)
-            self._histories[session].append(record.id)
-        return record
+
+def raise_if_failed(record: Record) -> Record:
+    """Return `record` if its SQL ran, for API and MCP clients, whose errors must look like errors.
+
+    Raises:
+        QueryFailedError: The SQL was refused, failed or ran out of time (the record is still kept for the page).
+    """
+    answer = record.answer
+    if answer.error is not None:
+        raise QueryFailedError(answer.error, kind=answer.error_kind or "general", sql=answer.sql or answer.adql)
+    return record
+
+
+def _failure(err: Exception) -> WorkbenchError:
+    """Say why a question or a query could not be served, as the workbench error of its kind."""
+    if isinstance(err, DatabaseBusy):
+        return EngineBusyError(str(err), retry_after_s=BUSY_RETRY_S)
+    if isinstance(err, DatabaseUnavailable):
+        return EngineUnavailableError(str(err))
+    if isinstance(err, dspy.LMError):
+        return LanguageModelError(f"the language model failed: {describe_lm_error(err)}")
+    if isinstance(err, AnsweringError | DbError):
+        return WorkbenchError(str(err))
+    logger.error("answering failed", exc_info=err)
+    return UnexpectedError.about(err)
 
 
 def _new_id() -> str:
-    return secrets.token_urlsafe(9)
+    return secrets.token_urlsafe(16)

@@ -38,6 +38,8 @@ MODULES = (
     "optimizers.select_list",
     "optimizers.value_match",
     "serve.access",
+    "serve.errors",
+    "serve.mcp_server",
     "serve.settings",
 )
 

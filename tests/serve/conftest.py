@@ -1,23 +1,45 @@
-"""A workbench over the tiny embedded database with a scripted fake LM, and its app."""
+"""A workbench over the tiny embedded database with a scripted fake LM, its app, and the app served by uvicorn."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
+import uvicorn
 from fastapi.testclient import TestClient
 
 from answering import load
+from lms.fake import fake_lm, render_answer
 from serve import ServeSettings, Workbench, create_app
 from tests.answering.scripts import scripted_lm
+from tests.conftest import free_port
 
 POSITIONS_SQL = "SELECT oid, meanra, meandec, ndet FROM object ORDER BY oid LIMIT 120"
 """What the fake LM writes: 120 objects with positions, so the table has pages and the sky plot has points."""
+SLOW_SQL = "SELECT count(*) AS n FROM detection a, detection b, detection c, detection d"
+"""A query that runs for minutes on the tiny database: it holds a connection until its timeout."""
+_FIELDS = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
+_FIELDS |= {"difficulty": {"difficulty": "simple"}}
 
 
-def make_bench(dsn: str, sql: str = POSITIONS_SQL, **settings: object) -> Workbench:
-    """Build a workbench whose program answers every question with `sql`."""
-    t2s = load("fake/scripted", dsn=dsn, lm=scripted_lm(sql), uncompiled=True)
+def make_bench(dsn: str, sql: str = POSITIONS_SQL, *, timeout_s: float = 30.0, **settings: object) -> Workbench:
+    """Build a workbench whose program answers every question with `sql`, each query limited to `timeout_s`."""
+    t2s = load("fake/scripted", dsn=dsn, lm=scripted_lm(sql), uncompiled=True, timeout_s=timeout_s)
+    return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
+
+
+def waiting_bench(dsn: str, wait: Callable[[], object], **settings: object) -> Workbench:
+    """A workbench whose generation call runs `wait()` before answering ``SELECT 1 AS n``."""
+
+    def answer(call):
+        if call.stage == "direct":
+            wait()
+        return render_answer(_FIELDS.get(call.stage, {"sql": "SELECT 1 AS n"}))
+
+    t2s = load("fake/scripted", dsn=dsn, lm=fake_lm(answer), uncompiled=True)
     return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
 
 
@@ -41,3 +63,21 @@ def client(bench: Workbench) -> Iterator[TestClient]:
     """A test client of the workbench's app."""
     with client_of(bench) as test_client:
         yield test_client
+
+
+@contextlib.contextmanager
+def serving(bench: Workbench) -> Iterator[str]:
+    """Serve the workbench's app with uvicorn on a free loopback port, in a thread; yield its base URL."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(bench), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        started = time.monotonic()
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() - started < 20, "uvicorn did not start"
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

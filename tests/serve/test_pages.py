@@ -122,7 +122,9 @@ def test_a_bad_question_is_a_message(client):
     refused = client.post("/jobs", data={"question": "x" * 5_000})
     assert refused.status_code == 400
     assert refused.json() == {
-        "error": "the question is 5,000 characters long; the limit is 2,000. Shorten it to the part that matters."
+        "error": "the question is 5,000 characters long; the limit is 2,000. Shorten it to the part that matters.",
+        "kind": "bad_request",
+        "sql": "",
     }
     assert client.post("/jobs", data={"question": ""}).json()["error"].startswith("the question is empty")
 
