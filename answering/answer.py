@@ -32,7 +32,7 @@ class Answer:
         frame: The rows of the final SQL, or None when it could not answer.
         truncated: True when the query had more rows than the executor keeps (``max_rows``).
         error: Why it could not answer, one line; None when it answered.
-        error_kind: ``db.errors.ErrorKind`` value of the final execution error, or "no_sql"; None when answered.
+        error_kind: ``engines.errors.ErrorKind`` value of the final execution error, or "no_sql"; None when answered.
         difficulty: "simple", "medium" or "advanced", or None (classification off or failed).
         plan: Decomposition steps ([] when not planned).
         attempts: One {"sql", "error_kind", "message"} per execution.
@@ -122,7 +122,7 @@ class Answer:
 
         Raises:
             AnsweringError: No engine, or ``oid`` is not an object id.
-            db.errors.ExecutionError: A light-curve query failed.
+            engines.errors.ExecutionError: A light-curve query failed.
         """
         if self.engine is None:
             raise AnsweringError("this answer has no engine to query light curves on; ask through answering.load")

@@ -15,16 +15,16 @@ Example (in a notebook)::
     answer.plot_lightcurve("ZTF20aaelulu")   # magpsf against MJD per band, limits as arrows
     answer.to_votable("answer.xml")
 
-``load()`` with no model uses the default local model; ``dsn=None`` means ``$ALERCE_DSN``, else the embedded
-server; ``engine="tap"`` runs the SQL on ALeRCE's TAP service as ADQL instead (``tap_url`` picks another). Generated
-SQL always passes the SQL guard first, then runs read-only with a time limit.
+``load()`` with no model uses the default local model; without ``engine`` the SQL runs on ``$ALERCE_DSN``, else the
+embedded server; ``engine=EngineSettings(engine="tap")`` runs it on ALeRCE's TAP service as ADQL instead
+(``tap_url`` picks another); ``program=ProgramSettings(without=("selection",))`` switches stages off. Generated SQL
+always passes the SQL guard first, then runs read-only with a time limit.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from pathlib import Path
 from typing import Any, Self
 
 import dspy
@@ -32,13 +32,15 @@ import dspy
 import lms
 from answering.answer import Answer
 from answering.question import MAX_KNOWLEDGE_CHARS, clean_text
+from db.engine import open_engine
 from defaults.time_limits import ASK_CONNECT_S, ASK_QUERY_S
-from engines import Engine, EngineSettings, open_engine
-from modules import OPTIONAL_STAGES, DirectText2SQL, UnknownStageError
-from optimizers.artifact import load_program
-from optimizers.settings import make_adapter
+from engines import Engine, EngineSettings
+from modules import DirectText2SQL
+from modules.adapter import make_adapter
+from modules.artifact import load_program
+from modules.settings import ProgramSettings
 
-__all__ = ["Answer", "Text2SQL", "load"]
+__all__ = ["Answer", "Text2SQL", "ask_defaults", "load"]
 
 
 class Text2SQL:
@@ -92,7 +94,7 @@ class Text2SQL:
 
         Raises:
             BadQuestion: The question is empty, or a text is over its length limit.
-            db.errors.DatabaseUnavailable: The database cannot be reached.
+            engines.errors.DatabaseUnavailable: The database cannot be reached.
             dspy.LMError: The LM refused every call (configuration, authentication or billing).
         """
         started = time.perf_counter()
@@ -149,89 +151,56 @@ def _why_unanswered(pred: dspy.Prediction) -> tuple[str | None, str | None]:
 def load(
     model: str | None = None,
     *,
-    program: str | Path | None = None,
-    dsn: str | None = None,
-    engine: str = "postgres",
-    tap_url: str | None = None,
-    stages: tuple[str, ...] | list[str] | None = None,
-    without: tuple[str, ...] | list[str] = (),
-    candidates: int | None = None,
-    uncompiled: bool = False,
-    direct: bool = False,
+    program: ProgramSettings | None = None,
+    engine: EngineSettings | Engine | None = None,
     lm: dspy.LM | None = None,
-    timeout_s: float = ASK_QUERY_S,
-    ground: tuple[Path, ...] | None = None,
 ) -> Text2SQL:
     """Build the program for a model, load its compiled artifact and connect to the database.
 
     Args:
         model: ``provider/model`` string (``lms.resolve_lm``); None means the default local model. It also names
             the artifact folder ``artifacts/<model slug>``.
-        program: An artifact folder or program.json to load instead of the model's.
-        dsn: The database; None means ``$ALERCE_DSN``, else the embedded server (engine postgres).
-        engine: ``postgres`` or ``tap`` (the SQL runs on a TAP service, translated to ADQL).
-        tap_url: The TAP service; None means ``$ALERCE_TAP_URL``, else ALeRCE's (engine tap).
-        stages: Stages switched on; None keeps the artifact's (all stages when uncompiled).
-        without: Optional stages to switch off on top of that (``modules.OPTIONAL_STAGES``).
-        candidates: SQL candidates per question; None keeps the artifact's (else the model's default).
-        uncompiled: Ignore any artifact and run the code-defined prompts.
-        direct: Run the one-call ``DirectText2SQL`` baseline instead (no artifact, no stages).
+        program: Which program answers (an artifact, uncompiled, the direct baseline) and the stage and candidate
+            switches that adjust it; None loads the model's artifact as compiled.
+        engine: Where the SQL runs (``EngineSettings``: the embedded database by default, ``--dsn``, or a TAP
+            service; its ``timeout_s`` limits each generated query, default 30 s), or an engine opened already
+            (closed with the program).
         lm: A ready LM (tests, notebooks with custom settings); None resolves ``model``.
-        timeout_s: Time limit of each generated query, in seconds.
-        ground: Gold-query files to ground the embedded database on (``python -m db up --ground``); None keeps
-            its grounding.
 
     Returns:
         The loaded program; close it (or use it as a context manager) to release the connections.
 
     Raises:
         lms.LMConfigError: Unknown model string, missing API key or missing local model package.
-        modules.UnknownStageError: ``without`` names a stage that is not optional.
-        optimizers.errors.OptimizerError: ``program`` holds no artifact, or the artifact does not match the code.
-        db.errors.DbError: The database cannot be reached (``DatabaseUnavailable``) or the server cannot start.
+        modules.errors.PipelineError: The artifact is missing or does not match the code.
+        engines.errors.EngineError: The database cannot be reached (``DatabaseUnavailable``) or the server cannot
+            start.
     """
-    for name in without:
-        if name not in OPTIONAL_STAGES:
-            raise UnknownStageError(name, OPTIONAL_STAGES)
+    program = program or ProgramSettings()
     lm = lm if lm is not None else lms.resolve_lm(model)
-    settings = EngineSettings(
-        engine=engine,
-        dsn=dsn,
-        tap_url=tap_url,
-        timeout_s=timeout_s,
-        connect_timeout_s=ASK_CONNECT_S,
-        ground=ground,
-    )
-    executor = open_engine(settings)
+    if isinstance(engine, EngineSettings | None):
+        engine = open_engine(ask_defaults(engine or EngineSettings()))
     try:
-        built, manifest = _build(
-            model, executor, timeout_s, program=program, stages=stages, uncompiled=uncompiled, direct=direct
-        )
-        if without and not direct:
-            kept = tuple(stage for stage in built.settings.stages if stage not in without)
-            built.settings = dataclasses.replace(built.settings, stages=kept)
-        if candidates is not None and not direct:
-            built.settings = dataclasses.replace(built.settings, candidates=candidates)
-        executor.fingerprint()  # fail fast on an unreachable database or service, before any LM call
+        built, manifest = _build(model, engine, program)
+        engine.fingerprint()  # fail fast on an unreachable database or service, before any LM call
     except BaseException:
-        executor.close()
+        engine.close()
         raise
     adapter = make_adapter(manifest["adapter"]) if manifest and manifest.get("adapter") else None
-    return Text2SQL(built, lm=lm, executor=executor, adapter=adapter, manifest=manifest)
+    return Text2SQL(built, lm=lm, executor=engine, adapter=adapter, manifest=manifest)
 
 
-def _build(
-    model: str | None,
-    executor: Engine,
-    timeout_s: float,
-    *,
-    program: str | Path | None,
-    stages: tuple[str, ...] | list[str] | None,
-    uncompiled: bool,
-    direct: bool,
-) -> tuple[dspy.Module, dict[str, Any] | None]:
-    if direct:
-        return DirectText2SQL(executor, timeout_s=timeout_s), None
-    built, manifest = load_program(model, executor=executor, program_path=program, stages=stages, uncompiled=uncompiled)
-    built.settings = dataclasses.replace(built.settings, timeout_s=timeout_s)
-    return built, manifest
+def ask_defaults(settings: EngineSettings) -> EngineSettings:
+    """Fill the time limits an interactive question has by default (30 s per query, 5 s to connect)."""
+    return dataclasses.replace(
+        settings,
+        timeout_s=ASK_QUERY_S if settings.timeout_s is None else settings.timeout_s,
+        connect_timeout_s=ASK_CONNECT_S if settings.connect_timeout_s is None else settings.connect_timeout_s,
+    )
+
+
+def _build(model: str | None, engine: Engine, program: ProgramSettings) -> tuple[dspy.Module, dict[str, Any] | None]:
+    """Build the program; its queries take the engine's time limit."""
+    if program.direct:
+        return DirectText2SQL(engine), None
+    return load_program(model, executor=engine, choice=program)

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
-from answering.render import plain_value, unique_labels
-from db.catalog import Column, load_catalog
+from answering.cells import plain_value, unique_labels
+from catalog import Column, load_catalog
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -18,22 +18,17 @@ from answering.api import Answer, load
 from answering.errors import BadQuestion
 from answering.question import EXAMPLE_QUESTION, clean_text
 from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table, render_votable
-from cli import (
-    add_candidates_argument,
-    add_engine_arguments,
-    add_model_argument,
-    add_query_timeout_argument,
-    add_verbosity_arguments,
-    comma_choices,
-    logging_to_stderr,
-    positive_int,
-)
-from db.errors import DbError
-from db.server import DSN_ENV
+from cli import add_verbosity_arguments, comma_choices, logging_to_stderr, positive_int
+from engines.errors import EngineError
+from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
+from engines.settings import DSN_ENV
 from engines.tap_settings import TAP_URL_ENV
 from lms import LMConfigError
+from lms.options import add_model_argument
 from modules import OPTIONAL_STAGES
-from optimizers.errors import OptimizerError
+from modules.errors import PipelineError
+from modules.options import add_candidates_argument
+from modules.settings import ProgramSettings
 
 __all__ = ["FORMATS", "SHOW_CHOICES", "build_parser", "main"]
 
@@ -135,9 +130,8 @@ def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
 
 def _answer(args: argparse.Namespace) -> Answer:
     question = clean_text(args.question)
-    engine = {"dsn": args.dsn, "engine": args.engine, "tap_url": args.tap_url}
-    options = {"without": args.without, "candidates": args.candidates, "timeout_s": args.timeout}
-    with load(args.model, program=args.program, **options, **engine) as t2s:
+    program = ProgramSettings(artifact=args.program, without=args.without, candidates=args.candidates)
+    with load(args.model, program=program, engine=engine_settings(args, timeout_s=args.timeout)) as t2s:
         return t2s.ask(question, args.external_knowledge, args.domain_knowledge)
 
 
@@ -153,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         except BadQuestion as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-        except (LMConfigError, OptimizerError, DbError) as err:
+        except (LMConfigError, PipelineError, EngineError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 1
         except dspy.LMError as err:

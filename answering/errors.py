@@ -7,7 +7,7 @@ class AnsweringError(Exception):
     """Root of every exception raised by the answering package."""
 
 
-class BadQuestion(AnsweringError, ValueError):  # noqa: N818 - named after the problem, like UnknownModel
+class BadQuestion(AnsweringError, ValueError):
     """The question (or a knowledge text) is empty or too long; the message says what to ask instead.
 
     Attributes:

@@ -54,7 +54,7 @@ def fetch_lightcurve(engine: Engine, oid: str, *, timeout_s: float | None = None
 
     Raises:
         AnsweringError: ``oid`` is not an identifier.
-        db.errors.ExecutionError: A query failed.
+        engines.errors.ExecutionError: A query failed.
     """
     detections_sql, non_detections_sql = lightcurve_sql(oid)
     detections = engine.execute(detections_sql, timeout_s=timeout_s).frame

@@ -2,55 +2,28 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import io
 import json
-import math
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from answering.cells import plain_value
+
 if TYPE_CHECKING:
-    from answering.api import Answer
+    from answering.answer import Answer
 
 __all__ = [
     "answer_json",
-    "plain_value",
     "render_attempts",
     "render_csv",
     "render_plan",
     "render_table",
     "render_votable",
-    "unique_labels",
 ]
 
 NULL_TEXT = "NULL"
 """How the table shows a NULL."""
-
-
-def plain_value(value: Any) -> Any:
-    """Turn a cell into a JSON-ready Python value: numpy scalars unwrapped, NaN/NaT to None, dates to ISO text.
-
-    Examples:
-        >>> plain_value(float("nan")) is None
-        True
-        >>> plain_value(dt.date(2021, 3, 4))
-        '2021-03-04'
-    """
-    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict)):
-        value = value.item() if getattr(value, "ndim", 0) == 0 else value.tolist()
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT:
-        return None
-    if isinstance(value, (dt.date, dt.time)):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return float(value)
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, (list, tuple)):
-        return [plain_value(item) for item in value]
-    return value
 
 
 def _rows(frame: pd.DataFrame, limit: int | None) -> list[list[Any]]:
@@ -130,21 +103,6 @@ def render_votable(answer: Answer) -> str:
     buffer = io.BytesIO()
     answer.table.write(buffer, format="votable")
     return buffer.getvalue().decode()
-
-
-def unique_labels(frame: pd.DataFrame) -> list[str]:
-    """Return the frame's column labels as text, a repeated label suffixed with ``_`` until it is unique.
-
-    Examples:
-        >>> unique_labels(pd.DataFrame([[1, 2, 3]], columns=["oid", "oid", "n"]))
-        ['oid', 'oid_', 'n']
-    """
-    labels: list[str] = []
-    for label in map(str, frame.columns):
-        while label in labels:
-            label += "_"
-        labels.append(label)
-    return labels
 
 
 def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:

@@ -4,7 +4,7 @@ For each requested scale: build time, database size, rows per table, with the da
 of the dataset folder (as evaluate grounds it), and the time of the grounding step itself as the builder measures
 it (reading the queries, entities, rows, thinning). The default scale is also built without grounding first (then
 dropped, untimed); the difference of the two builds is the time grounding adds to `db up` (noisy on a busy
-machine). On the default scale: latency of every dev gold query through db.executor.Executor (one warm-up, then
+machine). On the default scale: latency of every dev gold query through PostgresEngine (one warm-up, then
 timed repetitions) and of q3c_radial_query cone searches around the positions of random objects. The server runs
 out of a temporary data folder on a free port and is stopped (and the folder deleted) at the end, even on error;
 the user's own server is never touched.
@@ -26,10 +26,12 @@ from benchmarks.common import free_port, gold_queries, latency_summary_ms, packa
 from data.errors import DataError
 from data.loader import grounding_files
 from db.cluster import Cluster
-from db.errors import DbError, ServerError
-from db.executor import Executor, ExecutorSettings
-from db.provision import SCALES, database_name, read_build_info
+from db.errors import ServerError
+from db.provision import database_name, read_build_info
 from db.server import ServerInfo, ServerSettings, down, up
+from engines.errors import EngineError
+from engines.postgres import PostgresEngine, PostgresSettings
+from replica.synthetic.scales import SCALES
 
 EXAMPLES = """examples:
   python -m benchmarks.db --dataset ../shared/alerce-t2s/dev.csv
@@ -79,7 +81,7 @@ def build_scale(data_dir: Path, port: int, scale: str, ground: tuple[Path, ...])
     started_at = time.time()
     started = time.perf_counter()
     times = _GroundingTimes()
-    builder_log = logging.getLogger("db.synthetic.build")
+    builder_log = logging.getLogger("replica.build")
     builder_log.addHandler(times)
     try:
         info = up(ServerSettings(data_dir=data_dir, port=port, scale=scale, seed=SEED, ground=ground))
@@ -114,7 +116,7 @@ def build_scale(data_dir: Path, port: int, scale: str, ground: tuple[Path, ...])
     return info, result
 
 
-def time_golds(executor: Executor, golds: list[tuple[int, str]], repeats: int) -> tuple[list[float], list[dict]]:
+def time_golds(executor: PostgresEngine, golds: list[tuple[int, str]], repeats: int) -> tuple[list[float], list[dict]]:
     """Run each gold once to warm up, then ``repeats`` timed times.
 
     Returns:
@@ -126,7 +128,7 @@ def time_golds(executor: Executor, golds: list[tuple[int, str]], repeats: int) -
         try:
             executor.execute(sql)
             timings = [executor.execute(sql).elapsed_s for _ in range(repeats)]
-        except DbError as err:
+        except EngineError as err:
             failures.append({"req_id": req_id, "error": str(err)[:200]})
             logger.info("gold %d failed: %s", req_id, err)
             continue
@@ -135,7 +137,7 @@ def time_golds(executor: Executor, golds: list[tuple[int, str]], repeats: int) -
     return durations, failures
 
 
-def cone_queries(executor: Executor, count: int, seed: int) -> list[str]:
+def cone_queries(executor: PostgresEngine, count: int, seed: int) -> list[str]:
     """Build ``count`` cone searches centred on random objects, radii log-uniform in CONE_RADIUS_DEG (seeded)."""
     frame = executor.execute("SELECT meanra, meandec FROM object ORDER BY oid", max_rows=10_000_000).frame
     positions = list(frame.itertuples(index=False, name=None))
@@ -151,7 +153,7 @@ def cone_queries(executor: Executor, count: int, seed: int) -> list[str]:
     return queries
 
 
-def time_cones(executor: Executor, queries: list[str]) -> tuple[list[float], list[int]]:
+def time_cones(executor: PostgresEngine, queries: list[str]) -> tuple[list[float], list[int]]:
     """Run each cone search once (after one warm-up query) and return durations in seconds and row counts."""
     if queries:
         executor.execute(queries[0])
@@ -161,8 +163,8 @@ def time_cones(executor: Executor, queries: list[str]) -> tuple[list[float], lis
 
 def measure_default(info: ServerInfo, golds: list[tuple[int, str]]) -> dict:
     """Time the gold queries and the cone searches on the default-scale database."""
-    settings = ExecutorSettings(dsn=info.reader_dsn, timeout_s=GOLD_TIMEOUT_S)
-    with Executor(settings) as executor:
+    settings = PostgresSettings(dsn=info.reader_dsn, timeout_s=GOLD_TIMEOUT_S)
+    with PostgresEngine(settings) as executor:
         logger.info("timing %d gold queries (%d repetitions after a warm-up)", len(golds), GOLD_REPEATS)
         durations, failures = time_golds(executor, golds, GOLD_REPEATS)
         logger.info("timing %d cone searches", CONE_COUNT)
@@ -268,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             with throwaway_data_dir("alerce-t2s-bench-") as data_dir:
                 results = run(args.scales, golds, data_dir, port, ground)
-    except (DataError, DbError) as err:
+    except (DataError, EngineError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     params = {

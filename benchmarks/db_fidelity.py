@@ -27,7 +27,7 @@ import sqlglot
 from sqlglot import exp
 
 from benchmarks.common import gold_queries
-from optimizers.metric import IDS
+from metric.perfect_match import IDS
 
 log = logging.getLogger("benchmarks.db_fidelity")
 
@@ -239,9 +239,9 @@ def _peer_report(dsn: str, path: Path, golds: dict[int, str], timeout_s: float) 
     import pandas as pd
 
     from benchmarks.peer_fidelity import peer_agreement
-    from db.executor import Executor, ExecutorSettings
+    from engines.postgres import PostgresEngine, PostgresSettings
 
-    with Executor(ExecutorSettings(dsn=dsn, timeout_s=timeout_s, max_bytes=_PEER_MAX_BYTES)) as executor:
+    with PostgresEngine(PostgresSettings(dsn=dsn, timeout_s=timeout_s, max_bytes=_PEER_MAX_BYTES)) as executor:
         result = peer_agreement(executor, pd.read_csv(path), golds, timeout_s)
     log.info(
         "peer predictions: row agreement %s, formatted column agreement %s",

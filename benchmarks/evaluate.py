@@ -1,6 +1,6 @@
 """Time the evaluation of the dev golds submitted as predictions: cold and warm gold cache, 1 and 2 workers.
 
-Each configuration opens a fresh Executor (so pool start-up is included) and a GoldCache on a temporary folder:
+Each configuration opens a fresh PostgresEngine (so pool start-up is included) and a GoldCache on a temporary folder:
 "cold" starts from an empty folder, "warm" reuses the folder a cold run just filled (gold queries are then read
 from disk; predictions still run). Nothing is written outside the temporary folders.
 """
@@ -14,15 +14,17 @@ import time
 from pathlib import Path
 
 from benchmarks.common import package_versions
-from cli import add_dsn_argument
 from data.errors import DataError
 from data.loader import dataset_sha256, load_dataset, resolve_dataset_path, split_file
-from db.errors import DbError
-from db.server import SCALES, resolve_dsn
-from engines import EngineSettings, open_engine
-from evaluation.gold_cache import GoldCache
+from db.engine import open_engine
+from db.server import resolve_dsn
+from engines import EngineSettings
+from engines.errors import EngineError
+from engines.options import add_dsn_argument
 from evaluation.predictions import Prediction
 from evaluation.runner import score_predictions
+from metric.gold_cache import GoldCache
+from replica.synthetic.scales import SCALES
 
 EXAMPLES = """examples:
   python -m benchmarks.evaluate
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         examples = load_dataset(dataset_file, "dev")
         dsn = resolve_dsn(args.dsn, scale=args.scale)
         results = measure(dsn, examples, max(1, args.repeats))
-    except (DataError, DbError) as err:
+    except (DataError, EngineError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     output = {

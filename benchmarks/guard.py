@@ -13,8 +13,8 @@ import time
 
 from benchmarks.common import gold_queries, latency_summary_ms, package_versions
 from data.errors import DataError
-from db.errors import GuardError
-from db.guard import MAX_PARSE_S, MAX_SQL_CHARS, check_sql
+from engines.errors import GuardError
+from engines.guard import MAX_PARSE_S, MAX_SQL_CHARS, check_sql
 
 EXAMPLES = """examples:
   python -m benchmarks.guard

@@ -15,11 +15,11 @@ import sys
 import time
 from pathlib import Path
 
-import db.executor
+import engines.postgres
 from benchmarks.common import free_port, latency_summary_ms, package_versions, throwaway_data_dir
-from db.errors import ExecutionError
-from db.executor import Executor, ExecutorSettings
 from db.server import ServerSettings, up
+from engines.errors import ExecutionError
+from engines.postgres import PostgresEngine, PostgresSettings
 
 EXAMPLES = """examples:
   python -m benchmarks.hostile
@@ -38,8 +38,8 @@ CLIENT_MEMORY_SQL = {
 }
 RSS_PROBE = """
 import json, resource, sys
-from db.executor import Executor, ExecutorSettings
-with Executor(ExecutorSettings(dsn=sys.argv[1], timeout_s=30, max_rows=1_000_000, pool_size=1)) as executor:
+from engines.postgres import PostgresEngine, PostgresSettings
+with PostgresEngine(PostgresSettings(dsn=sys.argv[1], timeout_s=30, max_rows=1_000_000, pool_size=1)) as executor:
     executor.execute("SELECT 1")
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     try:
@@ -52,7 +52,7 @@ print(json.dumps({"outcome": outcome, "peak_rss_growth_mb": grown_mb}))
 """
 
 
-def timed(executor: Executor, sql: str, timeout_s: float) -> dict[str, object]:
+def timed(executor: PostgresEngine, sql: str, timeout_s: float) -> dict[str, object]:
     """Run one statement; return its wall time in seconds and its outcome."""
     started = time.monotonic()
     try:
@@ -75,7 +75,7 @@ def client_memory(dsn: str, sql: str) -> dict[str, object]:
 def measure(dsn: str, admin_dsn: str, repeats: int) -> dict[str, object]:
     """All measurements on one database."""
     results: dict[str, object] = {}
-    with Executor(ExecutorSettings(dsn=dsn, pool_size=1)) as executor:
+    with PostgresEngine(PostgresSettings(dsn=dsn, pool_size=1)) as executor:
         executor.execute("SELECT 1")
         seconds = []
         for _ in range(repeats):
@@ -84,13 +84,13 @@ def measure(dsn: str, admin_dsn: str, repeats: int) -> dict[str, object]:
             seconds.append(time.perf_counter() - started)
         results["select_1_ms"] = latency_summary_ms(seconds)
         results["array_agg_to_memory_ceiling"] = timed(executor, MEMORY_SQL, 30.0)
-    guard = db.executor.check_sql
-    db.executor.check_sql = lambda sql: sql
+    guard = engines.postgres.check_sql
+    engines.postgres.check_sql = lambda sql: sql
     try:
-        with Executor(ExecutorSettings(dsn=admin_dsn, admin_dsn=admin_dsn, pool_size=1)) as executor:
+        with PostgresEngine(PostgresSettings(dsn=admin_dsn, admin_dsn=admin_dsn, pool_size=1)) as executor:
             results["uncancellable_xpath"] = timed(executor, UNCANCELLABLE_SQL, 1.0)
     finally:
-        db.executor.check_sql = guard
+        engines.postgres.check_sql = guard
     results["client_memory"] = {name: client_memory(dsn, sql) for name, sql in CLIENT_MEMORY_SQL.items()}
     return results
 

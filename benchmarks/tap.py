@@ -19,13 +19,14 @@ import pandas as pd
 
 from benchmarks.common import gold_queries, latency_summary_ms, package_versions
 from data.errors import DataError
-from db.errors import DbError, ExecutionError
-from db.executor import ExecutorSettings
-from db.server import SCALES, ServerSettings, up
-from db.tap_server import SYNC_LIMIT_S, tap_session
+from db.server import ServerSettings, up
+from db.tap.server import SYNC_LIMIT_S, tap_session
 from engines import PostgresEngine, TapSettings
 from engines.adql import translate
-from optimizers.metric import IDS, identifier_strings
+from engines.errors import EngineError, ExecutionError
+from engines.postgres import PostgresSettings
+from metric.perfect_match import IDS, identifier_strings
+from replica.synthetic.scales import SCALES
 
 EXAMPLES = """examples:
   python -m benchmarks.tap --dataset ../shared/alerce-t2s/dev.csv
@@ -133,13 +134,13 @@ def main(argv: list[str] | None = None) -> int:
         setup_s, session, url = time_setup(settings)
         with (
             session,
-            PostgresEngine(ExecutorSettings(dsn=up(settings).reader_dsn, timeout_s=TIMEOUT_S, **LIMITS)) as postgres,
+            PostgresEngine(PostgresSettings(dsn=up(settings).reader_dsn, timeout_s=TIMEOUT_S, **LIMITS)) as postgres,
             TapEngine(
                 TapSettings(url=url, timeout_s=TIMEOUT_S, max_rows=LIMITS["max_rows"], sync_limit_s=SYNC_LIMIT_S)
             ) as tap,
         ):
             execution = compare(golds, postgres, tap)
-    except (DataError, DbError) as err:
+    except (DataError, EngineError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     output = {

@@ -12,7 +12,7 @@ class DataError(Exception):
     """Root of the data package's errors."""
 
 
-class DatasetNotFound(DataError):  # noqa: N818 - name fixed by the shared contract
+class DatasetNotFound(DataError):
     """No dataset at the given or default location.
 
     Attributes:

@@ -6,10 +6,11 @@ import sys
 from pathlib import Path
 
 from cli.verbosity import add_verbosity_arguments, logging_to_stderr
-from db.errors import DbError
-from db.server import DEFAULT_PORT, SCALES, ServerSettings, down, running_dsn, status, up
-from db.tap_cli import COMMANDS as TAP_COMMANDS
-from db.tap_cli import add_tap_commands, run_tap_command
+from db.server import DEFAULT_PORT, ServerSettings, down, running_dsn, status, up
+from db.tap.cli import COMMANDS as TAP_COMMANDS
+from db.tap.cli import add_tap_commands, run_tap_command
+from engines.errors import EngineError
+from replica.synthetic.scales import SCALES
 
 EXAMPLES = """\
 examples:
@@ -90,7 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
         )
         sub.add_argument("--data-dir", type=Path, default=None, help=DATA_DIR_HELP)
         if name in ("up", "url"):
-            sub.add_argument("--scale", choices=SCALES, default="default", help="data scale (default: %(default)s)")
+            sub.add_argument(
+                "--scale", choices=tuple(SCALES), default="default", help="data scale (default: %(default)s)"
+            )
         if name == "up":
             sub.add_argument(
                 "--seed", type=int, default=None, help="generator seed (default: keep the built one, else 0)"
@@ -144,7 +147,7 @@ def _run_command(args: argparse.Namespace) -> int:
             logging.getLogger(__name__).info("server stopped" if stopped else "server was not running")
         else:
             print_status(args.data_dir)
-    except DbError as err:
+    except EngineError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -21,16 +21,22 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
+from catalog import load_catalog, render_ddl
 from db.cluster import READER_ROLE
-from db.grounding.sources import grounding_digest
 from db.q3c import FALLBACK_SQL_PATH, install_q3c
+from engines.guard import (
+    DENIED_FUNCTION_FRAGMENTS,
+    DENIED_FUNCTION_PREFIXES,
+    DENIED_FUNCTIONS,
+    DENIED_RELATION_PREFIXES,
+    DENIED_RELATIONS,
+)
+from replica.grounding.sources import grounding_digest
 
 logger = logging.getLogger(__name__)
 
-SCALES = ("tiny", "default", "large")
 DATABASE_NAMES = {"tiny": "alerce_tiny", "default": "alerce", "large": "alerce_large"}
 BUILD_LOCK_KEY = 0x0A1E_7C52  # pg_advisory_lock key serialising builds across processes
-Q3C_INDEXES = (("object", "meanra", "meandec"), ("allwise", "ra", "dec"))
 
 READER_CONNECTION_LIMIT = 32
 READER_SETTINGS = {
@@ -41,56 +47,14 @@ READER_SETTINGS = {
     "work_mem": "16MB",
 }
 """Settings of ``alerce_reader`` at login (the executor's per-query statement_timeout overrides the backstop)."""
-REVOKED_FUNCTIONS = (
-    "pg_terminate_backend",
-    "pg_cancel_backend",
-    "pg_notify",
-    "pg_read_file",
-    "pg_read_binary_file",
-    "pg_stat_file",
-    "loread",
-    "lowrite",
-    "ts_stat",
-    "ts_rewrite",
-    "pg_sleep",
-    "pg_sleep_for",
-    "pg_sleep_until",
-    "setseed",
-    "pg_stat_get_activity",
-    "pg_stat_get_progress_info",
-    "pg_stat_get_wal_senders",
-    "pg_stat_get_wal_receiver",
-    "pg_stat_get_subscription",
-    "pg_lock_status",
-    "pg_blocking_pids",
-    "pg_safe_snapshot_blocking_pids",
-)
-REVOKED_FUNCTION_PREFIXES = (
-    "pg_advisory_",
-    "pg_try_advisory_",
-    "lo_",
-    "dblink",
-    "pg_stat_get_backend_",
-    "xpath",
-)
-REVOKED_FUNCTION_FRAGMENTS = ("xml",)
-"""pg_catalog functions (every signature) whose EXECUTE is revoked from PUBLIC in each database; dblink in any
-schema. Nothing is granted back: the reader cannot signal backends, hold advisory locks, touch large objects,
-notify, read files, run SQL text (``query_to_xml*``, ``cursor_to_xml*``, ``ts_stat``), sleep, seed ``random()``
-for the next user of its pooled session, see other sessions (their query text, locks, progress) or run XML
-functions (uncancellable libxml2 work), even if a query gets past the guard. set_config stays: the executor uses
-it. The ``xml`` type's input and output functions are revoked too, but PostgreSQL does not check EXECUTE on them."""
-REVOKED_VIEWS = (
-    "pg_stat_activity",
-    "pg_locks",
-    "pg_stat_ssl",
-    "pg_stat_gssapi",
-    "pg_stat_replication",
-    "pg_stat_wal_receiver",
-    "pg_stat_subscription",
-)
-REVOKED_VIEW_PREFIXES = ("pg_stat_progress_",)
-"""pg_catalog views that show other sessions; SELECT is revoked from PUBLIC in each database."""
+REVOKED_FUNCTIONS = tuple(sorted(DENIED_FUNCTIONS - {"set_config"}))
+"""The guard's denied functions (every signature in pg_catalog, dblink in any schema) lose EXECUTE for PUBLIC in each
+database, with its prefixes and fragments; set_config stays, as the executor sets each query's timeout with it.
+Nothing is granted back: even if a query got past the guard, the reader could not signal backends, hold advisory
+locks, touch large objects, notify, read files, run SQL text (``query_to_xml*``, ``cursor_to_xml*``, ``ts_stat``),
+sleep, seed ``random()`` for the next user of its pooled session, see other sessions (their query text, locks,
+progress) or run XML functions (uncancellable libxml2 work). The ``xml`` type's input and output functions are
+revoked too, but PostgreSQL does not check EXECUTE on them. The guard's denied views lose SELECT for PUBLIC."""
 _REVOKED_SIGNATURES_SQL = """
 SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 WHERE (n.nspname = 'pg_catalog' OR p.proname LIKE 'dblink%%')
@@ -141,13 +105,13 @@ def database_name(scale: str) -> str:
 
 
 def build_checksum(ddl: str) -> str:
-    """Fingerprint what a database is built from: the DDL, the q3c fallback and the generator's sources."""
+    """Fingerprint what a database is built from: the DDL, the q3c fallback, the generator and the catalogs."""
     digest = hashlib.sha256(ddl.encode())
     digest.update(FALLBACK_SQL_PATH.read_bytes())
-    for package in ("db.synthetic", "db.grounding"):
+    for package in ("replica", "catalog"):
         spec = importlib.util.find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec else []:
-            for path in sorted(Path(location).rglob("*.py")):
+            for path in sorted([*Path(location).rglob("*.py"), *Path(location).rglob("*.yaml")]):
                 digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -166,7 +130,6 @@ def provision_database(
     Returns:
         The build info of the (possibly new) database.
     """
-    from db.catalog import load_catalog, render_ddl
 
     ddl = render_ddl(load_catalog())
     checksum = build_checksum(ddl)
@@ -205,7 +168,18 @@ def read_build_info(admin_dsn: str, name: str) -> BuildInfo | None:
         row = conn.execute("SELECT count(*) FROM pg_database WHERE datname = %s", (name,)).fetchone()
     if not row or not row[0]:
         return None
-    with psycopg.connect(_with_dbname(admin_dsn, name), autocommit=True) as conn:
+    return database_build_info(_with_dbname(admin_dsn, name))
+
+
+def database_build_info(dsn: str) -> BuildInfo | None:
+    """Return the build info of the database `dsn` connects to, or None if it was not fully built.
+
+    Any role that may read ``meta.build_info`` can ask, the reader too (it cannot list the databases).
+
+    Raises:
+        psycopg.OperationalError: The database cannot be reached (server stopped, database dropped).
+    """
+    with psycopg.connect(dsn, autocommit=True) as conn:
         if conn.execute("SELECT to_regclass('meta.build_info')").fetchone()[0] is None:
             return None
         columns = {r[0] for r in conn.execute(_BUILD_INFO_COLUMNS_SQL).fetchall()}
@@ -216,7 +190,7 @@ def read_build_info(admin_dsn: str, name: str) -> BuildInfo | None:
         ).fetchone()
     if row is None:
         return None
-    return _build_info(name, row)
+    return _build_info(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"], row)
 
 
 def _build_info(name: str, row: tuple) -> BuildInfo:
@@ -260,13 +234,13 @@ def _build(dsn: str, ddl: str, *, scale: str, seed: int, checksum: str, ground: 
 
 
 def _fill(conn: psycopg.Connection, *, scale: str, seed: int, ground: Sequence[str]) -> dict[str, int]:
-    from db.synthetic import build
+    from replica.build import build
 
     return {table: int(count) for table, count in build(conn, scale=scale, seed=seed, ground=ground).items()}
 
 
 def _create_q3c_indexes(conn: psycopg.Connection) -> None:
-    for table, ra, dec in Q3C_INDEXES:
+    for table, (ra, dec) in load_catalog().positions.items():
         if conn.execute("SELECT to_regclass(%s)", (f"alerce.{table}",)).fetchone()[0] is not None:
             conn.execute(
                 sql.SQL("CREATE INDEX ON alerce.{} (public.q3c_ang2ipix({}, {}))").format(
@@ -304,11 +278,12 @@ def _grant_reader(conn: psycopg.Connection, name: str) -> None:
         "ALTER DATABASE {database} SET search_path TO alerce, public",
     ):
         conn.execute(sql.SQL(statement).format(database=database, role=role))
-    patterns = (list(REVOKED_FUNCTIONS), list(REVOKED_FUNCTION_PREFIXES), list(REVOKED_FUNCTION_FRAGMENTS))
+    patterns = (list(REVOKED_FUNCTIONS), list(DENIED_FUNCTION_PREFIXES), list(DENIED_FUNCTION_FRAGMENTS))
     signatures = [row[0] for row in conn.execute(_REVOKED_SIGNATURES_SQL, patterns)]
     functions = sql.SQL(", ").join(sql.SQL(signature) for signature in signatures)
     conn.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION {} FROM PUBLIC").format(functions))
-    views = [row[0] for row in conn.execute(_REVOKED_VIEWS_SQL, (list(REVOKED_VIEWS), list(REVOKED_VIEW_PREFIXES)))]
+    view_patterns = (sorted(DENIED_RELATIONS), list(DENIED_RELATION_PREFIXES))
+    views = [row[0] for row in conn.execute(_REVOKED_VIEWS_SQL, view_patterns)]
     relations = sql.SQL(", ").join(sql.SQL(view) for view in views)
     conn.execute(sql.SQL("REVOKE SELECT ON {} FROM PUBLIC").format(relations))
 

@@ -18,14 +18,15 @@ import psycopg
 
 from db.cluster import ADMIN_ROLE, READER_ROLE, Cluster
 from db.errors import ServerError
-from db.grounding.sources import read_queries
-from db.provision import SCALES, BuildInfo, database_name, provision_database, read_build_info
+from db.provision import BuildInfo, database_name, provision_database, read_build_info
+from engines.settings import DSN_ENV
+from replica.grounding.sources import read_queries
+from replica.synthetic.scales import SCALES
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "DEFAULT_PORT",
-    "SCALES",
     "ServerInfo",
     "ServerSettings",
     "ServerStatus",
@@ -41,7 +42,6 @@ __all__ = [
 
 DEFAULT_PORT = 54329
 DATA_DIR_ENV = "ALERCE_T2S_DATA_DIR"
-DSN_ENV = "ALERCE_DSN"
 PORT_ENV = "ALERCE_T2S_PORT"
 ROOT_DATA_DIR = Path("/var/lib/alerce-t2s/pg")
 
@@ -78,7 +78,7 @@ class ServerSettings:
         port: TCP port on 127.0.0.1, used when the server is started (default: ``$ALERCE_T2S_PORT``, else 54329).
         scale: Synthetic data scale: ``tiny``, ``default`` or ``large``.
         seed: Generator seed; None keeps any existing build and builds new ones with seed 0.
-        ground: Files of gold queries to ground the data on (see ``db.grounding``); None keeps any existing
+        ground: Files of gold queries to ground the data on (see ``replica.grounding``); None keeps any existing
             grounding, an empty tuple asks for none.
     """
 

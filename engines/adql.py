@@ -13,7 +13,7 @@ CIRCLE('ICRS', 10.5, -3.2, 0.01)) = 1"
     >>> translate("SELECT oid, row_number() OVER (ORDER BY ndet) FROM object")
     Traceback (most recent call last):
     ...
-    db.errors.ExecutionError: Not available on TAP (ADQL): window functions (OVER ...); use GROUP BY, or a \
+    engines.errors.ExecutionError: Not available on TAP (ADQL): window functions (OVER ...); use GROUP BY, or a \
 subquery with MAX/MIN joined back. [unsupported]
 """
 
@@ -25,35 +25,11 @@ from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import SqlglotError
 
-from db.catalog import Catalog, load_catalog
-from db.errors import ErrorKind, ExecutionError
+from catalog import Catalog, load_catalog
 from engines.adql_rules import RULES, Rendering, TapTarget, Upload, unsupported
+from engines.errors import ErrorKind, ExecutionError
 
-__all__ = ["ADQL", "TAP_SCHEMA", "TAP_TABLES", "TapTarget", "Translation", "Upload", "default_target", "translate"]
-
-TAP_SCHEMA = "ztf"
-"""Schema of the legacy ZTF tables on ALeRCE's TAP service."""
-TAP_TABLES = frozenset(
-    {
-        "allwise",
-        "dataquality",
-        "detection",
-        "feature",
-        "feature_version",
-        "forced_photometry",
-        "gaia_ztf",
-        "magstat",
-        "non_detection",
-        "object",
-        "probability",
-        "ps1_ztf",
-        "reference",
-        "ss_ztf",
-        "taxonomy",
-        "xmatch",
-    }
-)
-"""Tables of schema ztf on https://tap.alerce.online/tap (step, pipeline and the lc_classifier partitions are not)."""
+__all__ = ["ADQL", "TapTarget", "Translation", "Upload", "default_target", "translate"]
 
 
 class ADQL(Postgres):
@@ -102,16 +78,20 @@ class Translation:
 
 
 @functools.cache
-def default_target(tables: frozenset[str] = TAP_TABLES, schema: str = TAP_SCHEMA) -> TapTarget:
-    """Return the target for `tables` of `schema`, with column facts from the catalog."""
-    return target_from_catalog(load_catalog(), tables=tables, schema=schema)
+def default_target(catalog_name: str = "ztf", tables: frozenset[str] | None = None) -> TapTarget:
+    """Return the target of a catalog's TAP schema: `tables` (default: those the catalog says TAP publishes).
+
+    Column facts come from the catalog.
+    """
+    catalog = load_catalog(catalog_name)
+    return target_from_catalog(catalog, tables=tables or frozenset(table.name for table in catalog.tap_tables))
 
 
-def target_from_catalog(catalog: Catalog, *, tables: frozenset[str], schema: str) -> TapTarget:
-    """Describe the published `tables` with the catalog's columns and boolean columns."""
+def target_from_catalog(catalog: Catalog, *, tables: frozenset[str]) -> TapTarget:
+    """Describe the published `tables` with the catalog's TAP schema, columns and boolean columns."""
     known = [table for table in catalog.tables if table.name in tables]
     return TapTarget(
-        schema=schema,
+        schema=catalog.tap_schema,
         tables=frozenset(tables),
         columns={table.name: {column.name: column.sql_type for column in table.columns} for table in known},
         boolean_columns=frozenset(

@@ -2,7 +2,7 @@
 
 ADQL has no statements that write, and the service runs it with its own read-only role; the check still refuses
 what a PostgreSQL-backed service could run: exactly one SELECT (or a set operation of SELECTs), no second statement
-after a semicolon, no write, DDL, SELECT INTO or lock anywhere in the parse tree (``db.guard.check_read_only``, as
+after a semicolon, no write, DDL, SELECT INTO or lock anywhere in the parse tree (``engines.guard.check_read_only``, as
 for generated SQL), and a length cap. Text sqlglot cannot read as a query is refused rather than passed on. The
 functions are the service's business: its own role and limits bound them.
 
@@ -12,7 +12,7 @@ Example:
     >>> check_adql("SELECT 1; DROP TABLE ztf.object")
     Traceback (most recent call last):
     ...
-    db.errors.GuardError: Only one ADQL SELECT statement is allowed, got 2 statements. [general]
+    engines.errors.GuardError: Only one ADQL SELECT statement is allowed, got 2 statements. [general]
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from db.errors import GuardError
-from db.guard import check_read_only
+from engines.errors import GuardError
+from engines.guard import check_read_only
 
 __all__ = ["MAX_ADQL_CHARS", "check_adql"]
 

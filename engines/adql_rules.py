@@ -11,8 +11,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify_columns import qualify_columns as _sqlglot_qualify_columns
 
-from db.errors import ErrorKind, ExecutionError
 from engines.adql_reserved import RESERVED_WORDS
+from engines.errors import ErrorKind, ExecutionError
 
 __all__ = ["RULES", "Rendering", "TapTarget", "Upload", "unsupported"]
 

@@ -1,15 +1,35 @@
-"""The one execution interface every part of the project runs SQL through."""
+"""The one execution interface every part of the project runs SQL through, and the one result it returns."""
 
+import dataclasses
 from typing import Any, Protocol, Self, runtime_checkable
 
 import pandas as pd
 
-from db.executor import Result
-
-__all__ = ["ENGINE_NAMES", "Engine", "Result"]
+__all__ = ["ENGINE_NAMES", "Engine", "EngineLifecycle", "Result"]
 
 ENGINE_NAMES = ("postgres", "tap")
-"""Names accepted by `--engine` and `engines.open_engine`."""
+"""Names accepted by `--engine` and `db.open_engine`."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """Rows of one query.
+
+    Attributes:
+        frame: the rows, with column labels exactly as the engine returned them (duplicates kept). On PostgreSQL,
+            columns with a NULL keep object dtype with None; numeric values are floats; bigints stay exact ints.
+        elapsed_s: wall time of the query including fetching, in seconds.
+        truncated: True when the query had more rows than the row cap (or, on PostgreSQL, more bytes than
+            `max_bytes`), and only the first ones were kept.
+        adql: the ADQL that ran, when the engine translated the statement ("" otherwise).
+        table: the astropy Table a TAP service returned (with its units), None elsewhere.
+    """
+
+    frame: pd.DataFrame
+    elapsed_s: float
+    truncated: bool
+    adql: str = ""
+    table: Any = None
 
 
 @runtime_checkable
@@ -17,12 +37,18 @@ class Engine(Protocol):
     """Runs one read-only PostgreSQL statement somewhere and returns its rows.
 
     The statement is the PostgreSQL the program writes; an engine that speaks another language (TAP: ADQL)
-    translates it after the SQL guard has accepted it. Failures raise `db.errors.ExecutionError` with a typed
-    `kind`; a construct the engine cannot run raises kind `unsupported`.
+    translates it after the SQL guard has accepted it. Failures raise `engines.errors.ExecutionError` with a typed
+    `kind`; a construct the engine cannot run raises kind `unsupported`. A wrapper (bounded, outage, progress)
+    is an engine too and forwards what it does not change, so nothing needs to look inside another.
     """
 
     name: str
     """Short name of the engine kind ("postgres", "tap"), for logs and reports."""
+
+    @property
+    def concurrency(self) -> int | None:
+        """Most statements that can run at once (the connection pool's size), or None when unbounded."""
+        ...
 
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
         """Run `sql` and return its rows, the elapsed time and whether rows were cut at `max_rows`."""
@@ -49,8 +75,20 @@ class Engine(Protocol):
         ...
 
 
-def empty_frame(names: list[str]) -> pd.DataFrame:
-    """Return a frame with the given column labels (duplicates kept) and no rows."""
-    frame = pd.DataFrame({position: pd.Series([], dtype=object) for position in range(len(names))})
-    frame.columns = list(names)
-    return frame
+class EngineLifecycle:
+    """What every engine class shares: it closes when its ``with`` block ends, and DSPy's copies share it.
+
+    DSPy deep-copies programs (optimisers, threads); an engine holds connections, which must not be copied.
+    """
+
+    def close(self) -> None:
+        """Release connections (engines override it)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self

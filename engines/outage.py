@@ -9,11 +9,12 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator
-from typing import Any
 
 import psycopg
 
-from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
+from engines.engine import Engine, Result
+from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError
+from engines.forwarding import ForwardingEngine
 
 __all__ = ["OutageGuard", "is_connection_lost", "raise_if_connection_lost"]
 
@@ -47,33 +48,26 @@ def raise_if_connection_lost(err: ExecutionError) -> None:
         ) from err
 
 
-class OutageGuard:
-    """Wrap an executor so that the first database outage is remembered and every later query fails at once.
+class OutageGuard(ForwardingEngine):
+    """Wrap an engine so that the first database outage is remembered and every later query fails at once.
 
     DSPy's ``Evaluate`` and the optimisers score a failing program or metric as 0 and carry on, so an outage
     would silently zero a compile; wrap each phase in ``phase()`` to raise the outage instead.
     """
 
-    def __init__(self, executor: Any) -> None:
-        self.executor = executor
+    def __init__(self, inner: Engine) -> None:
+        super().__init__(inner)
         self.outage: DatabaseUnavailable | None = None
         self._lock = threading.Lock()
 
-    def execute(self, sql: str, **options: Any) -> Any:
-        """Run ``sql`` on the wrapped executor; raise ``DatabaseUnavailable`` once the database was lost."""
+    def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
+        """Run ``sql`` on the wrapped engine; raise ``DatabaseUnavailable`` once the database was lost."""
         with self.watching():
             try:
-                return self.executor.execute(sql, **options)
+                return self.inner.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
             except ExecutionError as err:
                 raise_if_connection_lost(err)
                 raise
-
-    def fingerprint(self) -> str:
-        """Return the wrapped executor's database fingerprint."""
-        return self.executor.fingerprint()
-
-    def __deepcopy__(self, memo: dict) -> OutageGuard:
-        return self
 
     @contextlib.contextmanager
     def watching(self) -> Iterator[None]:

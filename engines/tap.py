@@ -6,13 +6,13 @@ A query runs as an async job with EXECUTIONDURATION set to its time limit, polle
 always the row cap; a result the service cut (``QUERY_STATUS=OVERFLOW``) is flagged truncated, and the extra row
 DaCHS sends past MAXREC to say so is dropped. Transient HTTP failures are retried with backoff a bounded number of
 times, never past the time limit. The service's limits (``/capabilities``) and its tables (``tap_schema``) are read
-once, on first use.
+once, on first use. A result holding arrays of strings, which pyvo cannot read from a VOTable, is fetched again as
+CSV (`engines.tap_csv`).
 
 TAP has no SQLSTATE: error kinds come from the service's messages ("Could not locate table", "No such field
 known", "Query timed out"), in ``engines.tap_errors``.
 """
 
-import dataclasses
 import hashlib
 import logging
 import math
@@ -20,7 +20,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 
 import pandas as pd
 import pyvo
@@ -28,31 +28,24 @@ import requests
 from astropy.table import Table
 from pyvo.dal import DALFormatError, DALOverflowWarning, DALQueryError, DALServiceError
 
-from db.errors import DatabaseUnavailable
-from db.guard import check_sql
-from engines.adql import TAP_SCHEMA, TapTarget, Translation, Upload, default_target, translate
+from engines.adql import TapTarget, Translation, Upload, default_target, translate
 from engines.adql_guard import check_adql
-from engines.engine import Result
+from engines.engine import EngineLifecycle, Result
+from engines.errors import DatabaseUnavailable
+from engines.guard import check_sql
+from engines.tap_csv import fetch_csv, holds_string_arrays
 from engines.tap_errors import is_timeout, is_transient, query_error, reason, timeout_error, unavailable_message
 from engines.tap_jobs import run_job
 from engines.tap_settings import TapSettings
 
-__all__ = ["TapEngine", "TapResult"]
+__all__ = ["TapEngine"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 
-@dataclasses.dataclass(frozen=True)
-class TapResult(Result):
-    """Rows of one TAP query, with the ADQL that produced them and the astropy Table the service returned."""
-
-    adql: str = ""
-    table: Table | None = None
-
-
-class TapEngine:
+class TapEngine(EngineLifecycle):
     """Run the program's PostgreSQL on a TAP service, as ADQL through pyvo.
 
     Example: ``with TapEngine(TapSettings(url=url)) as engine: engine.execute("SELECT oid FROM object").frame``.
@@ -67,7 +60,7 @@ class TapEngine:
         self._hard_limit: int | None = None
         self._contents = ""
 
-    def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> TapResult:
+    def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
         """Guard, translate and run one SELECT statement.
 
         Args:
@@ -85,7 +78,7 @@ class TapEngine:
         """
         return self._execute(self.translate(check_sql(sql)), timeout_s=timeout_s, max_rows=max_rows)
 
-    def execute_adql(self, adql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> TapResult:
+    def execute_adql(self, adql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
         """Run ADQL written by a person (one SELECT, ``engines.adql_guard``) as it is, with the same limits.
 
         Raises:
@@ -96,7 +89,7 @@ class TapEngine:
         self.target()  # reads the service's hard row limit
         return self._execute(Translation(check_adql(adql)), timeout_s=timeout_s, max_rows=max_rows)
 
-    def _execute(self, translation: Translation, *, timeout_s: float | None, max_rows: int | None) -> TapResult:
+    def _execute(self, translation: Translation, *, timeout_s: float | None, max_rows: int | None) -> Result:
         timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
         max_rows = self.settings.max_rows if max_rows is None else max_rows
         if self._hard_limit:
@@ -106,20 +99,30 @@ class TapEngine:
         sync_limit_s = self.settings.sync_limit_s
         is_sync = sync_limit_s is not None and timeout_s >= sync_limit_s  # the service stops it at its own limit
 
-        def run() -> pyvo.dal.TAPResults:
+        def fetch() -> tuple[Table, bool]:
             left_s = max(0.0, deadline - time.monotonic())
-            return self._run(translation, timeout_s=left_s, max_rows=max_rows, is_sync=is_sync)
+            return self._fetch(translation, timeout_s=left_s, max_rows=max_rows, is_sync=is_sync)
 
         with warnings.catch_warnings():  # pyvo warns of the overflow the result's `truncated` reports
             warnings.simplefilter("ignore", DALOverflowWarning)
-            results = self._with_retries(run, deadline=deadline)
-            table = results.to_table()
-        truncated = (results.query_status or "").upper() == "OVERFLOW" or len(table) > max_rows
+            table, truncated = self._with_retries(fetch, deadline=deadline)
+        truncated = truncated or len(table) > max_rows
         table = table[:max_rows]
         frame = table.to_pandas(index=False) if table.colnames else pd.DataFrame()
         frame.columns = _undo_renames(list(frame.columns))
         elapsed_s = time.perf_counter() - started
-        return TapResult(frame=frame, elapsed_s=elapsed_s, truncated=truncated, adql=translation.adql, table=table)
+        return Result(frame=frame, elapsed_s=elapsed_s, truncated=truncated, adql=translation.adql, table=table)
+
+    def _fetch(self, translation: Translation, *, timeout_s: float, max_rows: int, is_sync: bool) -> tuple[Table, bool]:
+        """Run the query for a VOTable; when pyvo cannot read its arrays of strings, run it again for CSV."""
+        try:
+            results = self._run(translation, timeout_s=timeout_s, max_rows=max_rows, is_sync=is_sync)
+        except DALFormatError as err:
+            if not holds_string_arrays(err):
+                raise
+            service = self._service(timeout_s + self.settings.connect_timeout_s)
+            return fetch_csv(service, translation.adql, max_rows=max_rows, uploads=_uploads(translation))
+        return results.to_table(), (results.query_status or "").upper() == "OVERFLOW"
 
     def translate(self, sql: str) -> Translation:
         """Return the ADQL of a guarded statement for this service's tables (reads them on first use)."""
@@ -145,6 +148,11 @@ class TapEngine:
         except requests.RequestException as err:
             raise DatabaseUnavailable(unavailable_message(self.settings.url, err)) from err
 
+    @property
+    def concurrency(self) -> None:
+        """Unbounded: the service queues what it cannot run at once."""
+        return None
+
     def tables(self) -> frozenset[str]:
         """Return the tables the service publishes in schema ztf (read from ``tap_schema`` once)."""
         return self.target().tables
@@ -164,16 +172,6 @@ class TapEngine:
         with self._lock:
             self._target = None
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        """Share the engine: DSPy deep-copies programs."""
-        return self
-
     def _service(self, read_timeout_s: float) -> pyvo.dal.TAPService:
         session = _TimeoutSession((self.settings.connect_timeout_s, read_timeout_s))
         return pyvo.dal.TAPService(self.settings.url, session=session)
@@ -185,7 +183,8 @@ class TapEngine:
             hard_limit = int(service.hardlimit)
         except (DALServiceError, TypeError, ValueError):
             hard_limit = None
-        where = f"WHERE schema_name = '{TAP_SCHEMA}'"
+        schema = default_target().schema
+        where = f"WHERE schema_name = '{schema}'"
         try:
             rows = service.run_sync(f"SELECT table_name, nrows FROM tap_schema.tables {where}", maxrec=10_000)
         except DALQueryError:  # a service whose tap_schema has no nrows column
@@ -194,11 +193,11 @@ class TapEngine:
         names = [str(name).split(".")[-1].lower() for name in table["table_name"]]
         counts = [str(count) for count in table["nrows"]] if "nrows" in table.colnames else [""] * len(names)
         contents = ",".join(sorted(f"{name}={count}" for name, count in zip(names, counts, strict=True)))
-        logger.debug("TAP service %s publishes %d tables in %s", self.settings.url, len(names), TAP_SCHEMA)
-        return default_target(frozenset(names)), hard_limit, contents
+        logger.debug("TAP service %s publishes %d tables in %s", self.settings.url, len(names), schema)
+        return default_target(tables=frozenset(names)), hard_limit, contents
 
     def _run(self, translation: Translation, *, timeout_s: float, max_rows: int, is_sync: bool) -> pyvo.dal.TAPResults:
-        uploads = {name: _upload_table(upload) for name, upload in translation.uploads.items()} or None
+        uploads = _uploads(translation)
         if is_sync:
             service = self._service(timeout_s + self.settings.connect_timeout_s)
             return service.run_sync(translation.adql, maxrec=max_rows, uploads=uploads)
@@ -252,6 +251,10 @@ def _undo_renames(names: list[str]) -> list[str]:
         seen.add(label)
         labels.append(label)
     return labels
+
+
+def _uploads(translation: Translation) -> dict[str, Table] | None:
+    return {name: _upload_table(upload) for name, upload in translation.uploads.items()} or None
 
 
 def _upload_table(upload: Upload) -> Table:

@@ -4,7 +4,7 @@
 import requests
 from pyvo.dal import DALQueryError
 
-from db.errors import ErrorKind, ExecutionError
+from engines.errors import ErrorKind, ExecutionError
 from engines.tap_settings import TAP_URL_ENV
 
 __all__ = ["is_timeout", "is_transient", "query_error", "reason", "timeout_error", "unavailable_message"]

@@ -3,8 +3,8 @@
 import dataclasses
 import os
 
-from db.errors import DatabaseUnavailable
 from defaults.time_limits import TAP_CONNECT_S, TAP_QUERY_S
+from engines.errors import DatabaseUnavailable
 
 __all__ = [
     "DEFAULT_TAP_URL",

@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import lms
-from cli import add_candidates_argument, add_model_argument, comma_choices, positive_int
+from cli import comma_choices, positive_int
 from evaluation.program_predictions import ModelRunSettings, Scorer, run_model
 from evaluation.report import report_not_written
 from fileio import write_files
+from lms.options import add_model_argument
+from metric.aggregate import DIFFICULTIES
 from modules import OPTIONAL_STAGES
-from optimizers.aggregate import DIFFICULTIES
+from modules.options import add_candidates_argument
 
 if TYPE_CHECKING:
     import dspy
@@ -175,7 +177,8 @@ def run_ablation(
     rows = []
     for configuration in configurations():
         logger.info("ablation: %s", configuration.name)
-        config_settings = dataclasses.replace(settings, without=configuration.without, direct=configuration.direct)
+        program = dataclasses.replace(settings.program, without=configuration.without, direct=configuration.direct)
+        config_settings = dataclasses.replace(settings, program=program)
         report = run_model(
             config_settings, examples, report_dir / configuration.name, score, dataset_identity=dataset_identity, lm=lm
         )

@@ -18,31 +18,26 @@ from pathlib import Path
 
 import dspy
 
-from cli import (
-    add_dataset_argument,
-    add_engine_arguments,
-    add_verbosity_arguments,
-    engine_settings,
-    logging_to_stderr,
-    positive_float,
-    positive_int,
-)
+from cli import add_verbosity_arguments, logging_to_stderr, positive_float, positive_int
 from data.errors import DataError
 from data.loader import ENV_VAR, SPLITS, grounding_files, load_dataset, resolve_dataset_path, split_file
-from db.errors import DatabaseUnavailable, DbError
-from db.server import DSN_ENV
+from data.options import add_dataset_argument
+from db.engine import open_engine
 from defaults.time_limits import EVALUATE_EMBEDDED_QUERY_S, EVALUATE_EXTERNAL_QUERY_S, GOLD_QUERY_FACTOR
-from engines import open_engine
+from engines.errors import DatabaseUnavailable, EngineError
+from engines.options import add_engine_arguments, engine_settings
+from engines.settings import DSN_ENV
 from evaluation.ablation import add_model_mode_arguments, check_model_mode_arguments, render_ablation, run_ablation
 from evaluation.checkpoint import CHECKPOINT_FILE, Checkpoint
 from evaluation.errors import EvaluationError
-from evaluation.gold_cache import GoldCache, default_cache_dir
 from evaluation.predictions import Prediction, complete_predictions, read_predictions
 from evaluation.program_predictions import PREDICTIONS_FILE, ModelRunSettings, run_model
 from evaluation.report import CONVENTIONS, METRIC_VERSION, PLOT_FILE, render_table, write_report
 from evaluation.runner import score_predictions
 from lms import LMConfigError
-from optimizers.errors import OptimizerError
+from metric.gold_cache import GoldCache, default_cache_dir
+from modules.errors import PipelineError
+from modules.settings import ProgramSettings
 
 __all__ = ["build_parser", "main"]
 
@@ -145,20 +140,16 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
     examples = load_dataset(dataset_file, args.split)
     score = functools.partial(_score, args, examples=examples, dataset_file=dataset_file)
     if args.predictions is None:
-        settings = ModelRunSettings(
-            model=args.model,
-            program=args.program,
+        program = ProgramSettings(
+            artifact=args.program,
             uncompiled=args.uncompiled,
             without=args.without,
             candidates=args.candidates,
             direct=args.direct,
-            runs=args.runs or 1,
-            workers=args.workers,
-            dsn=args.dsn,
-            engine=args.engine,
-            tap_url=args.tap_url,
-            ground=grounding_files(dataset_file),
-            timeout_s=_timeouts(args)[0],
+        )
+        engine = engine_settings(args, ground=grounding_files(dataset_file), timeout_s=_timeouts(args)[0])
+        settings = ModelRunSettings(
+            model=args.model, program=program, engine=engine, runs=args.runs or 1, workers=args.workers
         )
         dataset_identity = {"split": args.split, "dataset_sha256": _sha256(dataset_file)}
         run = run_ablation if args.ablation else run_model
@@ -227,7 +218,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     except DatabaseUnavailable as err:
         print(f"error: {err} Finished items are saved; rerun with --report {report_dir} to resume.", file=sys.stderr)
         return 1
-    except (EvaluationError, DataError, DbError, LMConfigError, OptimizerError) as err:
+    except (EvaluationError, DataError, EngineError, LMConfigError, PipelineError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except dspy.LMError as err:

@@ -19,7 +19,7 @@ class PredictionsError(EvaluationError):
         self.path = path
 
 
-class CheckpointMismatch(EvaluationError):  # noqa: N818 - reads as a condition, like DatasetNotFound
+class CheckpointMismatch(EvaluationError):
     """A report folder holds a checkpoint made with other settings (database, dataset or timeouts).
 
     Attributes:
@@ -33,7 +33,7 @@ class CheckpointMismatch(EvaluationError):  # noqa: N818 - reads as a condition,
         self.differences = differences
 
 
-class ReportNotWritten(EvaluationError):  # noqa: N818 - reads as a condition, like CheckpointMismatch
+class ReportNotWritten(EvaluationError):
     """A report, checkpoint or predictions file could not be written (disk full, read-only, not a folder).
 
     Attributes:

@@ -22,8 +22,9 @@ import dspy
 
 import lms
 from answering import Text2SQL, load
-from db.errors import DatabaseUnavailable, ErrorKind
 from defaults.time_limits import POSTGRES_QUERY_S
+from engines import EngineSettings
+from engines.errors import DatabaseUnavailable, ErrorKind
 from engines.outage import raise_if_connection_lost
 from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
@@ -32,6 +33,7 @@ from lms import LMWatch
 from lms.lm_watch import raise_if_every_call_failed
 from lms.retries import retries_in_thread
 from lms.usage import add_usage, price_usd, total_usage
+from modules.settings import ProgramSettings
 
 __all__ = [
     "PREDICTIONS_FILE",
@@ -54,37 +56,21 @@ Scorer = Callable[[Path, list[Prediction], dict], dict]
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ModelRunSettings:
-    """Which program runs over the dataset, and how.
+    """Which program runs over the dataset, where its SQL runs, and how often.
 
     Attributes:
         model: The model string (``lms.resolve_lm``); it also names the default artifact.
-        program: An artifact folder or program.json instead of the model's.
-        uncompiled: Run the code-defined prompts, ignoring any artifact.
-        without: Optional stages switched off.
-        candidates: SQL candidates per question (None: the artifact's, else the model's default).
-        direct: Run the one-call direct baseline instead of the staged program.
+        program: The artifact, uncompiled or direct, and the stage and candidate switches.
+        engine: Where the SQL runs; its ``timeout_s`` limits the program's own queries (self-correction).
         runs: Runs over the dataset (std is taken over runs); runs after the first bypass the LM cache.
         workers: Questions answered at once.
-        dsn: The database (None: ``$ALERCE_DSN``, else the embedded server).
-        engine: Where the SQL runs: ``postgres`` or ``tap``.
-        tap_url: The TAP service (None: ``$ALERCE_TAP_URL``, else ALeRCE's).
-        ground: Gold-query files to ground the embedded database on before answering (None: keep its grounding).
-        timeout_s: Time limit of the program's own queries (self-correction), in seconds.
     """
 
     model: str
-    program: str | None = None
-    uncompiled: bool = False
-    without: tuple[str, ...] = ()
-    candidates: int | None = None
-    direct: bool = False
+    program: ProgramSettings = dataclasses.field(default_factory=ProgramSettings)
+    engine: EngineSettings = dataclasses.field(default_factory=lambda: EngineSettings(timeout_s=POSTGRES_QUERY_S))
     runs: int = 1
     workers: int = 2
-    dsn: str | None = None
-    engine: str = "postgres"
-    tap_url: str | None = None
-    ground: tuple[Path, ...] | None = None
-    timeout_s: float = POSTGRES_QUERY_S
 
 
 def _run_lm(lm: dspy.LM, run: int) -> dspy.LM:
@@ -102,7 +88,7 @@ def predict_one(t2s: Text2SQL, example: dspy.Example, run: int) -> dict[str, Any
     ``lm_retries`` counts the LM calls retried after a transient error while answering.
 
     Raises:
-        db.errors.DatabaseUnavailable: The database went away while the program ran its SQL (nothing to save).
+        engines.errors.DatabaseUnavailable: The database went away while the program ran its SQL (nothing to save).
     """
     started = time.perf_counter()
     retries_before = retries_in_thread()
@@ -158,7 +144,7 @@ def predict_dataset(
 
     Raises:
         KeyboardInterrupt: Interrupted; finished answers are in the checkpoint.
-        db.errors.DatabaseUnavailable, dspy.LMError: The database or the LM cannot be used at all.
+        engines.errors.DatabaseUnavailable, dspy.LMError: The database or the LM cannot be used at all.
     """
     from tqdm import tqdm
 
@@ -228,7 +214,7 @@ def _describe(t2s: Text2SQL, settings: ModelRunSettings) -> dict[str, Any]:
     pipeline = getattr(t2s.program, "settings", None)
     return {
         "model": settings.model,
-        "program": "direct" if settings.direct else "compiled" if t2s.manifest else "uncompiled",
+        "program": "direct" if settings.program.direct else "compiled" if t2s.manifest else "uncompiled",
         "program_sha256": hashlib.sha256(state.encode()).hexdigest(),
         "pipeline": json.loads(json.dumps(dataclasses.asdict(pipeline))) if pipeline is not None else None,
         "adapter": (t2s.manifest or {}).get("adapter"),
@@ -266,26 +252,13 @@ def run_model(
         The report; ``settings.source`` describes the program and holds ``usage`` (``usage_summary``).
 
     Raises:
-        lms.LMConfigError, optimizers.errors.OptimizerError, db.errors.DbError: The model, artifact or database
+        lms.LMConfigError, modules.errors.PipelineError, engines.errors.EngineError: The model, artifact or database
             is unusable (``lms.LMUnusable``: every LM call of the run failed).
         evaluation.errors.CheckpointMismatch: predictions.jsonl was written for another program or dataset.
     """
     lm = lm if lm is not None else lms.resolve_lm(settings.model)
-    with load(
-        settings.model,
-        program=settings.program,
-        dsn=settings.dsn,
-        engine=settings.engine,
-        tap_url=settings.tap_url,
-        ground=settings.ground,
-        without=settings.without,
-        candidates=settings.candidates,
-        uncompiled=settings.uncompiled,
-        direct=settings.direct,
-        lm=lm,
-        timeout_s=settings.timeout_s,
-    ) as t2s:
-        identity = {**_describe(t2s, settings), **dataset_identity, "timeout_s": settings.timeout_s}
+    with load(settings.model, program=settings.program, engine=settings.engine, lm=lm) as t2s:
+        identity = {**_describe(t2s, settings), **dataset_identity, "timeout_s": settings.engine.timeout_s}
         seen = seen_in_compile(t2s.manifest, examples, dataset_identity.get("dataset_sha256", ""))
         if seen:
             logger.warning(

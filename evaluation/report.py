@@ -12,7 +12,7 @@ import pandas as pd
 from evaluation.errors import ReportNotWritten
 from evaluation.runner import ItemRecord
 from fileio import write_files
-from optimizers.aggregate import aggregate
+from metric.aggregate import aggregate
 
 __all__ = [
     "CONVENTIONS",
@@ -28,7 +28,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 METRIC_VERSION = "pm-v1"
-"""Version of the scoring rules (optimizers/metric.py); bump when a score could change."""
+"""Version of the scoring rules (metric/perfect_match.py); bump when a score could change."""
 CONVENTIONS = {"paper": True, "excluded": False}
 """Gold-error conventions: ``paper`` counts gold failures as zeros, ``excluded`` drops them (take_error_gold)."""
 PER_QUESTION_COLUMNS = tuple(field.name for field in dataclasses.fields(ItemRecord))
@@ -62,7 +62,7 @@ def build_report(records: Sequence[ItemRecord], *, settings: dict, convention: s
         convention: ``paper`` (gold errors count as zeros) or ``excluded`` (gold-error items are dropped).
 
     Returns:
-        ``metric_version``, ``convention``, ``settings``, ``counts`` and ``summary`` (``optimizers.aggregate``
+        ``metric_version``, ``convention``, ``settings``, ``counts`` and ``summary`` (``metric.aggregate``
         output: overall, by_difficulty, by_question; raw and formatted column PM and value match).
     """
     summary = aggregate((record.scored_item() for record in records), take_error_gold=CONVENTIONS[convention])

@@ -5,37 +5,26 @@ import dataclasses
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Protocol
 
 import dspy
 import pandas as pd
 from tqdm import tqdm
 
-from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
+from engines import Engine
+from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError
 from engines.outage import raise_if_connection_lost
 from evaluation.checkpoint import Checkpoint
-from evaluation.gold_cache import GoldCache
 from evaluation.predictions import Prediction
 from fileio.text import encodable
-from optimizers.aggregate import ScoredItem
-from optimizers.metric import score_frames
+from metric.aggregate import ScoredItem
+from metric.gold_cache import GoldCache
+from metric.perfect_match import score_frames
 
-__all__ = ["MISSING_MESSAGE", "ItemRecord", "QueryExecutor", "failed_item", "score_item", "score_predictions"]
+__all__ = ["MISSING_MESSAGE", "ItemRecord", "failed_item", "score_item", "score_predictions"]
 
 logger = logging.getLogger(__name__)
 
 MISSING_MESSAGE = "missing: no prediction for this question and run"
-
-
-class _Result(Protocol):
-    frame: pd.DataFrame
-    elapsed_s: float
-
-
-class QueryExecutor(Protocol):
-    """What the runner needs from ``db.executor.Executor``."""
-
-    def execute(self, sql: str, *, timeout_s: float | None = None) -> _Result: ...
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -100,7 +89,7 @@ class ItemRecord:
         return cls(**{key: value for key, value in data.items() if key in names})
 
     def scored_item(self) -> ScoredItem:
-        """Return the item as ``optimizers.aggregate`` counts it."""
+        """Return the item as ``metric.aggregate`` counts it."""
         return ScoredItem(
             req_id=self.req_id,
             run=self.run,
@@ -114,7 +103,7 @@ class ItemRecord:
         )
 
 
-def _execute(executor: QueryExecutor, sql: str | None, timeout_s: float) -> tuple[pd.DataFrame | None, object]:
+def _execute(executor: Engine, sql: str | None, timeout_s: float) -> tuple[pd.DataFrame | None, object]:
     """Run the predicted SQL; return its frame (None on error) and the error or elapsed seconds."""
     if sql is None:
         return None, ExecutionError(ErrorKind.GENERAL, None, MISSING_MESSAGE)
@@ -127,7 +116,7 @@ def _execute(executor: QueryExecutor, sql: str | None, timeout_s: float) -> tupl
 
 
 def score_item(
-    prediction: Prediction, example: dspy.Example, executor: QueryExecutor, gold_cache: GoldCache, *, timeout_s: float
+    prediction: Prediction, example: dspy.Example, executor: Engine, gold_cache: GoldCache, *, timeout_s: float
 ) -> ItemRecord:
     """Execute one prediction and its (cached) gold, and score the pair.
 
@@ -204,7 +193,7 @@ def _resumed(predictions: Sequence[Prediction], checkpoint: Checkpoint | None) -
 def score_predictions(
     predictions: Sequence[Prediction],
     examples: Sequence[dspy.Example],
-    executor: QueryExecutor,
+    executor: Engine,
     gold_cache: GoldCache,
     *,
     timeout_s: float,

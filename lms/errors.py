@@ -12,7 +12,7 @@ class LMConfigError(Exception):
     """A model string or a model's environment cannot give a working LM."""
 
 
-class UnknownModel(LMConfigError):  # noqa: N818 - the contract names it after the problem
+class UnknownModel(LMConfigError):
     """The model string is malformed or names a local model we do not ship.
 
     Attributes:
@@ -24,7 +24,7 @@ class UnknownModel(LMConfigError):  # noqa: N818 - the contract names it after t
         self.model = model
 
 
-class MissingApiKey(LMConfigError):  # noqa: N818
+class MissingApiKey(LMConfigError):
     """The provider needs an API key and none of its environment variables is set.
 
     Attributes:
@@ -39,7 +39,7 @@ class MissingApiKey(LMConfigError):  # noqa: N818
         self.env_vars = env_vars
 
 
-class LocalModelUnavailable(LMConfigError):  # noqa: N818
+class LocalModelUnavailable(LMConfigError):
     """A local model cannot run because a package or its weights are missing.
 
     Attributes:
@@ -53,7 +53,7 @@ class LocalModelUnavailable(LMConfigError):  # noqa: N818
         self.package = package
 
 
-class LMUnusable(LMConfigError):  # noqa: N818
+class LMUnusable(LMConfigError):
     """The LM cannot answer at all: a call failed in a way every call would, or every call of a run failed.
 
     Attributes:

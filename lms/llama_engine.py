@@ -15,19 +15,19 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from dspy.lm15 import ContextLengthError, Message, Request, Response, TextPart, Usage
 
 from lms.errors import LocalModelUnavailable
+from lms.local_models import LOCAL_PREFIX, PromptStyle, local_model
 from lms.messages import chat_messages, render_completion_prompt, system_text
 
-__all__ = ["LLAMA_CPP_PACKAGE", "LlamaCppEngine", "LlamaSettings", "PromptStyle", "import_llama_cpp"]
+__all__ = ["LLAMA_CPP_PACKAGE", "LlamaCppEngine", "LlamaSettings", "build_engine", "import_llama_cpp"]
 
 logger = logging.getLogger(__name__)
 
 LLAMA_CPP_PACKAGE = "llama-cpp-python==0.3.36"
-PromptStyle = Literal["chat", "completion"]
 _DEFAULTS_LOCK = threading.Lock()
 
 
@@ -202,8 +202,6 @@ class LlamaCppEngine:
         """Rebuild an engine from ``dump_state()``, finding a registered model's file on this machine."""
         settings = LlamaSettings(**state.get("settings", {}))
         if state.get("name"):
-            from lms.local_models import build_engine
-
             return build_engine(state["name"], settings=settings)
         return cls(
             state["model_path"], prompt_style=state["prompt_style"], stop=tuple(state["stop"]), settings=settings
@@ -257,3 +255,24 @@ def _grammar(llama_cpp: Any, response_format: dict[str, Any]) -> Any:
 
 def _finish_reason(reason: str | None) -> str:
     return "length" if reason == "length" else "stop"
+
+
+def build_engine(name: str, *, settings: LlamaSettings | None = None) -> LlamaCppEngine:
+    """Find a local model's file and wrap it in a LlamaCppEngine (the weights load on the first call).
+
+    Args:
+        name: Local model name, with or without the ``local/`` prefix.
+        settings: llama.cpp settings; defaults to ``LlamaSettings()``.
+
+    Raises:
+        UnknownModel: no shipped model has that name.
+        LocalModelUnavailable: llama-cpp-python or the model's package is missing.
+    """
+    spec = local_model(name)
+    model = f"{LOCAL_PREFIX}{spec.name}"
+    import_llama_cpp(model)
+    try:
+        path = spec.locate()
+    except (ImportError, OSError, ValueError) as err:
+        raise LocalModelUnavailable(model, spec.package, f"its weights were not found ({err})") from err
+    return LlamaCppEngine(path, name=spec.name, prompt_style=spec.prompt_style, stop=spec.stop, settings=settings)

@@ -17,17 +17,17 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 
-from lms.errors import LocalModelUnavailable, UnknownModel
-from lms.llama_engine import LlamaCppEngine, LlamaSettings, PromptStyle, import_llama_cpp
+from lms.errors import UnknownModel
 
 __all__ = [
     "LOCAL_MODELS",
     "LOCAL_PREFIX",
     "LocalModel",
-    "build_engine",
+    "PromptStyle",
     "demo_model_notice",
     "local_model",
     "model_cache_dir",
@@ -36,6 +36,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 LOCAL_PREFIX = "local/"
+PromptStyle = Literal["chat", "completion"]
+"""How a model is prompted: "chat" through its chat template, "completion" as plain text."""
 # DSPy's ChatAdapter ends every answer with this marker; stopping there saves the tokens small models add after it.
 _COMPLETED_MARKER = "[[ ## completed ## ]]"
 
@@ -149,24 +151,3 @@ def demo_model_notice(model: str) -> str | None:
         f"A small demo model wrote this SQL ({model}: {spec.description}); it is often wrong. For real answers use "
         "a larger model: --model openai/gpt-4.1-mini (or any provider/name), MODEL=openai/gpt-4.1-mini with make demo."
     )
-
-
-def build_engine(name: str, *, settings: LlamaSettings | None = None) -> LlamaCppEngine:
-    """Find a local model's file and wrap it in a LlamaCppEngine (the weights load on the first call).
-
-    Args:
-        name: Local model name, with or without the ``local/`` prefix.
-        settings: llama.cpp settings; defaults to ``LlamaSettings()``.
-
-    Raises:
-        UnknownModel: no shipped model has that name.
-        LocalModelUnavailable: llama-cpp-python or the model's package is missing.
-    """
-    spec = local_model(name)
-    model = f"{LOCAL_PREFIX}{spec.name}"
-    import_llama_cpp(model)
-    try:
-        path = spec.locate()
-    except (ImportError, OSError, ValueError) as err:
-        raise LocalModelUnavailable(model, spec.package, f"its weights were not found ({err})") from err
-    return LlamaCppEngine(path, name=spec.name, prompt_style=spec.prompt_style, stop=spec.stop, settings=settings)

@@ -20,8 +20,8 @@ from typing import Any
 import dspy
 
 from lms.errors import MissingApiKey, UnknownModel
-from lms.llama_engine import LlamaSettings
-from lms.local_models import LOCAL_PREFIX, build_engine, local_model
+from lms.llama_engine import LlamaSettings, build_engine
+from lms.local_models import LOCAL_PREFIX, local_model
 from lms.retries import RetryingLM
 
 __all__ = [

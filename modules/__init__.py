@@ -16,7 +16,7 @@ Both programs' `forward(question, external_knowledge="", domain_knowledge="")` r
     plan           decomposition steps ([] when not run or failed)
     attempts       one {"sql", "error_kind", "message"} per execution (error_kind None on success)
     result         the executor's result of the final SQL, or None
-    error          the final `db.errors.ExecutionError`, or None
+    error          the final `engines.errors.ExecutionError`, or None
     failures       one {"stage", "kind", "message"} per stage failure (kinds: `FailureKind`)
     usage          {stage: {"input_tokens", "output_tokens", "calls"}} for LM calls that were not cache hits
     timings_s      {stage: seconds}, summed over candidates (they run concurrently)
@@ -26,6 +26,7 @@ Both programs' `forward(question, external_knowledge="", domain_knowledge="")` r
                    result-check finding (with "retry_accepted")
 """
 
+from engines import Engine, Result
 from modules.alerce_text2sql import AlerceText2SQL
 from modules.direct_text2sql import DirectText2SQL
 from modules.errors import PipelineError, UnknownStageError
@@ -33,7 +34,6 @@ from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
 from modules.knowledge import format_knowledge, is_absent
 from modules.settings import PipelineSettings
-from modules.sql_executor import QueryResult, SQLExecutor
 from modules.stages import OPTIONAL_STAGES, STAGES
 
 __all__ = [
@@ -41,11 +41,11 @@ __all__ = [
     "STAGES",
     "AlerceText2SQL",
     "DirectText2SQL",
+    "Engine",
     "FailureKind",
     "PipelineError",
     "PipelineSettings",
-    "QueryResult",
-    "SQLExecutor",
+    "Result",
     "StageFailure",
     "UnknownStageError",
     "extract_sql",

@@ -5,24 +5,27 @@ from dataclasses import dataclass, field
 
 import dspy
 
-from checks.findings import Finding, FindingKind
-from checks.result_checks import check_result
-from checks.vote import Candidate
-from db.catalog import Catalog, render_schema_text
-from db.errors import ExecutionError
-from modules.candidate_selection import CandidateSelection
+from catalog import Catalog, load_catalog, render_schema_text
+from engines import Engine
+from engines.bounded import BoundedEngine
+from engines.errors import ExecutionError
 from modules.candidates import CandidatePath, candidate_paths, run_concurrently
 from modules.classification import Classification
 from modules.decomposition import Decomposition
-from modules.execution import BoundedExecutor, Outcome, describe_outcome, execute_with_corrections, result_frame
+from modules.demo_retriever import DemoRetriever
+from modules.execution import Outcome, describe_outcome, execute_with_corrections, result_frame
+from modules.findings import Finding, finding_record
 from modules.generation import Generation
 from modules.knowledge import format_knowledge
+from modules.result_check import ResultCheck
 from modules.run_record import RunRecord
 from modules.schema_linking import SchemaLinking
+from modules.selection import CandidateSelection
 from modules.self_correction import SelfCorrection
+from modules.served_catalog import served_catalog
 from modules.settings import PipelineSettings, default_candidates
-from modules.sql_executor import SQLExecutor, served_catalog
 from modules.value_check import ValueCheck
+from modules.vote import Candidate
 
 __all__ = ["AlerceText2SQL"]
 
@@ -50,14 +53,10 @@ class _Draft:
     trace: list = field(default_factory=list)
 
 
-def _finding_record(stage: str, finding: Finding, **extra: object) -> dict[str, object]:
-    return {"stage": stage, "kind": finding.kind.value, "message": finding.message, **extra}
-
-
 class AlerceText2SQL(dspy.Module):
     """Answer an ALeRCE question with PostgreSQL; every stage is built, `settings.stages` switches them."""
 
-    def __init__(self, executor: SQLExecutor | None = None, settings: PipelineSettings | None = None) -> None:
+    def __init__(self, executor: Engine | None = None, settings: PipelineSettings | None = None) -> None:
         """Build every stage.
 
         Args:
@@ -68,18 +67,19 @@ class AlerceText2SQL(dspy.Module):
         """
         super().__init__()
         self.executor = executor
-        self._bounded = BoundedExecutor(executor)
+        self._bounded = BoundedEngine(executor) if executor is not None else None
         self.settings = settings or PipelineSettings()
-        reasoning = self.settings.reasoning
+        # Generation demos picked per question (the mqs strategy), part of the compiled state; None: compiled demos.
+        self.demo_retriever: DemoRetriever | None = None
+        reasoning, catalog = self.settings.reasoning, self.settings.catalog
         self.schema_linking = SchemaLinking(reasoning=reasoning)
         self.classification = Classification(reasoning=reasoning)
-        self.decomposition = Decomposition(reasoning=reasoning)
-        self.generation = Generation(reasoning=reasoning)
-        self.self_correction = SelfCorrection(reasoning=reasoning)
+        self.decomposition = Decomposition(reasoning=reasoning, catalog=catalog)
+        self.generation = Generation(reasoning=reasoning, catalog=catalog)
+        self.self_correction = SelfCorrection(reasoning=reasoning, catalog=catalog)
         self.selection = CandidateSelection()
-        self.values = ValueCheck.open(executor) if self.settings.is_on("value_check") else ValueCheck()
-        # Optional per-question generation demos (optimizers.mqs.DemoRetriever): anything with demos(question).
-        self.demo_retriever = None
+        self.values = ValueCheck.open(executor, catalog) if self.settings.is_on("value_check") else ValueCheck()
+        self.result_check = ResultCheck()
 
     def forward(self, question: str, external_knowledge: object = "", domain_knowledge: object = "") -> dspy.Prediction:
         """Run the switched-on stages for one question; bad LM output is recorded in `failures`, never raised.
@@ -91,7 +91,7 @@ class AlerceText2SQL(dspy.Module):
         """
         record = RunRecord()
         knowledge = format_knowledge(external_knowledge, domain_knowledge)
-        catalog = served_catalog(self.executor)
+        catalog = served_catalog(self.executor, load_catalog(self.settings.catalog))
         link = self._link(question, knowledge, catalog, record)
         # Routing needs the shape of the schema, not the meaning of each column.
         structure = render_schema_text(catalog, link.tables, link.columns, detail="names")
@@ -118,7 +118,7 @@ class AlerceText2SQL(dspy.Module):
             plan=plan,
             candidates=[describe_outcome(draft.path.name, draft.outcome) for draft in drafts],
             selection=selection,
-            findings=[*(_finding_record("value_check", finding) for finding in chosen.findings), *checked],
+            findings=[*(finding_record("value_check", finding) for finding in chosen.findings), *checked],
         )
 
     def _candidate_count(self) -> int:
@@ -218,32 +218,14 @@ class AlerceText2SQL(dspy.Module):
         return drafts[selected], {"selected": selected, "clusters": clusters, "reasons": chosen.reasons}
 
     def _check_result(self, shared: _Shared, outcome: Outcome, record: RunRecord) -> tuple[Outcome, list[dict]]:
-        """Retry once per finding kind of the result checks; keep a retry only when its result looks better."""
-        frame = result_frame(outcome)
-        if not self.settings.is_on("result_check") or frame is None:
+        if not self.settings.is_on("result_check"):
             return outcome, []
-        current, tried, checked = check_result(shared.question, frame, outcome.sql), set(), []
-        while pending := [finding for finding in current if finding.kind not in tried]:
-            finding = pending[0]
-            tried.add(finding.kind)
-            retry = self._retry_after(finding, shared, outcome.sql, record)
-            accepted = retry is not None and _severity(retry[1]) < _severity(current)
-            if accepted:
-                retried, current = retry
-                outcome = Outcome(retried.sql, [*outcome.attempts, *retried.attempts], retried.result)
-            checked.append(_finding_record("result_check", finding, retry_accepted=accepted))
-        return outcome, checked
 
-    def _retry_after(
-        self, finding: Finding, shared: _Shared, sql: str, record: RunRecord
-    ) -> tuple[Outcome, list[Finding]] | None:
-        """Revise and run `sql` after a result check's finding; None when it was not revised or the retry failed."""
-        revised = self._revise("result_check", finding, shared, sql, "", record)
-        if not revised or revised == sql:
-            return None
-        retry = self._execute(shared, revised, record)
-        frame = result_frame(retry)
-        return None if frame is None else (retry, check_result(shared.question, frame, retry.sql))
+        def retry(finding: Finding, sql: str) -> Outcome | None:
+            revised = self._revise("result_check", finding, shared, sql, "", record)
+            return self._execute(shared, revised, record) if revised and revised != sql else None
+
+        return self.result_check(shared.question, outcome, retry)
 
     def _execute(self, shared: _Shared, sql: str, record: RunRecord) -> Outcome:
         link = shared.link
@@ -262,14 +244,6 @@ class AlerceText2SQL(dspy.Module):
             return repaired.sql
 
         budget = self.settings.max_corrections if self.settings.is_on("self_correction") else 0
-        if self._bounded.executor is not self.executor:  # the executor was replaced (e.g. wrapped by a caller)
-            self._bounded = BoundedExecutor(self.executor)
-        executor = self._bounded if self.executor is not None else None
         return execute_with_corrections(
-            executor, sql, correct, max_corrections=budget, timeout_s=self.settings.timeout_s
+            self._bounded, sql, correct, max_corrections=budget, timeout_s=self.settings.timeout_s
         )
-
-
-def _severity(findings: list[Finding]) -> tuple[bool, int]:
-    """Order results by their findings: an empty one is worst, then by the number of findings."""
-    return any(finding.kind == FindingKind.EMPTY_RESULT for finding in findings), len(findings)

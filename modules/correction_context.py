@@ -11,8 +11,8 @@ Examples:
 
 import re
 
-from db.catalog import Catalog, render_schema_text
-from db.errors import ErrorKind, ExecutionError
+from catalog import Catalog, render_schema_text
+from engines.errors import ErrorKind, ExecutionError
 
 __all__ = ["UNSUPPORTED_HINT", "correction_context", "missing_name"]
 

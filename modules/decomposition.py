@@ -2,6 +2,7 @@
 
 import dspy
 
+from catalog import load_catalog
 from modules.failures import FailureKind, StageFailure
 from modules.predictor import make_predictor
 from modules.stage_call import call_predictor
@@ -15,9 +16,9 @@ STAGE = "decomposition"
 class Decomposition(dspy.Module):
     """Write the plan; an empty plan (after a failure) sends generation down the direct path."""
 
-    def __init__(self, *, reasoning: bool = False) -> None:
+    def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
         super().__init__()
-        self.predict = make_predictor(PlanQuery, reasoning)
+        self.predict = make_predictor(PlanQuery, reasoning, rules=load_catalog(catalog).sql_rules)
 
     def forward(self, question: str, knowledge: str, schema_text: str) -> dspy.Prediction:
         """Plan the query.

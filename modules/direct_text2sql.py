@@ -2,14 +2,15 @@
 
 import dspy
 
-from db.catalog import render_schema_text
+from catalog import load_catalog, render_schema_text
+from engines import Engine
 from modules.execution import describe_outcome, execute_with_corrections
 from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
 from modules.knowledge import format_knowledge
 from modules.predictor import make_predictor
 from modules.run_record import RunRecord
-from modules.sql_executor import SQLExecutor, served_catalog
+from modules.served_catalog import served_catalog
 from modules.stage_call import call_predictor
 from signatures import GenerateSQL
 
@@ -20,7 +21,12 @@ class DirectText2SQL(dspy.Module):
     """Generate SQL in one call from the question, knowledge and the whole schema; no linking, no repair."""
 
     def __init__(
-        self, executor: SQLExecutor | None = None, *, timeout_s: float | None = None, reasoning: bool = False
+        self,
+        executor: Engine | None = None,
+        *,
+        timeout_s: float | None = None,
+        reasoning: bool = False,
+        catalog: str = "ztf",
     ) -> None:
         """Build the single predictor `generation`.
 
@@ -28,17 +34,19 @@ class DirectText2SQL(dspy.Module):
             executor: Runs the SQL once; None skips execution.
             timeout_s: Statement timeout for that execution (None: the executor's default).
             reasoning: Ask for a `reasoning` output before the SQL.
+            catalog: The name of the catalog it writes SQL for.
         """
         super().__init__()
         self.executor = executor
         self.timeout_s = timeout_s
         self.reasoning = reasoning
-        self.generation = make_predictor(GenerateSQL, reasoning)
+        self.catalog = catalog
+        self.generation = make_predictor(GenerateSQL, reasoning, rules=load_catalog(catalog).sql_rules)
 
     def forward(self, question: str, external_knowledge: object = "", domain_knowledge: object = "") -> dspy.Prediction:
         """Answer one question; the prediction has the same fields as `AlerceText2SQL`'s."""
         record = RunRecord()
-        catalog = served_catalog(self.executor)
+        catalog = served_catalog(self.executor, load_catalog(self.catalog))
         with record.stage("generation"):
             answer, failure = call_predictor(
                 "generation",

@@ -1,6 +1,8 @@
 """Exceptions raised by the modules package, under one root `PipelineError`."""
 
-__all__ = ["PipelineError", "UnknownStageError"]
+__all__ = ["RECOMPILE_HINT", "ArtifactMismatch", "ArtifactNotFound", "PipelineError", "UnknownStageError"]
+
+RECOMPILE_HINT = "recompile with python -m compile --model {model}"
 
 
 class PipelineError(Exception):
@@ -13,3 +15,29 @@ class UnknownStageError(PipelineError, ValueError):
     def __init__(self, name: str, known: tuple[str, ...]) -> None:
         super().__init__(f"Unknown stage {name!r}; choose from {', '.join(known)}.")
         self.name = name
+
+
+class ArtifactNotFound(PipelineError):
+    """No artifact at the given path.
+
+    Attributes:
+        path: The path that was looked at.
+    """
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class ArtifactMismatch(PipelineError):
+    """A saved artifact does not fit the program it should load into.
+
+    Attributes:
+        path: The artifact's program.json.
+        differences: One "what: saved vs. current" phrase per mismatch.
+    """
+
+    def __init__(self, message: str, path: str, differences: list[str]) -> None:
+        super().__init__(message)
+        self.path = path
+        self.differences = differences

@@ -1,18 +1,16 @@
 """Execute generated SQL, and repair it after execution errors within a budget."""
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import dspy
 import pandas as pd
 
-from db.errors import ExecutionError
-from modules.sql_executor import QueryResult, SQLExecutor
+from engines import Engine, Result
+from engines.errors import ExecutionError
 
 __all__ = [
-    "BoundedExecutor",
     "Outcome",
-    "connection_limit",
     "describe_outcome",
     "execute_with_corrections",
     "result_frame",
@@ -25,43 +23,8 @@ class Outcome:
 
     sql: str
     attempts: list[dict[str, str | None]] = field(default_factory=list)
-    result: QueryResult | None = None
+    result: Result | None = None
     error: ExecutionError | None = None
-
-
-def connection_limit(executor: object) -> int | None:
-    """Return the size of the connection pool behind `executor` (through wrapping executors), or None if it has none."""
-    for _ in range(4):
-        size = getattr(getattr(executor, "settings", None), "pool_size", None)
-        if isinstance(size, int):
-            return size
-        executor = getattr(executor, "executor", None)
-        if executor is None:
-            return None
-    return None
-
-
-class BoundedExecutor:
-    """Runs at most as many statements at once as the executor's pool has connections (unbounded without a pool).
-
-    Candidates run concurrently, and evaluation threads share one program: without the bound, statements would
-    wait for a pooled connection longer than the connect timeout, and a busy pool would look like an outage.
-    """
-
-    def __init__(self, executor: SQLExecutor) -> None:
-        self.executor = executor
-        limit = connection_limit(executor)
-        self._slots = threading.BoundedSemaphore(limit) if limit else None
-
-    def execute(self, sql: str, **options: object) -> QueryResult:
-        """Execute `sql` on the wrapped executor once a connection is free (`options`: timeout_s, max_rows)."""
-        if self._slots is None:
-            return self.executor.execute(sql, **options)
-        with self._slots:
-            return self.executor.execute(sql, **options)
-
-    def __deepcopy__(self, memo: dict) -> "BoundedExecutor":
-        return self  # copies of the program share the executor, so they share its bound
 
 
 def result_frame(outcome: Outcome) -> pd.DataFrame | None:
@@ -80,8 +43,15 @@ def describe_outcome(path: str, outcome: Outcome) -> dict[str, object]:
     }
 
 
+def _tell_listeners(error: ExecutionError | None, result: Result | None) -> None:
+    """Tell DSPy callbacks that have ``on_execute(error, rows)`` about one execution (the workbench streams it)."""
+    for listener in dspy.settings.get("callbacks", None) or []:
+        if hasattr(listener, "on_execute"):
+            listener.on_execute(error, None if result is None else len(result.frame))
+
+
 def execute_with_corrections(
-    executor: SQLExecutor | None,
+    executor: Engine | None,
     sql: str,
     correct: Callable[[str, ExecutionError], str],
     *,
@@ -112,9 +82,11 @@ def execute_with_corrections(
         except ExecutionError as err:
             outcome.error = err
             outcome.attempts.append({"sql": outcome.sql, "error_kind": err.kind.value, "message": err.message})
+            _tell_listeners(err, None)
         else:
             outcome.error = None
             outcome.attempts.append({"sql": outcome.sql, "error_kind": None, "message": None})
+            _tell_listeners(None, outcome.result)
             return outcome
         if round_index == max_corrections:
             break

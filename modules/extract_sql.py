@@ -21,7 +21,7 @@ from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
-from db.guard import MAX_SQL_CHARS
+from engines.guard import MAX_SQL_CHARS
 
 __all__ = ["extract_sql"]
 
@@ -49,7 +49,7 @@ def extract_sql(text: str | None) -> str:
     Fenced blocks are tried in order, then the whole text. In a block, the statement starts at the first SELECT
     or WITH, unless a later top-level SELECT follows a word or a colon ("select the objects with: SELECT ..."):
     then the first was prose and the statement starts there. Text longer than the SQL guard accepts
-    (``db.guard.MAX_SQL_CHARS``) is returned whole, never tokenized: the guard refuses it.
+    (``engines.guard.MAX_SQL_CHARS``) is returned whole, never tokenized: the guard refuses it.
 
     Args:
         text: A raw LM answer.

@@ -2,6 +2,7 @@
 
 import dspy
 
+from catalog import load_catalog
 from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
 from modules.predictor import make_predictor
@@ -16,10 +17,11 @@ STAGE = "generation"
 class Generation(dspy.Module):
     """Write the SQL; an empty `sql` with a failure when the LM gives no statement."""
 
-    def __init__(self, *, reasoning: bool = False) -> None:
+    def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
         super().__init__()
-        self.direct = make_predictor(GenerateSQL, reasoning)
-        self.planned = make_predictor(GeneratePlannedSQL, reasoning)
+        rules = load_catalog(catalog).sql_rules
+        self.direct = make_predictor(GenerateSQL, reasoning, rules=rules)
+        self.planned = make_predictor(GeneratePlannedSQL, reasoning, rules=rules)
 
     def forward(
         self,

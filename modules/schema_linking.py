@@ -2,7 +2,7 @@
 
 import dspy
 
-from db.catalog import Catalog, load_catalog, render_schema_text, render_table_catalog
+from catalog import Catalog, load_catalog, render_schema_text, render_table_catalog
 from modules.failures import FailureKind, StageFailure
 from modules.predictor import make_predictor
 from modules.stage_call import call_predictor

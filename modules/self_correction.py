@@ -2,12 +2,12 @@
 
 import dspy
 
-from checks.findings import Finding
-from db.catalog import load_catalog
-from db.errors import ExecutionError
+from catalog import load_catalog
+from engines.errors import ExecutionError
 from modules.correction_context import correction_context
 from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
+from modules.findings import Finding
 from modules.predictor import make_predictor
 from modules.stage_call import call_predictor
 from signatures import CorrectSQL, ReviseSQL
@@ -20,10 +20,11 @@ STAGE = "self_correction"
 class SelfCorrection(dspy.Module):
     """Rewrite a failed query, or one a check found wrong; an empty `sql` with a failure when the LM gives none."""
 
-    def __init__(self, *, reasoning: bool = False) -> None:
+    def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
         super().__init__()
-        self.predict = make_predictor(CorrectSQL, reasoning)
-        self.revise = make_predictor(ReviseSQL, reasoning)
+        self.catalog = catalog
+        self.predict = make_predictor(CorrectSQL, reasoning, rules=load_catalog(catalog).sql_rules)
+        self.revise = make_predictor(ReviseSQL, reasoning, rules=load_catalog(catalog).sql_rules)
 
     def forward(
         self,
@@ -48,7 +49,7 @@ class SelfCorrection(dspy.Module):
         Returns:
             A prediction with `sql` (possibly empty) and `failures`.
         """
-        schema_text, hints = correction_context(load_catalog(), error, tables, columns)
+        schema_text, hints = correction_context(load_catalog(self.catalog), error, tables, columns)
         answer, failure = call_predictor(
             STAGE,
             self.predict,

@@ -1,14 +1,16 @@
-"""The pipeline's settings: stage switches, candidates, correction budget, timeout, reasoning, schema detail."""
+"""The program's settings: stage switches, candidates, correction budget, timeout, reasoning, and which program."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Literal
 
 import dspy
 
+from catalog import CATALOG_NAMES
 from modules.errors import UnknownStageError
-from modules.stages import STAGES
+from modules.stages import OPTIONAL_STAGES, STAGES
 
-__all__ = ["PROVIDER_CANDIDATES", "SCHEMA_DETAILS", "PipelineSettings", "default_candidates"]
+__all__ = ["PROVIDER_CANDIDATES", "SCHEMA_DETAILS", "PipelineSettings", "ProgramSettings", "default_candidates"]
 
 SCHEMA_DETAILS = ("full", "brief", "names")
 PROVIDER_CANDIDATES = 4
@@ -44,6 +46,7 @@ class PipelineSettings:
         reasoning: Give every predictor a `reasoning` output first (fixed at construction).
         schema_detail: How much of the full schema the stages see when schema linking is off: "full" (every
             column described), "brief" (short descriptions) or "names" (names and types only, for small models).
+        catalog: The catalog the program writes SQL for (``catalog.CATALOG_NAMES``): its schema and prompt rules.
     """
 
     stages: tuple[str, ...] = STAGES
@@ -53,6 +56,7 @@ class PipelineSettings:
     timeout_s: float | None = None
     reasoning: bool = False
     schema_detail: Literal["full", "brief", "names"] = "full"
+    catalog: str = "ztf"
 
     def __post_init__(self) -> None:
         """Validate and normalise the switches.
@@ -74,7 +78,60 @@ class PipelineSettings:
             raise ValueError(f"candidates must be 1 or more (or None for the model's default), got {self.candidates}.")
         if not 0.0 <= self.min_agreement <= 1.0:
             raise ValueError(f"min_agreement must be between 0 and 1, got {self.min_agreement}.")
+        if self.catalog not in CATALOG_NAMES:
+            raise ValueError(f"Unknown catalog {self.catalog!r}; choose one of {', '.join(CATALOG_NAMES)}.")
 
     def is_on(self, stage: str) -> bool:
         """Tell whether `stage` runs."""
         return stage in self.stages
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProgramSettings:
+    """Which program answers, and the switches that adjust a compiled one before it is built.
+
+    Attributes:
+        artifact: An artifact folder or program.json to load instead of the model's (``artifacts/<model slug>``).
+        uncompiled: Ignore any artifact and run the code-defined prompts.
+        direct: Run the one-call ``DirectText2SQL`` baseline instead (no artifact, no stages).
+        stages: Stages switched on; None keeps the artifact's (all stages when uncompiled).
+        without: Optional stages switched off on top of that (``OPTIONAL_STAGES``).
+        candidates: SQL candidates per question; None keeps the artifact's (else the model's default).
+    """
+
+    artifact: Path | None = None
+    uncompiled: bool = False
+    direct: bool = False
+    stages: tuple[str, ...] | None = None
+    without: tuple[str, ...] = ()
+    candidates: int | None = None
+
+    def __post_init__(self) -> None:
+        """Validate the switches.
+
+        Raises:
+            UnknownStageError: ``stages`` names an unknown stage, or ``without`` one that is not optional.
+            ValueError: ``candidates`` is below 1.
+        """
+        for name in self.without:
+            if name not in OPTIONAL_STAGES:
+                raise UnknownStageError(name, OPTIONAL_STAGES)
+        for name in self.stages or ():
+            if name not in STAGES:
+                raise UnknownStageError(name, STAGES)
+        if self.candidates is not None and self.candidates < 1:
+            raise ValueError(f"candidates must be 1 or more (or None for the model's default), got {self.candidates}.")
+        object.__setattr__(self, "without", tuple(self.without))
+        if self.stages is not None:
+            object.__setattr__(self, "stages", tuple(self.stages))
+        if self.artifact is not None:
+            object.__setattr__(self, "artifact", Path(self.artifact))
+
+    def pipeline(self, saved: PipelineSettings) -> PipelineSettings:
+        """Return `saved` (an artifact's settings, or the defaults) with these switches applied."""
+        stages = self.stages if self.stages is not None else saved.stages
+        return replace(
+            saved,
+            stages=tuple(stage for stage in stages if stage not in self.without),
+            candidates=self.candidates if self.candidates is not None else saved.candidates,
+        )

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import logging
 
-from checks.findings import Finding, FindingKind
-from checks.value_check import find_unknown_values, replace_unknown_values
-from checks.vocabulary import Vocabulary, linked_values_text, read_vocabulary
+from catalog import load_catalog
+from engines import Engine
+from engines.errors import GuardError
+from engines.guard import check_sql
+from modules.findings import Finding, FindingKind
+from modules.value_literals import find_unknown_values, replace_unknown_values
+from modules.vocabulary import Vocabulary, linked_values_text, read_vocabulary
 
 __all__ = ["ValueCheck"]
 
@@ -20,15 +24,15 @@ class ValueCheck:
         self.vocabulary = vocabulary
 
     @classmethod
-    def open(cls, executor: object) -> ValueCheck:
-        """Read the vocabulary of the database `executor` serves (cached per database fingerprint).
+    def open(cls, engine: Engine | None, catalog: str = "ztf") -> ValueCheck:
+        """Read the vocabulary of `catalog` from the database `engine` serves (cached per database fingerprint).
 
-        An executor without a ``fingerprint()`` (a test double, no database) gives an empty check.
+        No engine, or one that stands for no data (``engines.fake.FakeEngine``: it has no ``fingerprint``), gives
+        an empty check.
         """
-        fingerprint = getattr(executor, "fingerprint", None)
-        if not callable(fingerprint):
+        if not callable(getattr(engine, "fingerprint", None)):
             return cls()
-        vocabulary = read_vocabulary(executor)
+        vocabulary = read_vocabulary(engine, load_catalog(catalog))
         logger.debug("vocabulary of %d categorical columns read", len(vocabulary.values))
         return cls(vocabulary)
 
@@ -40,8 +44,14 @@ class ValueCheck:
         return linked_values_text(self.vocabulary, tables, columns) if self.vocabulary is not None else ""
 
     def findings(self, sql: str) -> list[Finding]:
-        """Return the ``unknown_value`` findings of `sql` ([] without a vocabulary)."""
-        return find_unknown_values(sql, self.vocabulary) if self.vocabulary is not None and sql else []
+        """Return the ``unknown_value`` findings of `sql` ([] without a vocabulary, or when the guard refuses it).
+
+        The SQL is untrusted: only a statement the guard admits (bounded in size and parse time) is parsed here;
+        a refused one is left to execution, which refuses it with the guard's message.
+        """
+        if self.vocabulary is None or not sql or not _is_admitted(sql):
+            return []
+        return find_unknown_values(sql, self.vocabulary)
 
     def revision_finding(self, findings: list[Finding]) -> tuple[Finding, str]:
         """Merge the findings of one statement (see `findings`) into one for revision, with valid values as hints."""
@@ -54,5 +64,15 @@ class ValueCheck:
         return Finding(kind=FindingKind.UNKNOWN_VALUE, message=message), hints
 
     def replace(self, sql: str) -> str:
-        """Replace each literal still unknown by its closest valid value."""
-        return replace_unknown_values(sql, self.vocabulary) if self.vocabulary is not None and sql else sql
+        """Replace each literal still unknown by its closest valid value (SQL the guard refuses stays as it is)."""
+        if self.vocabulary is None or not sql or not _is_admitted(sql):
+            return sql
+        return replace_unknown_values(sql, self.vocabulary)
+
+
+def _is_admitted(sql: str) -> bool:
+    try:
+        check_sql(sql)
+    except GuardError:
+        return False
+    return True

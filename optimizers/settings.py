@@ -1,31 +1,14 @@
-"""Compile settings (the only defaults of ``python -m compile``) and the adapter choice shared with inference."""
+"""Compile settings: the only defaults of ``python -m compile``."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-import dspy
+from modules.adapter import ADAPTERS
+from modules.settings import PipelineSettings
 
-from modules.stages import STAGES
-
-__all__ = ["ADAPTERS", "LM_CALLS_PER_RUN", "CompileSettings", "make_adapter"]
-
-ADAPTERS = ("chat", "json")
-"""Adapter names: ``chat`` = ``dspy.ChatAdapter()`` (JSON fallback on parse errors), ``json`` = ``JSONAdapter()``."""
+__all__ = ["LM_CALLS_PER_RUN", "CompileSettings"]
 
 LM_CALLS_PER_RUN = 5
 """Rough LM calls of one program run (linking x2, classification, generation, maybe more): converts budgets."""
-
-
-def make_adapter(name: str) -> dspy.Adapter:
-    """Return a fresh adapter for a name of ``ADAPTERS``.
-
-    Raises:
-        ValueError: The name is not in ``ADAPTERS``.
-    """
-    if name == "chat":
-        return dspy.ChatAdapter()
-    if name == "json":
-        return dspy.JSONAdapter()
-    raise ValueError(f"Unknown adapter {name!r}; choose from {', '.join(ADAPTERS)}.")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,15 +30,13 @@ class CompileSettings:
         k: Demos per question (mqs) or labelled demos per predictor (labeled).
         max_bootstrapped_demos: Bootstrapped demos per predictor (random-search, mipro).
         max_labeled_demos: Labelled demos per predictor (random-search, mipro).
-        max_corrections: Self-correction rounds of the compiled program.
-        reasoning: Give every predictor a reasoning output.
-        schema_detail: Schema text the stages see when schema linking is off (``PipelineSettings``).
-        candidates: SQL candidates per question (None: ``modules.settings.default_candidates`` of the model).
+        pipeline: The compiled program's settings: stages, candidates (None: ``default_candidates`` of the model,
+            resolved before compiling), correction budget, reasoning, schema detail.
     """
 
     model: str
     optimizer: str = "random-search"
-    stages: tuple[str, ...] = STAGES
+    pipeline: PipelineSettings = field(default_factory=PipelineSettings)
     adapter: str = "chat"
     seed: int = 0
     train_fraction: float = 0.4
@@ -66,10 +47,6 @@ class CompileSettings:
     k: int = 3
     max_bootstrapped_demos: int = 2
     max_labeled_demos: int = 1
-    max_corrections: int = 2
-    reasoning: bool = False
-    schema_detail: str = "full"
-    candidates: int | None = None
 
     def __post_init__(self) -> None:
         """Check the values.
@@ -85,7 +62,6 @@ class CompileSettings:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be 1 or more, got {value}.")
-        object.__setattr__(self, "stages", tuple(self.stages))
 
     def runs_budget(self, default: int) -> int:
         """Return the number of program runs allowed: from ``max_lm_calls``, else ``default``."""

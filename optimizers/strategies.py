@@ -16,9 +16,9 @@ from typing import Any
 
 import dspy
 
+from modules.demo_retriever import DemoRetriever
 from modules.knowledge import format_knowledge
 from optimizers.errors import CompileError
-from optimizers.mqs import DemoRetriever
 from optimizers.settings import CompileSettings
 
 __all__ = ["SELECTING", "STRATEGIES", "CompileContext", "Strategy", "as_demo_source", "split_examples"]

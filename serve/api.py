@@ -110,7 +110,7 @@ def answer_out(record: Record, settings: ServeSettings) -> dict[str, Any]:
 def api_router(bench: Workbench) -> APIRouter:
     """Build the API routes around one workbench."""
     router = APIRouter(prefix="/api", tags=["api"])
-    engine_health = EngineHealth(bench.t2s.executor)
+    engine_health = EngineHealth(bench.engine.inner)  # the engine itself, under its gate
 
     @router.post("/ask", response_model=AnswerOut, responses=ERROR_RESPONSES, summary="Answer a question with SQL")
     async def ask(body: AskIn) -> dict[str, Any]:

@@ -12,21 +12,16 @@ import os
 import sys
 from pathlib import Path
 
-from answering import load
-from cli import (
-    add_candidates_argument,
-    add_engine_arguments,
-    add_model_argument,
-    add_query_timeout_argument,
-    add_verbosity_arguments,
-    logging_to_stderr,
-    positive_int,
-)
-from db.errors import DbError
+from cli import add_verbosity_arguments, logging_to_stderr, positive_int
+from engines.errors import EngineError
+from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
 from lms import LOCAL_PREFIX, LMConfigError
-from optimizers.errors import OptimizerError
+from lms.options import add_model_argument
+from modules.errors import PipelineError
+from modules.options import add_candidates_argument
+from modules.settings import ProgramSettings
 from serve.settings import MIN_TOKEN_CHARS, TOKEN_ENV, ServeSettings
-from serve.workbench import Workbench
+from serve.workbench import Workbench, open_workbench
 
 __all__ = ["build_parser", "main"]
 
@@ -88,12 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(err))
     with logging_to_stderr(args):
         try:
-            engine = {"dsn": args.dsn, "engine": args.engine, "tap_url": args.tap_url}
-            t2s = load(args.model, program=args.program, timeout_s=args.timeout, candidates=args.candidates, **engine)
-        except (LMConfigError, OptimizerError, DbError) as err:
+            program = ProgramSettings(artifact=args.program, candidates=args.candidates)
+            engine = engine_settings(args, timeout_s=args.timeout)
+            bench = open_workbench(args.model, settings, program=program, engine=engine)
+        except (LMConfigError, PipelineError, EngineError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 1
-        bench = Workbench(t2s, settings, model=args.model)
         try:
             _serve(bench, mcp=args.mcp)
         except KeyboardInterrupt:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from answering.render import render_csv, render_votable, unique_labels
+from answering.cells import unique_labels
+from answering.render import render_csv, render_votable
 
 if TYPE_CHECKING:
     import pandas as pd

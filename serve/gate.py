@@ -15,9 +15,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from db.errors import DatabaseBusy
+from engines.engine import Engine, Result
+from engines.errors import DatabaseBusy
+from engines.forwarding import ForwardingEngine
 
-__all__ = ["CLIENT", "QueryGate"]
+__all__ = ["CLIENT", "QUERIES_WITHOUT_A_POOL", "GatedEngine", "QueryGate", "gated"]
+
+QUERIES_WITHOUT_A_POOL = 4
+"""Queries run at once on an engine without a connection pool (TAP)."""
 
 CLIENT: contextvars.ContextVar[str] = contextvars.ContextVar("workbench_client", default="")
 """The client the current query runs for (its address); copied into the threads of an answer's candidates."""
@@ -63,3 +68,26 @@ class QueryGate:
             f"The database is busy: {mine} of your queries and {everyone} in all are running (at most "
             f"{self.per_client} per client and {self.capacity} at once); try again in a few seconds."
         )
+
+
+class GatedEngine(ForwardingEngine):
+    """An engine whose every statement takes a slot of its client's share first (``CLIENT``); the program of a
+    workbench runs on it, so an answer's queries count for whoever asked."""
+
+    def __init__(self, inner: Engine, gate: QueryGate) -> None:
+        super().__init__(inner)
+        self.gate = gate
+
+    def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
+        """Run `sql` on the wrapped engine once the client has a slot.
+
+        Raises:
+            DatabaseBusy: The client's share stayed taken for the gate's wait.
+        """
+        with self.gate.slot(CLIENT.get()):
+            return self.inner.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
+
+
+def gated(engine: Engine, *, wait_s: float) -> GatedEngine:
+    """Wrap `engine` in a gate sized by its connections (``QUERIES_WITHOUT_A_POOL`` when it has no pool)."""
+    return GatedEngine(engine, QueryGate(engine.concurrency or QUERIES_WITHOUT_A_POOL, wait_s=wait_s))

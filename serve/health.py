@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio.to_thread
 
-from db.errors import DbError
+from engines.errors import EngineError
 
 __all__ = ["EngineHealth"]
 
@@ -46,6 +46,6 @@ class EngineHealth:
     def _ask(self) -> str | None:
         try:
             self._check()
-        except DbError as err:
+        except EngineError as err:
             return str(err)
         return None

@@ -19,9 +19,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 
-from db.catalog import render_schema_text
+from catalog import render_schema_text
 from fileio.text import encodable
-from modules.sql_executor import served_catalog
+from modules.served_catalog import served_catalog
 from serve.api import answer_out
 from serve.errors import WorkbenchError
 from serve.store import Record

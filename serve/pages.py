@@ -15,9 +15,9 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from answering import AnsweringError
+from answering.cells import plain_value
 from answering.lightcurve import fetch_lightcurve, plot_lightcurve
-from answering.render import plain_value
-from db.errors import DbError
+from engines.errors import EngineError
 from serve.access import TOKEN_COOKIE
 from serve.errors import WorkbenchError
 from serve.exports import DOWNLOADS, download, png_bytes
@@ -112,7 +112,7 @@ def page_router(bench: Workbench) -> APIRouter:
         bench.record(answer_id)  # only for an answer of this workbench
         try:
             figure = plot_lightcurve(fetch_lightcurve(bench.engine, oid))
-        except (AnsweringError, DbError) as err:
+        except (AnsweringError, EngineError) as err:
             raise WorkbenchError(str(err)) from err
         return Response(png_bytes(figure), media_type="image/png")
 

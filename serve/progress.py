@@ -1,21 +1,20 @@
-"""Report the program's stages as they run: a DSPy callback for the stage modules and an engine that reports runs.
+"""Report the program's stages as they run: a DSPy callback for the stage modules, the checks and the executions.
 
-Both reach the listener of the current question through ``dspy.settings.callbacks``, so concurrent questions
+The program tells the callbacks of the current question (``dspy.settings.callbacks``), so concurrent questions
 (each in its own ``dspy.context``) never see each other's events.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Self
+from typing import Any
 
 import dspy
 from dspy.utils.callback import BaseCallback
 
-from db.errors import ExecutionError
-from serve.gate import CLIENT, QueryGate
+from engines.errors import ExecutionError
 
-__all__ = ["ReportingEngine", "StageReporter", "stage_names"]
+__all__ = ["StageReporter", "stage_names"]
 
 Emit = Callable[[dict[str, Any]], None]
 _SHOWN_FIELDS = ("tables", "difficulty", "plan", "sql", "winner", "chosen")
@@ -75,56 +74,3 @@ def _gist(outputs: Any, exception: BaseException | None) -> str:
         return ""
     parts = [f"{key}: {outputs[key]}" for key in _SHOWN_FIELDS if key in outputs and outputs[key] not in (None, "")]
     return "\n".join(parts)[:_DETAIL_CHARS]
-
-
-class ReportingEngine:
-    """Wrap an engine so that every run takes a slot of its client's share of connections (``serve.gate``) and is
-    reported to the current question's ``StageReporter``."""
-
-    def __init__(self, engine: Any, gate: QueryGate) -> None:
-        self.executor = engine  # named like the other wrappers', so modules.execution finds the pool behind it
-        self.name = engine.name
-        self.gate = gate
-
-    def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Any:
-        """Run `sql` on the wrapped engine once the client has a slot, and report the outcome.
-
-        Raises:
-            DatabaseBusy: The client's share of connections stayed taken for the gate's wait.
-        """
-        try:
-            with self.gate.slot(CLIENT.get()):
-                result = self.executor.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
-        except ExecutionError as err:
-            self._report(err, None)
-            raise
-        self._report(None, len(result.frame))
-        return result
-
-    @staticmethod
-    def _report(error: ExecutionError | None, rows: int | None) -> None:
-        for callback in dspy.settings.get("callbacks", None) or []:
-            if isinstance(callback, StageReporter):
-                callback.on_execute(error, rows)
-
-    def fingerprint(self) -> str:
-        """Return the wrapped engine's fingerprint."""
-        return self.executor.fingerprint()
-
-    def tables(self) -> frozenset[str] | None:
-        """Return the tables the wrapped engine serves."""
-        return self.executor.tables()
-
-    def close(self) -> None:
-        """Close the wrapped engine."""
-        self.executor.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        """Share the engine, as engines do."""
-        return self

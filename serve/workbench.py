@@ -15,12 +15,15 @@ from typing import Any
 
 import dspy
 
-from answering import Answer, AnsweringError, Text2SQL, clean_text
+from answering import Answer, AnsweringError, Text2SQL, clean_text, load
+from answering.api import ask_defaults
 from answering.question import MAX_KNOWLEDGE_CHARS
-from db.errors import DatabaseBusy, DatabaseUnavailable, DbError, ExecutionError, GuardError
+from db.engine import open_engine
+from engines import EngineSettings
+from engines.errors import DatabaseBusy, DatabaseUnavailable, EngineError, ExecutionError, GuardError
 from lms.lm_watch import describe_lm_error
 from lms.usage import price_usd, total_usage
-from modules.execution import connection_limit
+from modules.settings import ProgramSettings
 from serve.errors import (
     EngineBusyError,
     EngineUnavailableError,
@@ -29,18 +32,16 @@ from serve.errors import (
     UnexpectedError,
     WorkbenchError,
 )
-from serve.gate import CLIENT, QueryGate
+from serve.gate import CLIENT, GatedEngine, gated
 from serve.jobs import AnswerQueue, Job
-from serve.progress import ReportingEngine, StageReporter, stage_names
+from serve.progress import StageReporter, stage_names
 from serve.settings import ServeSettings
 from serve.store import AnswerStore, Record
 
-__all__ = ["Workbench", "raise_if_failed"]
+__all__ = ["Workbench", "open_workbench", "raise_if_failed"]
 
 logger = logging.getLogger(__name__)
 
-QUERIES_WITHOUT_A_POOL = 4
-"""Queries run at once on an engine without a connection pool (TAP)."""
 BUSY_RETRY_S = 5
 """Retry-After of a query refused as busy."""
 
@@ -49,14 +50,18 @@ class Workbench:
     """A loaded program with its engine, the answers kept in memory and each page session's history (thread-safe)."""
 
     def __init__(self, t2s: Text2SQL, settings: ServeSettings, *, model: str) -> None:
-        """Wrap a loaded program; its engine is wrapped so that executions are gated per client and reported."""
+        """Wrap a program loaded on a ``GatedEngine`` (``open_workbench`` builds both); its stages and executions
+        are reported to each question's listener.
+
+        Raises:
+            ValueError: The program's engine is not gated per client.
+        """
+        if not isinstance(t2s.executor, GatedEngine):
+            raise ValueError("the workbench's program must run on a serve.gate.GatedEngine; use open_workbench")
         self.t2s = t2s
         self.settings = settings
         self.model = model
-        capacity = connection_limit(t2s.executor) or QUERIES_WITHOUT_A_POOL
-        self.gate = QueryGate(capacity, wait_s=settings.busy_wait_s)
-        self.engine = ReportingEngine(t2s.executor, self.gate)
-        t2s.program.executor = self.engine
+        self.engine = t2s.executor
         self.queue = AnswerQueue(
             one_at_a_time=settings.one_at_a_time,
             max_jobs=settings.max_queued,
@@ -118,12 +123,12 @@ class Workbench:
             WorkbenchError: Not on the TAP engine, the ADQL is empty or too long, or the service is busy or cannot
                 be reached.
         """
-        tap = self.t2s.executor
+        tap = self.engine.inner
         if not hasattr(tap, "execute_adql"):
             raise WorkbenchError("ADQL runs on a TAP service only; start the workbench with --engine tap")
 
         def execute(adql: str) -> Any:
-            with self.gate.slot(CLIENT.get()):
+            with self.engine.gate.slot(CLIENT.get()):
                 return tap.execute_adql(adql)
 
         return self._run_by_hand("adql", adql, question, session, execute)
@@ -163,7 +168,7 @@ class Workbench:
         except ExecutionError as err:
             kind = "refused" if isinstance(err, GuardError) else err.kind.value
             answer = Answer(question=question, sql=sql, adql=adql, frame=None, error=str(err), error_kind=kind)
-        except DbError as err:
+        except EngineError as err:
             raise _failure(err) from err
         else:
             answer = Answer(
@@ -218,6 +223,24 @@ class Workbench:
         )
 
 
+def open_workbench(
+    model: str,
+    settings: ServeSettings,
+    *,
+    program: ProgramSettings,
+    engine: EngineSettings,
+    lm: dspy.LM | None = None,
+) -> Workbench:
+    """Open the engine, gate it per client (``serve.gate``), load the program on it and wrap both in a workbench.
+
+    Raises:
+        lms.LMConfigError, modules.errors.PipelineError, engines.errors.EngineError: As ``answering.load``.
+    """
+    opened = open_engine(ask_defaults(engine))
+    t2s = load(model, program=program, engine=gated(opened, wait_s=settings.busy_wait_s), lm=lm)
+    return Workbench(t2s, settings, model=model)
+
+
 def raise_if_failed(record: Record) -> Record:
     """Return `record` if its SQL ran, for API and MCP clients, whose errors must look like errors.
 
@@ -238,7 +261,7 @@ def _failure(err: Exception) -> WorkbenchError:
         return EngineUnavailableError(str(err))
     if isinstance(err, dspy.LMError):
         return LanguageModelError(f"the language model failed: {describe_lm_error(err)}")
-    if isinstance(err, AnsweringError | DbError):
+    if isinstance(err, AnsweringError | EngineError):
         return WorkbenchError(str(err))
     logger.error("answering failed", exc_info=err)
     return UnexpectedError.about(err)

@@ -4,18 +4,15 @@ from typing import Literal
 
 import dspy
 
-from signatures.conventions import SQL_RULES
-
 __all__ = ["CorrectSQL"]
 
 
 class CorrectSQL(dspy.Signature):
-    __doc__ = f"""Fix the PostgreSQL query that failed on the ALeRCE database, so that it runs and answers the question.
-Change only what the error requires and keep the query's meaning.
-missing_structure: a table, column or function does not exist; use the valid names from the hints or the schema.
-timeout: keep every condition; filter early in sub-queries on indexed columns (see hints), avoid cross joins.
-general: fix the syntax or types named in the error.
-{SQL_RULES}"""
+    """Fix the PostgreSQL query that failed on the ALeRCE database, so that it runs and answers the question.
+    Change only what the error requires and keep the query's meaning.
+    missing_structure: a table, column or function does not exist; use the valid names from the hints or the schema.
+    timeout: keep every condition; filter early in sub-queries on indexed columns (see hints), avoid cross joins.
+    general: fix the syntax or types named in the error."""
 
     question: str = dspy.InputField(desc="the astronomer's question")
     knowledge: str = dspy.InputField(desc="hints that come with the question, may be empty")

@@ -2,15 +2,12 @@
 
 import dspy
 
-from signatures.conventions import SQL_RULES
-
 __all__ = ["GeneratePlannedSQL"]
 
 
 class GeneratePlannedSQL(dspy.Signature):
-    __doc__ = f"""Write one PostgreSQL SELECT query that answers the question on the ALeRCE database by the plan.
-Steps may be merged; the question wins where the plan disagrees with it.
-{SQL_RULES}"""
+    """Write one PostgreSQL SELECT query that answers the question on the ALeRCE database by the plan.
+    Steps may be merged; the question wins where the plan disagrees with it."""
 
     question: str = dspy.InputField(desc="the astronomer's question")
     knowledge: str = dspy.InputField(desc="hints that come with the question, may be empty")

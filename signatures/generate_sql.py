@@ -2,14 +2,11 @@
 
 import dspy
 
-from signatures.conventions import SQL_RULES
-
 __all__ = ["GenerateSQL"]
 
 
 class GenerateSQL(dspy.Signature):
-    __doc__ = f"""Write one PostgreSQL SELECT query that answers the question on the ALeRCE database.
-{SQL_RULES}"""
+    """Write one PostgreSQL SELECT query that answers the question on the ALeRCE database."""
 
     question: str = dspy.InputField(desc="the astronomer's question")
     knowledge: str = dspy.InputField(desc="hints that come with the question, may be empty")

@@ -2,16 +2,13 @@
 
 import dspy
 
-from signatures.conventions import SQL_RULES
-
 __all__ = ["PlanQuery"]
 
 
 class PlanQuery(dspy.Signature):
-    __doc__ = f"""Plan the PostgreSQL query that answers the question, as short steps without SQL.
-Name the tables, columns, conditions and values each step uses, and how the steps combine (sub-query, join,
-INTERSECT, UNION).
-{SQL_RULES}"""
+    """Plan the PostgreSQL query that answers the question, as short steps without SQL.
+    Name the tables, columns, conditions and values each step uses, and how the steps combine (sub-query, join,
+    INTERSECT, UNION)."""
 
     question: str = dspy.InputField(desc="the astronomer's question")
     knowledge: str = dspy.InputField(desc="hints that come with the question, may be empty")

@@ -4,8 +4,6 @@ from typing import Literal
 
 import dspy
 
-from signatures.conventions import SQL_RULES
-
 __all__ = ["ReviseSQL"]
 
 # The kinds are checks.FindingKind's values (signatures import nothing of the project; a test keeps them equal).
@@ -15,15 +13,14 @@ FINDING_KINDS = Literal[
 
 
 class ReviseSQL(dspy.Signature):
-    __doc__ = f"""Revise the PostgreSQL query on the ALeRCE database: fix what the check found.
-Change only what the finding requires and keep every other condition.
-unknown_value: a literal is not a value of its column; use one of the valid values listed in the hints.
-empty_result: no rows came back; check the literals, units, date ranges (MJD) and joins against the question.
-row_count: more rows than the question asks for; order by what the question ranks on and limit the rows.
-missing_columns: the question names columns the result lacks; select them under those names.
-repeated_objects: the question asks for objects, yet objects repeat; return one row per object.
-count_as_rows: the question asks for a count; return the count, not the rows.
-{SQL_RULES}"""
+    """Revise the PostgreSQL query on the ALeRCE database: fix what the check found.
+    Change only what the finding requires and keep every other condition.
+    unknown_value: a literal is not a value of its column; use one of the valid values listed in the hints.
+    empty_result: no rows came back; check the literals, units, date ranges (MJD) and joins against the question.
+    row_count: more rows than the question asks for; order by what the question ranks on and limit the rows.
+    missing_columns: the question names columns the result lacks; select them under those names.
+    repeated_objects: the question asks for objects, yet objects repeat; return one row per object.
+    count_as_rows: the question asks for a count; return the count, not the rows."""
 
     question: str = dspy.InputField(desc="the astronomer's question")
     knowledge: str = dspy.InputField(desc="hints that come with the question, may be empty")

@@ -23,19 +23,23 @@ import re
 import shutil
 import socket
 import tempfile
+import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import psycopg
 import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 from data.errors import DataError, DatasetNotFound
 from data.loader import ENV_VAR, grounding_files, resolve_dataset_path, split_file
 from db.server import ServerInfo, ServerSettings, down, up
 
 if TYPE_CHECKING:
-    from db.executor import Executor
+    from engines.postgres import PostgresEngine
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
@@ -216,9 +220,22 @@ def default_dsn(pg_server: ServerSettings) -> str:
 
 
 @pytest.fixture
-def executor(tiny_dsn: str) -> Iterator[Executor]:
-    """An Executor on the tiny database with a 5 s timeout, closed after the test."""
-    from db.executor import Executor, ExecutorSettings
+def executor(tiny_dsn: str) -> Iterator[PostgresEngine]:
+    """An PostgresEngine on the tiny database with a 5 s timeout, closed after the test."""
+    from engines.postgres import PostgresEngine, PostgresSettings
 
-    with Executor(ExecutorSettings(dsn=tiny_dsn, timeout_s=5)) as ex:
+    with PostgresEngine(PostgresSettings(dsn=tiny_dsn, timeout_s=5)) as ex:
         yield ex
+
+
+@pytest.fixture
+def scratch_database(admin_dsn_tiny: str) -> Iterator[str]:
+    """Superuser DSN of an empty database on the test server, dropped after the test."""
+    name = f"scratch_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_dsn_tiny, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield make_conninfo(admin_dsn_tiny, dbname=name)
+    finally:
+        with psycopg.connect(admin_dsn_tiny, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -7,10 +7,11 @@ import subprocess
 
 import pytest
 
-import compiling.cli as cli
-import engines.factory
-from evaluation.gold_cache import GoldCache
-from optimizers.artifact import MANIFEST_FILE, PROGRAM_FILE, load_program
+import db.engine
+import optimizers.cli as cli
+from metric.gold_cache import GoldCache
+from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, load_program
+from modules.settings import ProgramSettings
 from tests.optimizers.compile_helpers import SYNTHETIC_CSV, gated_lm
 
 COMMITTED = cli.REPO_DIR / "artifacts" / "local-gemma3-270m"
@@ -65,7 +66,7 @@ def fake_backends(monkeypatch, tiny_dsn, tmp_path):
     lm = gated_lm()
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(cli, "resolve_lm", lambda model: lm)
-    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
     monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     return lm
 
@@ -85,7 +86,7 @@ def test_compile_writes_the_artifact_and_prints_its_folder(fake_backends, tmp_pa
     assert len(manifest["dataset"]["sha256"]) == 64
     assert set(manifest["scores"]) == {"heldout_pm_before", "heldout_pm_after"}
     assert set(manifest["versions"]) == {"python", "dspy", "sqlglot", "psycopg"}
-    program, loaded = load_program("fake/gated", executor=None, program_path=out / PROGRAM_FILE)
+    program, loaded = load_program("fake/gated", executor=None, choice=ProgramSettings(artifact=out / PROGRAM_FILE))
     assert loaded == manifest
     assert len(program.generation.direct.demos) == 2
 
@@ -105,7 +106,7 @@ def test_compile_grounds_the_embedded_database_on_the_dataset_splits(monkeypatch
     grounded = []
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(cli, "resolve_lm", lambda model: gated_lm())
-    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: grounded.append(ground) or tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: grounded.append(ground) or tiny_dsn)
     monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     argv = ["--model", "fake/gated", "--optimizer", "none", "--dataset", str(dataset), "--out", str(tmp_path / "a")]
     assert cli.main([*argv, "-q"]) == 0
@@ -139,7 +140,7 @@ def test_the_committed_artifact_records_the_command_that_made_it():
     parser = cli.build_parser()
     args = parser.parse_args(argv)
     settings = dataclasses.asdict(cli._settings(args, parser))
-    assert {**settings, "stages": list(settings["stages"])} == manifest["settings"]
+    assert json.loads(json.dumps(settings)) == manifest["settings"]
     assert args.examples and manifest["dataset"]["name"] == cli.EXAMPLES_CSV.name
     assert args.out is None and cli.default_artifact_dir(args.model) == COMMITTED
 

@@ -180,13 +180,13 @@ def test_interrupt_exits_130(tmp_path, gold_csv, dev_csv_path, tiny_dsn, capsys,
 
 
 def test_scoring_grounds_the_embedded_database_on_the_dataset_splits(examples, tmp_path, dev_csv_path, tiny_dsn):
-    import engines.factory
+    import db.engine
 
     grounded = []
     predictions = tmp_path / "one.csv"
     pd.DataFrame({"req_id": [examples[0].req_id], "sql": [examples[0].gold_sql]}).to_csv(predictions, index=False)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: grounded.append(ground) or tiny_dsn)
+        patch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: grounded.append(ground) or tiny_dsn)
         args = _args(tmp_path, predictions, dev_csv_path, tiny_dsn)
         assert main([*args[:4], *args[6:]]) == 0
     assert grounded == [(dev_csv_path,)]

@@ -7,9 +7,8 @@ import shlex
 import pytest
 
 import answering.cli as ask_cli
-import compiling.cli as compile_cli
+import optimizers.cli as compile_cli
 import serve.cli as serve_cli
-from db.executor import ExecutorSettings
 from defaults.time_limits import (
     ASK_CONNECT_S,
     ASK_QUERY_S,
@@ -21,8 +20,9 @@ from defaults.time_limits import (
     VOCABULARY_QUERY_S,
     VOCABULARY_READ_S,
 )
+from engines.postgres import PostgresSettings
 from engines.tap_settings import TapSettings
-from optimizers.artifact import REPO_DIR
+from modules.artifact import REPO_DIR
 
 README = (REPO_DIR / "README.md").read_text(encoding="utf-8")
 COMPILE_EXAMPLES = re.findall(r"^python -m compile (.*?)(?:\s+#.*)?$", README, re.MULTILINE)
@@ -62,7 +62,7 @@ def test_readme_time_limits_are_the_code_defaults():
     gold = (seconds(GOLD_QUERY_FACTOR * embedded), seconds(GOLD_QUERY_FACTOR * external))
     assert f"{GOLD_QUERY_FACTOR:g} times that default ({gold[0]}, {gold[1]})" in evaluate
     compile_row = table_row("compile")
-    assert f"{seconds(ExecutorSettings(dsn='').timeout_s)} on PostgreSQL" in compile_row
+    assert f"{seconds(PostgresSettings(dsn='').timeout_s)} on PostgreSQL" in compile_row
     assert f"{seconds(TapSettings(url='').timeout_s)} on TAP" in compile_row
     assert f"waits up to {seconds(DACHS_START_S)} for DaCHS" in table_row("db")
     assert f"{seconds(VOCABULARY_QUERY_S)} per query, {seconds(VOCABULARY_READ_S)} in all" in README

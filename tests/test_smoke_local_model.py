@@ -7,8 +7,9 @@ fresh clone. The SQL of a tiny model is not checked for correctness, only that t
 import time
 
 from answering import Answer, load
+from engines import EngineSettings
 from lms import DEFAULT_LOCAL_MODEL
-from optimizers.artifact import MANIFEST_FILE, PROGRAM_FILE, default_artifact_dir
+from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, default_artifact_dir
 
 QUESTION = "How many objects are classified as SNIa by the light-curve classifier?"
 MAX_SECONDS = 120.0
@@ -18,7 +19,7 @@ def test_default_local_model_answers_one_question_with_the_committed_artifact(ti
     artifact = default_artifact_dir(DEFAULT_LOCAL_MODEL)
     assert (artifact / PROGRAM_FILE).is_file() and (artifact / MANIFEST_FILE).is_file()
     started = time.perf_counter()
-    with load(dsn=tiny_dsn) as t2s:
+    with load(engine=EngineSettings(dsn=tiny_dsn)) as t2s:
         assert t2s.manifest is not None and t2s.manifest["model"] == DEFAULT_LOCAL_MODEL
         answer = t2s.ask(QUESTION)
     elapsed_s = time.perf_counter() - started

@@ -4,13 +4,17 @@ import pytest
 
 from answering import Answer, BadQuestion, clean_text, load
 from answering.question import MAX_QUESTION_CHARS
+from engines import EngineSettings
 from modules import UnknownStageError
+from modules.settings import ProgramSettings
 from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, demo_model_lm, scripted_lm
 
 
 def test_ask_returns_the_rows_of_the_sql(tiny_dsn):
     lm = scripted_lm()
-    with load("fake/scripted", dsn=tiny_dsn, lm=lm, uncompiled=True) as t2s:
+    with load(
+        "fake/scripted", program=ProgramSettings(uncompiled=True), engine=EngineSettings(dsn=tiny_dsn), lm=lm
+    ) as t2s:
         answer = t2s.ask("How many?\x00")
     assert isinstance(answer, Answer) and answer.is_answered
     assert answer.question == "How many?" and answer.sql == LITERAL_SQL
@@ -22,7 +26,12 @@ def test_ask_returns_the_rows_of_the_sql(tiny_dsn):
 
 
 def test_a_failing_query_gives_an_error_after_the_corrections(tiny_dsn):
-    with load("fake/scripted", dsn=tiny_dsn, lm=scripted_lm(BROKEN_SQL), uncompiled=True) as t2s:
+    with load(
+        "fake/scripted",
+        program=ProgramSettings(uncompiled=True),
+        engine=EngineSettings(dsn=tiny_dsn),
+        lm=scripted_lm(BROKEN_SQL),
+    ) as t2s:
         answer = t2s.ask("Which objects?")
     assert not answer.is_answered and answer.frame is None
     assert answer.error == 'could not answer (missing_structure): relation "objekt" does not exist'
@@ -31,7 +40,12 @@ def test_a_failing_query_gives_an_error_after_the_corrections(tiny_dsn):
 
 def test_without_switches_stages_off(tiny_dsn):
     lm = scripted_lm(difficulty="medium")
-    with load("fake/scripted", dsn=tiny_dsn, lm=lm, uncompiled=True, without=("classification",)) as t2s:
+    with load(
+        "fake/scripted",
+        program=ProgramSettings(uncompiled=True, without=("classification",)),
+        engine=EngineSettings(dsn=tiny_dsn),
+        lm=lm,
+    ) as t2s:
         answer = t2s.ask("Which objects?")
     assert "classification" not in lm.engine_obj.stages()
     assert "classification" not in answer.usage and answer.plan == ["Read object.", "Count rows."]
@@ -39,7 +53,12 @@ def test_without_switches_stages_off(tiny_dsn):
 
 def test_candidates_overrides_the_models_default(tiny_dsn):
     lm = scripted_lm()
-    with load("fake/scripted", dsn=tiny_dsn, lm=lm, uncompiled=True, candidates=3) as t2s:
+    with load(
+        "fake/scripted",
+        program=ProgramSettings(uncompiled=True, candidates=3),
+        engine=EngineSettings(dsn=tiny_dsn),
+        lm=lm,
+    ) as t2s:
         assert t2s.program.settings.candidates == 3
         answer = t2s.ask("Which objects?")
     assert answer.is_answered
@@ -51,7 +70,12 @@ def test_candidates_overrides_the_models_default(tiny_dsn):
 
 def test_without_refuses_a_stage_that_cannot_be_switched_off():
     with pytest.raises(UnknownStageError, match="Unknown stage 'generation'; choose from schema_linking"):
-        load("fake/scripted", dsn="postgresql://nobody@127.0.0.1:1/none", lm=scripted_lm(), without=("generation",))
+        load(
+            "fake/scripted",
+            program=ProgramSettings(without=("generation",)),
+            engine=EngineSettings(dsn="postgresql://nobody@127.0.0.1:1/none"),
+            lm=scripted_lm(),
+        )
 
 
 def test_clean_text_removes_control_characters_and_keeps_newlines():
@@ -91,9 +115,10 @@ def test_clean_text_refuses_a_huge_question():
 
 
 def test_an_answer_of_the_demo_model_says_who_wrote_it(tiny_dsn):
-    with load("fake/scripted", dsn=tiny_dsn, lm=demo_model_lm(), uncompiled=True) as t2s:
+    where = {"program": ProgramSettings(uncompiled=True), "engine": EngineSettings(dsn=tiny_dsn)}
+    with load("fake/scripted", lm=demo_model_lm(), **where) as t2s:
         demo = t2s.ask("How many?")
-    with load("fake/scripted", dsn=tiny_dsn, lm=scripted_lm(), uncompiled=True) as t2s:
+    with load("fake/scripted", lm=scripted_lm(), **where) as t2s:
         other = t2s.ask("How many?")
     assert demo.notice.startswith("A small demo model wrote this SQL (local/gemma3-270m: Gemma 3 270M base")
     assert "--model openai/gpt-4.1-mini" in demo.notice and "MODEL=" in demo.notice and "\n" not in demo.notice

@@ -10,6 +10,8 @@ from matplotlib.collections import PathCollection
 from answering import Answer, AnsweringError, load
 from answering.lightcurve import fetch_lightcurve, lightcurve_sql
 from answering.sky import coordinate_columns
+from engines import EngineSettings
+from modules.settings import ProgramSettings
 from tests.answering.scripts import scripted_lm
 
 POSITIONS_SQL = (
@@ -98,7 +100,12 @@ def test_lightcurve_sql_refuses_anything_but_an_identifier():
 def test_plot_lightcurve_queries_the_answer_engine(tiny_dsn):
     matplotlib.use("Agg")
     sql = "SELECT oid, count(*) AS n FROM detection GROUP BY oid HAVING count(*) > 5 ORDER BY oid LIMIT 1"
-    with load("fake/scripted", dsn=tiny_dsn, lm=scripted_lm(sql), uncompiled=True) as t2s:
+    with load(
+        "fake/scripted",
+        program=ProgramSettings(uncompiled=True),
+        engine=EngineSettings(dsn=tiny_dsn),
+        lm=scripted_lm(sql),
+    ) as t2s:
         answer = t2s.ask("Which object has more than 5 detections?")
         oid = answer.frame["oid"][0]
         curve = fetch_lightcurve(t2s.executor, oid)

@@ -12,10 +12,10 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
+from catalog import load_catalog
 from data.loader import load_dataset
-from db.catalog import load_catalog
-from db.executor import Executor, ExecutorSettings
-from db.guard import check_sql
+from engines.guard import check_sql
+from engines.postgres import PostgresEngine, PostgresSettings
 
 EXAMPLES_CSV = Path(__file__).resolve().parents[2] / "data" / "examples" / "examples.csv"
 DIFFICULTIES = {"simple", "medium", "advanced"}
@@ -65,9 +65,9 @@ def test_guard_accepts_every_gold_query(example):
 
 
 @pytest.fixture(scope="module")
-def default_executor(default_dsn: str) -> Iterator[Executor]:
-    """An Executor on the default-scale database (built on first use of `default_dsn`)."""
-    with Executor(ExecutorSettings(dsn=default_dsn, timeout_s=60)) as executor:
+def default_executor(default_dsn: str) -> Iterator[PostgresEngine]:
+    """An PostgresEngine on the default-scale database (built on first use of `default_dsn`)."""
+    with PostgresEngine(PostgresSettings(dsn=default_dsn, timeout_s=60)) as executor:
         yield executor
 
 

@@ -124,7 +124,7 @@ def test_admin_needs_a_password_and_the_reader_does_not(tiny_server: ServerInfo)
 
 
 def test_database_has_the_search_path_and_only_catalog_tables_in_schema_alerce(tiny_dsn: str) -> None:
-    from db.catalog import load_catalog
+    from catalog import load_catalog
 
     with psycopg.connect(tiny_dsn) as conn:
         assert conn.execute("SHOW search_path").fetchone()[0] == "alerce, public"

@@ -12,11 +12,11 @@ import time
 import psycopg
 import pytest
 
-import db.executor
-from db.errors import ErrorKind, ExecutionError
-from db.executor import Executor, ExecutorSettings
+import engines.postgres
 from db.pg_binaries import find_bin_dir, server_user, uses_wheel
 from db.server import embedded_admin_dsn, running_dsn
+from engines.errors import ErrorKind, ExecutionError
+from engines.postgres import PostgresEngine, PostgresSettings
 
 pytestmark = pytest.mark.wheel_server
 
@@ -73,12 +73,12 @@ def test_the_watchdog_ends_a_backend_through_the_admin_dsn(reader_dsn, monkeypat
     with psycopg.connect(admin_dsn) as admin:
         assert admin.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0] is True
     # The server-side timeout and the cancel are disabled, so only the admin DSN's pg_terminate_backend can stop it.
-    monkeypatch.setattr(db.executor, "_SET_TIMEOUT_SQL", "SELECT %s::text")
-    monkeypatch.setattr(db.executor.psycopg.Connection, "cancel_safe", lambda self, timeout=None: None)
-    monkeypatch.setattr(db.executor, "_ABANDON_AFTER_S", 30.0)
+    monkeypatch.setattr(engines.postgres, "_SET_TIMEOUT_SQL", "SELECT %s::text")
+    monkeypatch.setattr(engines.postgres.psycopg.Connection, "cancel_safe", lambda self, timeout=None: None)
+    monkeypatch.setattr(engines.postgres, "_ABANDON_AFTER_S", 30.0)
     started = time.monotonic()
-    settings = ExecutorSettings(dsn=reader_dsn, admin_dsn=admin_dsn, pool_size=1)
-    with Executor(settings) as executor, pytest.raises(ExecutionError) as caught:
+    settings = PostgresSettings(dsn=reader_dsn, admin_dsn=admin_dsn, pool_size=1)
+    with PostgresEngine(settings) as executor, pytest.raises(ExecutionError) as caught:
         executor.execute(HEAVY_SQL, timeout_s=0.5)
     assert time.monotonic() - started < 0.5 + 10
     assert (caught.value.kind, caught.value.sqlstate) == (ErrorKind.TIMEOUT, "57P01")

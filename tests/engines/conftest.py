@@ -1,6 +1,6 @@
 """One local GAVO DaCHS per test run, publishing the tiny test database; stopped at the end if the run started it.
 
-The run holds the server alone (`db.tap_server.tap_session`): another run needing it waits.
+The run holds the server alone (`db.tap.server.tap_session`): another run needing it waits.
 
 Where DaCHS is not installed (not Debian, no root) the TAP server tests skip, unless ALERCE_T2S_REQUIRE_TAP is
 set (as in CI, where `.ci/run` installs it): then they fail.
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from db.server import ServerSettings
-from db.tap_server import SYNC_LIMIT_S, tap_session
+from db.tap.server import SYNC_LIMIT_S, tap_session
 from engines.tap_settings import TAP_SYNC_LIMIT_ENV
 
 

@@ -5,9 +5,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from db.errors import ErrorKind, ExecutionError
-from engines.adql import TAP_TABLES, Upload, default_target, translate
+from catalog import load_catalog
+from engines.adql import Upload, default_target, translate
 from engines.adql_rules import RULES
+from engines.errors import ErrorKind, ExecutionError
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "adql_cases.yaml").read_text())
 
@@ -44,7 +45,8 @@ def test_translate_reports_sql_that_does_not_parse():
 
 
 def test_translate_knows_tables_the_service_adds():
-    target = default_target(TAP_TABLES | {"lc_classifier"})
+    published = frozenset(table.name for table in load_catalog().tap_tables)
+    target = default_target(tables=published | {"lc_classifier"})
     assert (
         translate("SELECT oid FROM lc_classifier", target).adql
         == "SELECT lc_classifier.oid FROM ztf.lc_classifier AS lc_classifier"

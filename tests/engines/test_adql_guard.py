@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from db.errors import GuardError
 from engines.adql_guard import MAX_ADQL_CHARS, check_adql
+from engines.errors import GuardError
 
 QUERY = (
     "SELECT TOP 5 o.oid FROM ztf.object AS o WHERE "

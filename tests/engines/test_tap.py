@@ -10,12 +10,12 @@ import pyvo
 
 from benchmarks.tap import same_result
 from data.loader import load_dataset
-from db import tap_server
-from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError, GuardError
-from db.executor import ExecutorSettings
-from db.tap_server import SYNC_LIMIT_S
+from db.tap import server as tap_server
+from db.tap.server import SYNC_LIMIT_S
 from engines import PostgresEngine, TapSettings
 from engines.adql import translate
+from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError, GuardError
+from engines.postgres import PostgresSettings
 from engines.tap import TapEngine
 
 # Dev golds whose TAP result cannot equal PostgreSQL's, with the reason (README, "Real data").
@@ -33,7 +33,7 @@ def tap(tap_url):
 
 @pytest.fixture(scope="module")
 def postgres(tiny_dsn):
-    with PostgresEngine(ExecutorSettings(dsn=tiny_dsn, timeout_s=30)) as engine:
+    with PostgresEngine(PostgresSettings(dsn=tiny_dsn, timeout_s=30)) as engine:
         yield engine
 
 
@@ -70,6 +70,28 @@ def test_every_dev_gold_translation_parses_with_dachs(dev_csv_path):
     done = subprocess.run([interpreter, "-c", script], input=json.dumps(queries), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert len(queries) == 57
+
+
+def test_taxonomy_classes_come_back_as_the_lists_postgres_returns(postgres, tap):
+    sql = (
+        "SELECT classifier_name, classifier_version, classes FROM taxonomy ORDER BY classifier_name, classifier_version"
+    )
+    expected, got = postgres.execute(sql), tap.execute(sql)
+    assert len(expected.frame) > 2 and all(isinstance(classes, list) for classes in expected.frame["classes"])
+    assert got.frame["classes"].tolist() == expected.frame["classes"].tolist()
+    assert got.table.colnames == ["classifier_name", "classifier_version", "classes"]
+    capped = tap.execute("SELECT * FROM taxonomy", max_rows=2)
+    assert (len(capped.frame), capped.truncated) == (2, True)
+
+
+def test_array_results_take_uploads_too(postgres, tap):
+    sql = (
+        "WITH chosen (name) AS (VALUES ('stamp_classifier')) "
+        "SELECT t.classifier_version, t.classes FROM taxonomy t JOIN chosen c ON t.classifier_name = c.name "
+        "ORDER BY t.classifier_version"
+    )
+    expected = postgres.execute(sql).frame["classes"].tolist()
+    assert expected and tap.execute(sql).frame["classes"].tolist() == expected
 
 
 def test_a_query_over_the_row_cap_is_truncated(tap):

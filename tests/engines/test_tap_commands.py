@@ -81,7 +81,7 @@ def test_ask_over_the_row_cap_shows_the_truncation(capsys, tap_url, monkeypatch)
     fields = {"tables": {"tables": ["detection"]}, "difficulty": {"difficulty": "simple"}}
     lm = fake_lm(lambda call: render_answer(fields.get(call.stage, {"sql": "SELECT candid FROM detection"})))
     monkeypatch.setattr(lms, "resolve_lm", lambda model=None, **settings: lm)
-    monkeypatch.setattr("answering.api.EngineSettings", functools.partial(EngineSettings, max_rows=50))
+    monkeypatch.setattr("engines.options.EngineSettings", functools.partial(EngineSettings, max_rows=50))
     code = ask_main(["All detections", "--model", "fake/all", "--engine", "tap", "--tap-url", tap_url])
     assert code == 0
     assert "(20 of 50+ rows shown; raise --limit to see more)" in capsys.readouterr().out

@@ -1,12 +1,12 @@
-"""The TAP engine's error mapping and retries, without a server (pyvo's errors raised by a stand-in)."""
+"""The TAP engine's error mapping, retries and fingerprint, without a server (stand-ins for pyvo)."""
 
 import pytest
 import requests
+from astropy.table import Table
 from pyvo.dal import DALQueryError, DALServiceError
 
-from db.errors import DatabaseUnavailable, ErrorKind, ExecutionError
 from engines import TapSettings
-from engines.adql import default_target
+from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError
 from engines.tap import TapEngine
 
 
@@ -84,16 +84,44 @@ def test_an_unsupported_query_fails_before_any_request(monkeypatch):
         engine.execute("DROP TABLE object")
 
 
-def test_the_fingerprint_changes_with_the_row_counts_the_service_lists(monkeypatch):
-    def engine_listing(contents):
-        engine = TapEngine(TapSettings(url="http://tap.invalid/tap"))
-        monkeypatch.setattr(engine, "_read_service", lambda: (default_target(), None, contents))
-        return engine
+class ListingService:
+    """A stand-in pyvo TAPService whose ``tap_schema.tables`` lists the given {table: nrows} (nrows may be absent)."""
 
-    first = engine_listing("object=20149,probability=341809").fingerprint()
+    hardlimit = 1000
+
+    def __init__(self, nrows, *, has_nrows=True):
+        self.nrows, self.has_nrows = nrows, has_nrows
+
+    def run_sync(self, query, maxrec=None):
+        if "nrows" in query and not self.has_nrows:
+            raise DALQueryError("Field query: No such field known: nrows")
+        names = [f"ztf.{name}" for name in self.nrows]
+        table = Table(
+            {"table_name": names, "nrows": list(self.nrows.values())} if self.has_nrows else {"table_name": names}
+        )
+        return type("Rows", (), {"to_table": lambda self: table})()
+
+
+def fingerprint_of(monkeypatch, service, url="http://tap.invalid/tap"):
+    engine = TapEngine(TapSettings(url=url))
+    monkeypatch.setattr(engine, "_service", lambda read_timeout_s: service)
+    return engine.fingerprint()
+
+
+def test_the_fingerprint_follows_the_row_counts_read_from_tap_schema(monkeypatch):
+    first = fingerprint_of(monkeypatch, ListingService({"object": 20149, "probability": 341809}))
     assert first.startswith("tap-") and len(first) == 20
-    assert engine_listing("object=20149,probability=341809").fingerprint() == first
-    assert engine_listing("object=549,probability=17582").fingerprint() != first
+    assert fingerprint_of(monkeypatch, ListingService({"probability": 341809, "object": 20149})) == first
+    assert fingerprint_of(monkeypatch, ListingService({"object": 549, "probability": 341809})) != first
+    assert fingerprint_of(monkeypatch, ListingService({"object": 20149})) != first
+    assert (
+        fingerprint_of(monkeypatch, ListingService({"object": 20149, "probability": 341809}), "http://b/tap") != first
+    )
+
+
+def test_without_row_counts_the_fingerprint_follows_the_published_tables(monkeypatch):
+    first = fingerprint_of(monkeypatch, ListingService({"object": None, "probability": None}, has_nrows=False))
+    assert fingerprint_of(monkeypatch, ListingService({"object": None}, has_nrows=False)) != first
 
 
 @pytest.mark.parametrize(("value", "expected"), [("", None), ("60", 60.0), (" 12.5 ", 12.5)])

@@ -8,7 +8,7 @@ import pytest
 import pyvo
 
 from db.cli import main as db_main
-from db.tap_server import GAVO_DIR, tap_status, tap_up
+from db.tap.server import GAVO_DIR, tap_status, tap_up
 
 
 def test_tap_up_twice_reuses_the_published_copy(pg_server, tap_url):
@@ -16,7 +16,8 @@ def test_tap_up_twice_reuses_the_published_copy(pg_server, tap_url):
     copied_at = marker.stat().st_mtime_ns
     assert tap_up(pg_server) == tap_url
     assert marker.stat().st_mtime_ns == copied_at
-    assert tap_status().source == "alerce_tiny"
+    freshness = tap_status().freshness
+    assert (freshness.copy.database, freshness.current) == ("alerce_tiny", True)
 
 
 def test_tap_up_recovers_from_a_killed_server(pg_server, tap_url):
@@ -30,11 +31,15 @@ def test_tap_up_recovers_from_a_killed_server(pg_server, tap_url):
     assert tap_status().running
 
 
-def test_db_tap_status_and_url_print_the_local_service(capsys, tap_url):
+def test_db_tap_status_names_the_build_served_and_says_it_is_current(capsys, pg_server, tap_url):
     assert db_main(["tap", "url"]) == 0
     assert capsys.readouterr().out == f"{tap_url}\n"
     assert db_main(["tap", "status"]) == 0
-    assert capsys.readouterr().out == f"running: yes\nurl: {tap_url}\ndatabase: alerce_tiny\n"
+    lines = capsys.readouterr().out.splitlines()
+    database = f"database: alerce_tiny (embedded server in {pg_server.data_dir})"
+    assert lines[:3] == ["running: yes", f"url: {tap_url}", database]
+    assert lines[3].startswith("build: scale tiny, seed 0, ") and " UTC" in lines[3]
+    assert lines[4:] == ["current: yes"]
 
 
 def test_db_adql_prints_the_translation(capsys, tmp_path):
@@ -87,7 +92,7 @@ def test_tap_needs_an_action(capsys):
 
 
 def test_tap_up_without_dachs_says_so_in_one_line(capsys, monkeypatch):
-    monkeypatch.setattr("db.tap_server.shutil.which", lambda name: None)
+    monkeypatch.setattr("db.tap.server.shutil.which", lambda name: None)
     assert db_main(["tap", "up"]) == 1
     assert capsys.readouterr().err == (
         "error: GAVO DaCHS is not installed (no `dachs` command); on Debian run `sudo bash "
@@ -104,3 +109,9 @@ def test_the_service_publishes_units_and_descriptions_from_the_catalog(tap_url):
     assert columns["firstmjd"][0] == "d"
     assert not columns["ndet"][0]
     assert columns["ndet"][1]
+
+
+def test_taxonomy_classes_is_published_as_an_array_of_strings(tap_url):
+    where = "table_name = 'ztf.taxonomy' AND column_name = 'classes'"
+    rows = pyvo.dal.TAPService(tap_url).run_sync(f"SELECT datatype, arraysize FROM TAP_SCHEMA.columns WHERE {where}")
+    assert [(row["datatype"], row["arraysize"]) for row in rows] == [("char", "*x*")]

@@ -7,7 +7,7 @@ import dspy
 import pytest
 
 from data.loader import load_dataset
-from db.executor import Executor, ExecutorSettings
+from engines.postgres import PostgresEngine, PostgresSettings
 
 
 @pytest.fixture(scope="session")
@@ -17,7 +17,7 @@ def dev_examples(dev_csv_path: Path) -> list[dspy.Example]:
 
 
 @pytest.fixture(scope="module")
-def module_executor(tiny_dsn: str) -> Iterator[Executor]:
-    """An Executor on the tiny database with a pool of 2, shared by a test module."""
-    with Executor(ExecutorSettings(dsn=tiny_dsn, timeout_s=10, pool_size=2)) as executor:
+def module_executor(tiny_dsn: str) -> Iterator[PostgresEngine]:
+    """An PostgresEngine on the tiny database with a pool of 2, shared by a test module."""
+    with PostgresEngine(PostgresSettings(dsn=tiny_dsn, timeout_s=10, pool_size=2)) as executor:
         yield executor

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import lms
-from db.catalog import load_catalog
+from catalog import load_catalog
 from evaluation.ablation import ABLATION_CSV, ABLATION_JSON, configurations
 from evaluation.cli import main
 from evaluation.program_predictions import PREDICTIONS_FILE

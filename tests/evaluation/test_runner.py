@@ -6,10 +6,10 @@ import threading
 import pytest
 
 from evaluation.checkpoint import Checkpoint
-from evaluation.gold_cache import GoldCache
 from evaluation.predictions import Prediction
 from evaluation.runner import MISSING_MESSAGE, ItemRecord, score_item, score_predictions
-from optimizers.select_list import parse_select_list
+from metric.gold_cache import GoldCache
+from metric.select_list import parse_select_list
 
 HEAVY_SQL = "SELECT count(*) FROM alerce.detection a CROSS JOIN alerce.detection b CROSS JOIN alerce.detection c"
 IDENTITY = {"database_fingerprint": "test", "timeout_s": 10}

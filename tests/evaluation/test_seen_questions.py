@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-import compiling.cli as compile_cli
-import engines.factory
+import db.engine
 import lms
+import optimizers.cli as compile_cli
 from evaluation.cli import main as evaluate_main
-from evaluation.gold_cache import GoldCache
 from evaluation.seen_questions import seen_in_compile
-from optimizers.artifact import MANIFEST_FILE
+from metric.gold_cache import GoldCache
+from modules.artifact import MANIFEST_FILE
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 from tests.optimizers.compile_helpers import synthetic_examples
 
@@ -26,7 +26,7 @@ def compiled(tiny_dsn, tmp_path_factory, monkeypatch):
     tmp_path = tmp_path_factory.mktemp("compiled")
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(compile_cli, "resolve_lm", lambda model: scripted_lm(ScriptedEngine(oracle())))
-    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
     monkeypatch.setattr(compile_cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     out = tmp_path / "artifact"
     argv = ["--model", "fake/oracle", "--optimizer", "labeled", "--k", "2", "--num-threads", "1"]

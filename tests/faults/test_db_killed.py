@@ -6,16 +6,16 @@ from typing import ClassVar
 
 import pandas as pd
 
-import compiling.cli as compile_cli
-import engines.postgres
+import db.engine
 import lms
-from db.executor import Executor
+import optimizers.cli as compile_cli
 from db.server import up
+from engines.postgres import PostgresEngine
 from evaluation.checkpoint import CHECKPOINT_FILE
 from evaluation.cli import main as evaluate_main
-from evaluation.gold_cache import GoldCache
 from evaluation.program_predictions import PREDICTIONS_FILE
-from optimizers.artifact import MANIFEST_FILE
+from metric.gold_cache import GoldCache
+from modules.artifact import MANIFEST_FILE
 from tests.faults.conftest import ScriptedEngine, kill_postmaster, oracle, questions_asked, scripted_lm, synthetic_csv
 
 KILL_AT_CALL = 9
@@ -62,8 +62,8 @@ def test_evaluate_killed_while_answering_resumes_without_asking_again(
     assert json.loads((report / "report.json").read_text())["counts"]["pred_errors"] == 0
 
 
-class KillingExecutor(Executor):
-    """An Executor that kills its server before its n-th query and records the SQL it was given."""
+class KillingExecutor(PostgresEngine):
+    """A PostgresEngine that kills its server before its n-th query and records the SQL it was given."""
 
     kill_before: ClassVar[int | None] = None
     server: ClassVar[object] = None
@@ -86,7 +86,7 @@ def test_evaluate_killed_while_scoring_resumes_without_rescoring(
     monkeypatch.setattr(KillingExecutor, "server", scratch_server)
     monkeypatch.setattr(KillingExecutor, "kill_before", 7)
     monkeypatch.setattr(KillingExecutor, "executed", [])
-    monkeypatch.setattr(engines.postgres, "Executor", KillingExecutor)
+    monkeypatch.setattr(db.engine, "PostgresEngine", KillingExecutor)
     report = tmp_path / "report"
     argv = ["--predictions", str(predictions), "--dataset", str(synthetic_csv()), "--dsn", scratch.reader_dsn]
     argv += ["--workers", "1", "--report", str(report), "--gold-cache", str(tmp_path / "gold"), "-q"]

@@ -10,12 +10,12 @@ import os
 
 import pandas as pd
 
-import compiling.cli as compile_cli
-import engines.factory
+import db.engine
 import fileio.atomic
+import optimizers.cli as compile_cli
 from evaluation.cli import main as evaluate_main
-from evaluation.gold_cache import GoldCache
-from optimizers.artifact import MANIFEST_FILE, PROGRAM_FILE
+from metric.gold_cache import GoldCache
+from modules.artifact import MANIFEST_FILE, PROGRAM_FILE
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 
 
@@ -71,7 +71,7 @@ def test_disk_full_while_saving_the_artifact_keeps_the_previous_one(tiny_dsn, tm
     engine = ScriptedEngine(oracle())
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(compile_cli, "resolve_lm", lambda model: scripted_lm(engine))
-    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
     monkeypatch.setattr(compile_cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     out = tmp_path / "artifact"
     argv = ["--model", "fake/oracle", "--optimizer", "labeled", "--dataset", str(synthetic_csv())]

@@ -11,13 +11,13 @@ import time
 import pytest
 from dspy import lm15
 
-import compiling.cli as compile_cli
-import engines.factory
+import db.engine
 import lms
+import optimizers.cli as compile_cli
 from evaluation.cli import main as evaluate_main
-from evaluation.gold_cache import GoldCache
 from lms.resolve import resolve_lm
 from lms.retries import retries_total
+from metric.gold_cache import GoldCache
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 
 FATAL = {
@@ -42,7 +42,7 @@ def raising(error: type[Exception]):
 def compile_with(tiny_dsn, tmp_path, monkeypatch, capsys):
     """Run ``python -m compile`` in-process on the tiny database with a given LM; return (code, stderr, out dir)."""
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
-    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
     monkeypatch.setattr(compile_cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
 
     def run(lm, *argv: str) -> tuple[int, str, object]:

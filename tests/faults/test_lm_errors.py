@@ -6,13 +6,13 @@ import random
 
 from dspy.lm15 import RateLimitError, ServerError, TimeoutError
 
-import compiling.cli as compile_cli
-import engines.factory
+import db.engine
 import lms
+import optimizers.cli as compile_cli
 from evaluation.cli import main as evaluate_main
-from evaluation.gold_cache import GoldCache
 from evaluation.program_predictions import PREDICTIONS_FILE
-from optimizers.artifact import MANIFEST_FILE
+from metric.gold_cache import GoldCache
+from modules.artifact import MANIFEST_FILE
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 
 ERRORS = (RateLimitError, TimeoutError, ServerError)
@@ -57,7 +57,7 @@ def test_compile_completes_and_the_manifest_counts_the_retries(tiny_dsn, tmp_pat
     engine = ScriptedEngine(oracle(), before=flaky)
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(compile_cli, "resolve_lm", lambda model: scripted_lm(engine))
-    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
     monkeypatch.setattr(compile_cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     out = tmp_path / "artifact"
     argv = ["--model", "fake/oracle", "--optimizer", "labeled", "--k", "2", "--num-threads", "1"]

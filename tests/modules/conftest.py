@@ -6,7 +6,7 @@ import dspy
 import pandas as pd
 import pytest
 
-from db.catalog import load_catalog
+from catalog import load_catalog
 from lms.fake import OracleAnswers, fake_lm
 
 

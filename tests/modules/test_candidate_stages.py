@@ -9,21 +9,22 @@ import dspy
 import pandas as pd
 import pytest
 
-from checks.findings import FindingKind
-from checks.vocabulary import Vocabulary
-from db.errors import ErrorKind, ExecutionError
+from engines.errors import ErrorKind, ExecutionError
+from engines.fake import FakeEngine
+from engines.forwarding import ForwardingEngine
 from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
 from modules.candidates import SAMPLING_TEMPERATURE, candidate_paths
-from modules.execution import connection_limit
+from modules.findings import FindingKind
 from modules.settings import default_candidates
 from modules.value_check import ValueCheck
+from modules.vocabulary import Vocabulary
 from signatures import FINDING_KINDS
 
 GENERATION_ONLY = ("generation", "selection")
 
 
-class TableExecutor:
+class TableExecutor(FakeEngine):
     """Answers each statement from a table of results; unknown statements fail with a missing column."""
 
     def __init__(self, results: dict[str, list[str]]) -> None:
@@ -243,11 +244,12 @@ def test_the_revision_prompt_knows_every_finding_kind():
     assert get_args(FINDING_KINDS) == tuple(kind.value for kind in FindingKind)
 
 
-class PooledExecutor:
-    """Counts the statements running at once; its settings say it has one pooled connection."""
+class PooledExecutor(FakeEngine):
+    """Counts the statements running at once; it has one pooled connection."""
+
+    concurrency = 1
 
     def __init__(self) -> None:
-        self.settings = SimpleNamespace(pool_size=1)
         self.running = self.most_running = 0
         self.lock = threading.Lock()
 
@@ -263,8 +265,8 @@ class PooledExecutor:
 
 def test_candidates_never_run_more_statements_than_the_pool_has_connections():
     pooled = PooledExecutor()
-    wrapper = SimpleNamespace(executor=pooled, execute=pooled.execute)  # found through a wrapping executor
-    assert connection_limit(wrapper) == 1
+    wrapper = ForwardingEngine(pooled)  # the bound is found through a wrapping engine
+    assert wrapper.concurrency == 1
     lm = fake_lm(lambda call: render_answer({"reasoning": "r", "sql": "SELECT 1"}))
     program = AlerceText2SQL(wrapper, PipelineSettings(stages=GENERATION_ONLY, candidates=4))
     run(program, lm)

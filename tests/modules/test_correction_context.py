@@ -2,8 +2,8 @@
 
 import pytest
 
-from db.catalog import load_catalog
-from db.errors import ErrorKind, ExecutionError
+from catalog import load_catalog
+from engines.errors import ErrorKind, ExecutionError
 from modules.correction_context import correction_context, missing_name
 
 

@@ -4,9 +4,10 @@ import dspy
 import pandas as pd
 import pytest
 
+from engines.fake import FakeEngine
 from lms.fake import fake_lm, render_answer
+from metric.perfect_match import row_match
 from modules import AlerceText2SQL, DirectText2SQL
-from optimizers.metric import row_match
 
 GARBAGE = {
     "empty": "",
@@ -17,7 +18,7 @@ GARBAGE = {
 GOLD = pd.DataFrame({"oid": ["ZTF20aaaaaaa"]})
 
 
-class RecordingExecutor:
+class RecordingExecutor(FakeEngine):
     def __init__(self) -> None:
         self.statements: list[str] = []
 

@@ -2,9 +2,9 @@
 
 import dspy
 
-from db.errors import ExecutionError
+from engines.errors import ExecutionError
+from metric.perfect_match import row_match
 from modules import AlerceText2SQL
-from optimizers.metric import row_match
 
 
 def is_match(gold, pred_frame, gold_sql: str, pred_sql: str) -> bool:

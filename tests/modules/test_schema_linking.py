@@ -2,7 +2,7 @@
 
 import dspy
 
-from db.catalog import load_catalog
+from catalog import load_catalog
 from lms.fake import fake_lm, render_answer
 from modules.schema_linking import SchemaLinking
 

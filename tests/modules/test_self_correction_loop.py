@@ -3,8 +3,8 @@
 import dspy
 
 from lms.fake import fake_lm, render_answer
+from metric.perfect_match import row_match
 from modules import AlerceText2SQL, PipelineSettings
-from optimizers.metric import row_match
 
 GOOD_SQL = "SELECT oid, ndet FROM object WHERE ndet > 1"
 HALLUCINATED_SQL = "SELECT oid, ndets FROM object WHERE ndet > 1"

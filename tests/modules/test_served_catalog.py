@@ -2,14 +2,15 @@
 
 import dspy
 
-from db.catalog import load_catalog
-from db.errors import ErrorKind, ExecutionError
+from catalog import load_catalog
+from engines.errors import ErrorKind, ExecutionError
+from engines.fake import FakeEngine
 from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL
-from modules.sql_executor import served_catalog
+from modules.served_catalog import served_catalog
 
 
-class ServingExecutor:
+class ServingExecutor(FakeEngine):
     """Accepts every statement and serves only `served` tables."""
 
     def __init__(self, served):
@@ -22,8 +23,9 @@ class ServingExecutor:
         raise ExecutionError(ErrorKind.GENERAL, None, "not run in this test")
 
 
-def test_served_catalog_keeps_every_table_without_a_tables_method():
-    assert served_catalog(object()).table_names == load_catalog().table_names
+def test_served_catalog_keeps_every_table_without_an_engine_or_when_the_engine_serves_all():
+    assert served_catalog(None).table_names == load_catalog().table_names
+    assert served_catalog(FakeEngine()).table_names == load_catalog().table_names
 
 
 def test_served_catalog_keeps_only_the_served_tables_in_catalog_order():

@@ -3,20 +3,21 @@
 import dspy
 import pytest
 
+from engines.fake import FakeEngine
 from lms.fake import fake_lm, render_answer
 from modules import OPTIONAL_STAGES, STAGES, AlerceText2SQL, DirectText2SQL, PipelineSettings, UnknownStageError
 
 WRONG_SQL = "SELECT oid, ndets FROM object"
 
 
-class FakeExecutor:
+class FakeExecutor(FakeEngine):
     """Fails the first statement with a missing column, accepts the rest."""
 
     def __init__(self) -> None:
         self.statements: list[str] = []
 
     def execute(self, sql, *, timeout_s=None, max_rows=None):
-        from db.errors import ErrorKind, ExecutionError
+        from engines.errors import ErrorKind, ExecutionError
 
         self.statements.append(sql)
         if sql == WRONG_SQL:

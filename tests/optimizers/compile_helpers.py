@@ -9,8 +9,8 @@ import dspy
 import pandas as pd
 from dspy.lm15 import Response
 
+from catalog import load_catalog
 from data.loader import load_dataset
-from db.catalog import load_catalog
 from lms.fake import Call, OracleAnswers, fake_lm, parse_call, render_answer, text_response
 
 SYNTHETIC_CSV = Path(__file__).resolve().parent.parent / "fixtures" / "synthetic_questions.csv"

@@ -1,24 +1,23 @@
 """MIPROv2 and GEPA compile end to end on the tiny database with fake LMs (offline, small budgets)."""
 
+import inspect
 import json
 
 import dspy
 import pytest
 
-import compiling.cli as cli
-import engines.factory
-from compiling.run import compile_program
-from evaluation.gold_cache import GoldCache
+import db.engine
+import optimizers.cli as cli
+from engines.fake import FakeEngine
+from engines.outage import OutageGuard
 from lms.fake import fake_lm
+from lms.usage import UsageTotals
+from metric.gold_cache import GoldCache
 from modules import AlerceText2SQL, PipelineSettings
-from optimizers.artifact import (
-    MANIFEST_FILE,
-    PROGRAM_FILE,
-    load_artifact,
-    load_program,
-    save_artifact,
-    signature_hash,
-)
+from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, load_artifact, load_program, signature_hash
+from modules.settings import ProgramSettings
+from optimizers.run import _metered_feedback, compile_program
+from optimizers.saving import save_artifact
 from optimizers.settings import CompileSettings
 from tests.optimizers.compile_helpers import (
     MAGIC_INSTRUCTION,
@@ -66,7 +65,8 @@ def test_mipro_compiles_and_reloads(executor, tmp_path):
     compiled, report, fresh = compile_and_reload(settings, executor, tmp_path, lm)
     scores = report["scores"]
     assert scores["heldout_pm_before"] == 0.0
-    assert 0.0 <= scores["heldout_pm_after"] <= 1.0
+    assert scores["heldout_pm_after"] > scores["heldout_pm_before"]  # the gated LM answers right only with demos
+    assert any(predictor.demos for name, predictor in compiled.named_predictors() if name.startswith("generation"))
     assert report["optimizer"] == "mipro"
     assert report["usage"]["per_model"]["fake/gated"]["input_tokens"] > 0
     assert answers(fresh, lm) == answers(compiled, lm)
@@ -77,8 +77,8 @@ def test_gepa_rewrites_instructions_and_reloads(executor, tmp_path):
     settings = CompileSettings(
         model="fake/gated", optimizer="gepa", num_threads=2, trials=12, reflection_model="fake/reflection"
     )
-    lm = gated_lm()
-    compiled, report, fresh = compile_and_reload(settings, executor, tmp_path, lm, reflection_lm=reflection_lm())
+    lm, reflection = gated_lm(), reflection_lm()
+    compiled, report, fresh = compile_and_reload(settings, executor, tmp_path, lm, reflection_lm=reflection)
     scores = report["scores"]
     assert scores["heldout_pm_before"] == 0.0
     assert scores["heldout_pm_after"] > 0.0
@@ -87,11 +87,27 @@ def test_gepa_rewrites_instructions_and_reloads(executor, tmp_path):
     assert instructions(fresh) == instructions(compiled)
     assert answers(fresh, lm) == answers(compiled, lm)
     assert report["usage"]["per_model"]["fake/scripted"]["input_tokens"] > 0  # the reflection LM's calls
+    # The reflection LM reads the feedback metric's text: per predictor (the stage line) and for the whole program.
+    reflected = [m["content"] for entry in reflection.history for m in entry["messages"] if m["role"] == "user"]
+    assert reflected
+    assert any('"Feedback": "Tables needed: ' in text for text in reflected)
+    assert all("The expected query was: " in text for text in reflected)
     # The hash comes from the code-built program, so reloading (which checks it) passes though instructions changed.
     built = AlerceText2SQL(executor, PipelineSettings())
     manifest = json.loads((tmp_path / "artifact" / MANIFEST_FILE).read_text())
     assert manifest["signature_hash"] == report["signature_hash"] == signature_hash(built)
     assert signature_hash(compiled) != signature_hash(built)
+
+
+def test_gepa_feedback_forwards_every_argument_and_counts_usage_once_per_prediction():
+    calls, usage = [], UsageTotals()
+    metered = _metered_feedback(lambda *args: calls.append(args) or "scored", usage, OutageGuard(FakeEngine()))
+    pred = dspy.Prediction(sql="SELECT 1", usage={"generation": {"input_tokens": 5, "output_tokens": 2, "calls": 1}})
+    assert list(inspect.signature(metered).parameters) == ["gold", "pred", "trace", "pred_name", "pred_trace"]
+    assert metered("gold", pred) == "scored"
+    assert metered("gold", pred, "trace", "generation.planned", "pred_trace") == "scored"
+    assert calls == [("gold", pred, None, None, None), ("gold", pred, "trace", "generation.planned", "pred_trace")]
+    assert usage.as_dict() == {"generation": {"input_tokens": 5, "output_tokens": 2, "calls": 1}}
 
 
 def test_gepa_without_reflection_model_is_refused(executor, tmp_path):
@@ -133,7 +149,7 @@ def cli_backends(monkeypatch, tiny_dsn, tmp_path):
     lms = {"fake/gated": gated_lm(), "fake/reflection": reflection_lm()}
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(cli, "resolve_lm", lambda model: lms[model])
-    monkeypatch.setattr(engines.factory, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
     monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     return lms
 
@@ -154,5 +170,5 @@ def test_cli_compiles_and_the_artifact_loads(extra, cli_backends, tmp_path, caps
     manifest = json.loads((out / MANIFEST_FILE).read_text())
     assert manifest["optimizer"] == extra[1]
     assert manifest["scores"]["heldout_pm_after"] > manifest["scores"]["heldout_pm_before"]
-    _, loaded = load_program("fake/gated", executor=None, program_path=out / PROGRAM_FILE)
+    _, loaded = load_program("fake/gated", executor=None, choice=ProgramSettings(artifact=out / PROGRAM_FILE))
     assert loaded == manifest

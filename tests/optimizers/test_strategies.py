@@ -6,12 +6,13 @@ from itertools import combinations
 import dspy
 import pytest
 
-import compiling.run
-from compiling.run import compile_program
-from evaluation.gold_cache import GoldCache
+import optimizers.run
+from metric.gold_cache import GoldCache
 from modules import AlerceText2SQL, PipelineSettings
-from optimizers.artifact import load_artifact, save_artifact
+from modules.artifact import load_artifact
 from optimizers.errors import CompileError
+from optimizers.run import compile_program
+from optimizers.saving import save_artifact
 from optimizers.settings import CompileSettings
 from optimizers.strategies import STRATEGIES, split_examples
 from tests.optimizers.compile_helpers import gated_lm, synthetic_examples
@@ -62,7 +63,7 @@ def test_too_few_examples_to_hold_any_out_is_an_error():
 
 def test_compile_scores_only_questions_it_drew_no_demo_from_and_did_not_select_on(executor, tmp_path, monkeypatch):
     scored, shown = [], {}
-    evaluate_pm = compiling.run.evaluate_pm
+    evaluate_pm = optimizers.run.evaluate_pm
     random_search = STRATEGIES["random-search"]
 
     def scoring(program, examples, metric, num_threads):
@@ -73,7 +74,7 @@ def test_compile_scores_only_questions_it_drew_no_demo_from_and_did_not_select_o
         shown.update(train=ids(train), validation=ids(validation))
         return random_search(student, train, validation, context)
 
-    monkeypatch.setattr(compiling.run, "evaluate_pm", scoring)
+    monkeypatch.setattr(optimizers.run, "evaluate_pm", scoring)
     monkeypatch.setitem(STRATEGIES, "random-search", optimizing)
     settings = CompileSettings(model="fake/gated", optimizer="random-search", trials=1, max_labeled_demos=1)
     compiled, report = compile_program(

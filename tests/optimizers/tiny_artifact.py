@@ -6,8 +6,9 @@ Regenerate after a deliberate prompt change with ``python -m tests.optimizers.ti
 from pathlib import Path
 
 from modules import AlerceText2SQL
-from optimizers.artifact import save_artifact, signature_hash
-from optimizers.mqs import DemoRetriever
+from modules.artifact import signature_hash
+from modules.demo_retriever import DemoRetriever
+from optimizers.saving import save_artifact
 from optimizers.settings import CompileSettings
 from optimizers.strategies import STRATEGIES, CompileContext, as_demo_source, split_examples
 from tests.optimizers.compile_helpers import synthetic_examples

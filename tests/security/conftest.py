@@ -11,9 +11,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from db.executor import Executor, ExecutorSettings
 from db.pg_binaries import server_user
 from db.server import ServerInfo
+from engines.postgres import PostgresEngine, PostgresSettings
 from tests.db_snapshot import snapshot
 
 ATTACK_TIMEOUT_S = 1.0
@@ -112,10 +112,10 @@ def victim(tiny_dsn: str) -> Iterator[Victim]:
 
 
 @pytest.fixture(scope="module")
-def attack_executor(tiny_dsn: str, baseline: dict[str, object]) -> Iterator[Executor]:
+def attack_executor(tiny_dsn: str, baseline: dict[str, object]) -> Iterator[PostgresEngine]:
     """One executor (one pooled connection, so session state would carry over) shared by every attack."""
-    settings = ExecutorSettings(dsn=tiny_dsn, timeout_s=ATTACK_TIMEOUT_S, max_rows=ATTACK_MAX_ROWS, pool_size=1)
-    with Executor(settings) as executor:
+    settings = PostgresSettings(dsn=tiny_dsn, timeout_s=ATTACK_TIMEOUT_S, max_rows=ATTACK_MAX_ROWS, pool_size=1)
+    with PostgresEngine(settings) as executor:
         yield executor
 
 

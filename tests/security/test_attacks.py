@@ -15,12 +15,13 @@ import psycopg
 import pytest
 import yaml
 
-import db.executor
+import engines.postgres
 import lms
 from answering import BadQuestion, Text2SQL
 from answering.cli import main as ask_main
-from db.errors import DbError, ErrorKind, ExecutionError, GuardError
-from db.executor import Executor, ExecutorSettings
+from engines.errors import EngineError, ErrorKind, ExecutionError, GuardError
+from engines.forwarding import ForwardingEngine
+from engines.postgres import PostgresEngine, PostgresSettings
 from lms.fake import Call, fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
 from tests.security.conftest import (
@@ -98,21 +99,21 @@ class Run:
     outcome: str
     text: str
     elapsed_s: float
-    error: DbError | None = None
+    error: EngineError | None = None
 
 
-class RecordingExecutor:
+class RecordingExecutor(ForwardingEngine):
     """Wrap an executor and record every execution, so the pipeline's outcome can be told exactly."""
 
-    def __init__(self, executor: Executor) -> None:
-        self.executor = executor
+    def __init__(self, executor: PostgresEngine) -> None:
+        super().__init__(executor)
         self.runs: list[Run] = []
 
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None):
         """Run `sql` through the real executor and record the run."""
         started = time.monotonic()
         try:
-            result = self.executor.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
+            result = self.inner.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
         except ExecutionError as err:
             self.runs.append(Run(classify(err), str(err), time.monotonic() - started, err))
             raise
@@ -123,7 +124,7 @@ class RecordingExecutor:
         """Leave the shared executor open."""
 
 
-def classify(err: DbError) -> str:
+def classify(err: EngineError) -> str:
     """Name the layer that stopped a query."""
     if isinstance(err, GuardError):
         return "refused"
@@ -183,18 +184,18 @@ def assert_contained(text: str, elapsed_s: float, *, budget_s: float, token: str
     assert reader_advisory_locks(admin_dsn) == [], "an advisory lock outlived the query"
 
 
-def session_settings(executor: Executor) -> list:
+def session_settings(executor: PostgresEngine) -> list:
     """Settings of the pooled session that an attack could try to change for later queries."""
     sql = "SELECT current_setting('work_mem') AS w, current_setting('default_transaction_read_only') AS r"
     return executor.execute(sql).frame.to_numpy().tolist()
 
 
-def run_directly(executor: Executor, sql: str) -> Run:
+def run_directly(executor: PostgresEngine, sql: str) -> Run:
     """Execute `sql` and record its outcome instead of raising."""
     started = time.monotonic()
     try:
         result = executor.execute(sql)
-    except DbError as err:
+    except EngineError as err:
         return Run(classify(err), str(err), time.monotonic() - started, err)
     return Run("harmless", result.frame.to_csv(), time.monotonic() - started)
 
@@ -234,6 +235,7 @@ def test_pipeline_stops_obedient_lm(case, attack_executor, admin_dsn_tiny, canar
     settings = PipelineSettings(max_corrections=MAX_CORRECTIONS, timeout_s=ATTACK_TIMEOUT_S)
     lm = obedient_lm(attack_sql(case, canary, victim))
     t2s = Text2SQL(AlerceText2SQL(recorder, settings), lm=lm, executor=recorder)
+    recorder.runs.clear()  # the value check's vocabulary read, when the program opens, is not the attack
     started = time.monotonic()
     if expected(case, "pipeline") == ["rejected_input"]:
         with pytest.raises(BadQuestion) as caught:
@@ -278,10 +280,12 @@ def test_ask_cli_handles_hostile_question(case, capsys, monkeypatch, tiny_dsn, a
 def test_later_layers_stop_attacks_when_the_guard_is_bypassed(
     tiny_dsn, admin_dsn_tiny, baseline, canary, server_has_xml, monkeypatch
 ):
-    monkeypatch.setattr(db.executor, "check_sql", lambda sql: sql)
+    monkeypatch.setattr(engines.postgres, "check_sql", lambda sql: sql)
     victim = Victim(tiny_dsn)
     outcomes = {}
-    with Executor(ExecutorSettings(dsn=tiny_dsn, timeout_s=ATTACK_TIMEOUT_S, max_rows=10, pool_size=1)) as executor:
+    with PostgresEngine(
+        PostgresSettings(dsn=tiny_dsn, timeout_s=ATTACK_TIMEOUT_S, max_rows=10, pool_size=1)
+    ) as executor:
         for case in CASES:
             if "executor" not in case:
                 continue
@@ -307,8 +311,8 @@ def test_later_layers_stop_attacks_when_the_guard_is_bypassed(
 
 
 def test_huge_value_is_cut_at_the_byte_cap(tiny_dsn):
-    settings = ExecutorSettings(dsn=tiny_dsn, timeout_s=ATTACK_TIMEOUT_S * 5, max_bytes=1_000_000, pool_size=1)
-    with Executor(settings) as executor:
+    settings = PostgresSettings(dsn=tiny_dsn, timeout_s=ATTACK_TIMEOUT_S * 5, max_bytes=1_000_000, pool_size=1)
+    with PostgresEngine(settings) as executor:
         result = executor.execute("SELECT repeat('x', 20000000) AS s")
     assert result.truncated is True
     assert len(result.frame) == 0

@@ -10,7 +10,8 @@ import psycopg
 
 from db.cluster import Cluster
 from modules import AlerceText2SQL
-from optimizers.artifact import MANIFEST_FILE, PROGRAM_FILE, save_artifact
+from modules.artifact import MANIFEST_FILE, PROGRAM_FILE
+from optimizers.saving import save_artifact
 from optimizers.settings import CompileSettings
 
 SECRET = "sk-test-secret"

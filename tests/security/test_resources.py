@@ -16,18 +16,18 @@ import psycopg
 import pytest
 
 from db.cluster import BACKEND_MEMORY_LIMIT_BYTES, Cluster
-from db.errors import ExecutionError
-from db.executor import Executor, ExecutorSettings
 from db.pg_binaries import server_user
 from db.server import up
+from engines.errors import ExecutionError
+from engines.postgres import PostgresEngine, PostgresSettings
 
 REPO_DIR = Path(__file__).resolve().parents[2]
 CLIENT_GROWTH_LIMIT_MB = 200
 """Most the client's peak resident set may grow over a trivial query, for results the byte cap must bound."""
 RSS_PROBE = """
 import json, resource, sys
-from db.executor import Executor, ExecutorSettings
-with Executor(ExecutorSettings(dsn=sys.argv[1], timeout_s=20, max_rows=1_000_000, pool_size=1)) as executor:
+from engines.postgres import PostgresEngine, PostgresSettings
+with PostgresEngine(PostgresSettings(dsn=sys.argv[1], timeout_s=20, max_rows=1_000_000, pool_size=1)) as executor:
     executor.execute("SELECT 1")
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     try:
@@ -84,7 +84,7 @@ def test_up_reapplies_the_memory_ceiling_to_a_running_server(scratch_server):
     ],
 )
 def test_server_memory_attack_fails_at_the_ceiling_long_before_its_timeout(tiny_dsn, sql):
-    with Executor(ExecutorSettings(dsn=tiny_dsn, timeout_s=60, pool_size=1)) as executor:
+    with PostgresEngine(PostgresSettings(dsn=tiny_dsn, timeout_s=60, pool_size=1)) as executor:
         started = time.monotonic()
         with pytest.raises(ExecutionError) as caught:
             executor.execute(sql)

@@ -11,9 +11,11 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
-from answering import load
+from engines import EngineSettings
 from lms.fake import fake_lm, render_answer
+from modules.settings import ProgramSettings
 from serve import ServeSettings, Workbench, create_app
+from serve.workbench import open_workbench
 from tests.answering.scripts import scripted_lm
 from tests.conftest import free_port
 
@@ -27,8 +29,7 @@ _FIELDS |= {"difficulty": {"difficulty": "simple"}}
 
 def make_bench(dsn: str, sql: str = POSITIONS_SQL, *, timeout_s: float = 30.0, **settings: object) -> Workbench:
     """Build a workbench whose program answers every question with `sql`, each query limited to `timeout_s`."""
-    t2s = load("fake/scripted", dsn=dsn, lm=scripted_lm(sql), uncompiled=True, timeout_s=timeout_s)
-    return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
+    return open_bench(dsn, scripted_lm(sql), timeout_s=timeout_s, **settings)
 
 
 def waiting_bench(dsn: str, wait: Callable[[], object], **settings: object) -> Workbench:
@@ -39,8 +40,14 @@ def waiting_bench(dsn: str, wait: Callable[[], object], **settings: object) -> W
             wait()
         return render_answer(_FIELDS.get(call.stage, {"sql": "SELECT 1 AS n"}))
 
-    t2s = load("fake/scripted", dsn=dsn, lm=fake_lm(answer), uncompiled=True)
-    return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
+    return open_bench(dsn, fake_lm(answer), **settings)
+
+
+def open_bench(dsn: str, lm: object, *, timeout_s: float = 30.0, **settings: object) -> Workbench:
+    """Open a workbench on `dsn` whose uncompiled program asks `lm`, as ``python -m serve`` opens one."""
+    engine = EngineSettings(dsn=dsn, timeout_s=timeout_s)
+    program = ProgramSettings(uncompiled=True)
+    return open_workbench("fake/scripted", ServeSettings(**settings), program=program, engine=engine, lm=lm)
 
 
 @pytest.fixture

@@ -2,14 +2,12 @@
 
 import pytest
 
-from answering import load
-from db.errors import DatabaseUnavailable
 from engines import TapSettings
+from engines.errors import DatabaseUnavailable
 from engines.tap import TapEngine
-from serve import ServeSettings, Workbench
 from tests.answering.scripts import BROKEN_SQL, demo_model_lm
 from tests.conftest import free_port
-from tests.serve.conftest import POSITIONS_SQL, SLOW_SQL, client_of, make_bench
+from tests.serve.conftest import POSITIONS_SQL, SLOW_SQL, client_of, make_bench, open_bench
 
 
 def test_ask_returns_sql_rows_and_usage(client):
@@ -121,8 +119,8 @@ def test_health_says_what_serves(client):
 
 def test_health_says_when_the_tap_service_is_down(tiny_dsn):
     bench = make_bench(tiny_dsn)
-    bench.t2s.executor.close()
-    bench.t2s.executor = TapEngine(TapSettings(url=f"http://127.0.0.1:{free_port()}/tap", connect_timeout_s=1))
+    bench.engine.inner.close()  # the workbench's engine, under its gate, becomes a TAP service that is down
+    bench.engine.inner = TapEngine(TapSettings(url=f"http://127.0.0.1:{free_port()}/tap", connect_timeout_s=1))
     try:
         with client_of(bench) as client:
             health = client.get("/api/health").json()
@@ -147,8 +145,7 @@ def test_openapi_describes_the_api_and_its_errors(client):
 
 
 def test_an_answer_of_the_demo_model_says_so_in_the_api_and_the_page(tiny_dsn):
-    t2s = load("fake/scripted", dsn=tiny_dsn, lm=demo_model_lm(POSITIONS_SQL), uncompiled=True)
-    bench = Workbench(t2s, ServeSettings(), model="local/gemma3-270m")
+    bench = open_bench(tiny_dsn, demo_model_lm(POSITIONS_SQL))
     try:
         with client_of(bench) as client:
             body = client.post("/api/ask", json={"question": "Where are the objects?"}).json()

@@ -9,9 +9,10 @@ import pyarrow.parquet as pq
 from astropy.table import Table
 
 from answering import load
-from db.executor import ExecutorSettings
-from engines.postgres import PostgresEngine
+from engines.postgres import PostgresEngine, PostgresSettings
+from modules.settings import ProgramSettings
 from serve import ServeSettings, Workbench
+from serve.gate import gated
 from tests.answering.scripts import scripted_lm
 from tests.serve.conftest import POSITIONS_SQL, client_of
 
@@ -135,9 +136,12 @@ def test_a_missing_answer_is_a_message(client):
 
 
 def test_a_result_the_engine_cut_says_so(tiny_dsn):
-    t2s = load("fake/scripted", dsn=tiny_dsn, lm=scripted_lm(POSITIONS_SQL), uncompiled=True)
-    t2s.executor.close()
-    t2s.executor = t2s.program.executor = PostgresEngine(ExecutorSettings(dsn=tiny_dsn, max_rows=40))
+    t2s = load(
+        "fake/scripted",
+        program=ProgramSettings(uncompiled=True),
+        engine=gated(PostgresEngine(PostgresSettings(dsn=tiny_dsn, max_rows=40)), wait_s=5),
+        lm=scripted_lm(POSITIONS_SQL),
+    )
     bench = Workbench(t2s, ServeSettings(), model="fake/scripted")
     try:
         with client_of(bench) as client:

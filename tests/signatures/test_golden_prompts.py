@@ -10,18 +10,19 @@ import dspy
 import pandas as pd
 import pytest
 
-from checks.result_checks import check_result
-from db.errors import ErrorKind, ExecutionError
+from engines.errors import ErrorKind, ExecutionError
+from engines.fake import FakeEngine
 from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
-from modules.candidate_selection import result_preview
+from modules.result_findings import check_result
+from modules.selection import result_preview
 
 GOLDEN_DIR = Path(__file__).parents[1] / "fixtures" / "prompts"
 QUESTION = "Which SNIa were first detected in September 2023?"
 EXTERNAL = "-- mjd date for September 01 = 60188.0"
 
 
-class FailOnceExecutor:
+class FailOnceExecutor(FakeEngine):
     def __init__(self) -> None:
         self.calls = 0
 

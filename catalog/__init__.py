@@ -1,0 +1,20 @@
+"""Every schema fact of every catalog, from one data file per catalog, and the texts rendered from them."""
+
+from catalog.load import load_catalog
+from catalog.model import CATALOG_NAMES, Catalog, Classifier, Column, ForeignKey, Index, Table
+from catalog.render import Detail, render_ddl, render_schema_text, render_table_catalog
+
+__all__ = [
+    "CATALOG_NAMES",
+    "Catalog",
+    "Classifier",
+    "Column",
+    "Detail",
+    "ForeignKey",
+    "Index",
+    "Table",
+    "load_catalog",
+    "render_ddl",
+    "render_schema_text",
+    "render_table_catalog",
+]

@@ -1,0 +1,198 @@
+"""A catalog's tables, columns, keys, indexes and vocabularies (``catalog.load`` reads them from its data file).
+
+Example:
+    >>> from catalog import load_catalog
+    >>> catalog = load_catalog()
+    >>> catalog.table("MagStat").primary_key
+    ['oid', 'fid']
+    >>> catalog.closest_names("magstats")[0]
+    'magstat'
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field, replace
+
+__all__ = ["CATALOG_NAMES", "Catalog", "Classifier", "Column", "ForeignKey", "Index", "Table"]
+
+CATALOG_NAMES = ("ztf", "multisurvey")
+"""Catalogs the project knows, each described by ``catalog/<name>.yaml``."""
+_CUTOFF = 0.6
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: `data_type` as information_schema reports it, `sql_type` as written in the DDL.
+
+    `unit` is an astropy unit string ("deg", "mag", "d", "arcsec"...) for a physical quantity, else None.
+    """
+
+    name: str
+    data_type: str
+    sql_type: str
+    nullable: bool
+    description: str
+    unit: str | None = None
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    """A foreign key constraint from `columns` to `ref_table(ref_columns)`."""
+
+    name: str
+    columns: list[str]
+    ref_table: str
+    ref_columns: list[str]
+
+
+@dataclass(frozen=True)
+class Index:
+    """A secondary index; `where` is the predicate of a partial index."""
+
+    name: str
+    method: str
+    columns: list[str]
+    where: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table; a partition (`partition_of` set) carries copies of its parent's columns and keys."""
+
+    name: str
+    description: str
+    columns: list[Column]
+    primary_key: list[str]
+    foreign_keys: list[ForeignKey] = field(default_factory=list)
+    indexes: list[Index] = field(default_factory=list)
+    partition_of: str | None = None
+    partition_value: str | None = None
+    partition_by: str | None = None
+    tap: bool = True
+    """Whether the catalog's TAP service publishes the table."""
+
+    @property
+    def column_names(self) -> list[str]:
+        """Return the column names in table order."""
+        return [column.name for column in self.columns]
+
+    def column(self, name: str) -> Column | None:
+        """Return the column called `name` (case-insensitive), or None."""
+        wanted = name.strip().strip('"').lower()
+        return next((column for column in self.columns if column.name == wanted), None)
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """A classifier whose classes a table stores by name (``probability.class_name``).
+
+    Attributes:
+        name: As stored in ``classifier_name``.
+        classes: Its class names, exact spelling, in the taxonomy's order.
+        versions: The ``classifier_version`` values the service stores for it.
+        taxonomy_version: The version its ``taxonomy`` row carries (it may differ from the stored ones).
+    """
+
+    name: str
+    classes: tuple[str, ...]
+    versions: tuple[str, ...] = ()
+    taxonomy_version: str | None = None
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """One catalog: its tables in DDL order (a parent before its partitions) and the facts around them.
+
+    Attributes:
+        name: One of `CATALOG_NAMES`.
+        schema: The PostgreSQL schema of its tables (the embedded replica's, and the old direct database's).
+        tap_schema: The schema name under which a TAP service publishes them.
+        tables: Every table, in DDL order.
+        categorical: (table, column) pairs whose distinct values form a closed vocabulary, largest tables last.
+        positions: Per table, the (ra, dec) columns that carry a q3c index.
+        classifiers: Classifiers whose class names the data stores as text (empty when classes are ids).
+        sql_rules: The conventions the SQL-writing prompts quote for this catalog.
+    """
+
+    name: str
+    schema: str
+    tap_schema: str
+    tables: list[Table]
+    categorical: tuple[tuple[str, str], ...] = ()
+    positions: dict[str, tuple[str, str]] = field(default_factory=dict)
+    classifiers: tuple[Classifier, ...] = ()
+    sql_rules: str = ""
+
+    @property
+    def tap_tables(self) -> list[Table]:
+        """Return the tables its TAP service publishes, in catalog order."""
+        return [table for table in self.tables if table.tap]
+
+    @property
+    def class_names(self) -> tuple[str, ...]:
+        """Return every class name of every classifier, once each, in catalog order."""
+        return tuple(dict.fromkeys(name for classifier in self.classifiers for name in classifier.classes))
+
+    def classifier(self, name: str) -> Classifier:
+        """Return the classifier called `name`.
+
+        Raises:
+            KeyError: The catalog has no such classifier.
+        """
+        found = next((classifier for classifier in self.classifiers if classifier.name == name), None)
+        if found is None:
+            raise KeyError(f"catalog {self.name!r} has no classifier {name!r}")
+        return found
+
+    @property
+    def table_names(self) -> list[str]:
+        """Return the table names in catalog order."""
+        return [table.name for table in self.tables]
+
+    def table(self, name: str) -> Table | None:
+        """Return the table called `name` (case-insensitive, optional schema prefix or quotes), or None."""
+        wanted = self.normalize(name)
+        return next((table for table in self.tables if table.name == wanted), None)
+
+    def normalize(self, name: str) -> str:
+        """Lower-case a table or column name and drop quotes, spaces and a prefix naming this catalog's schema."""
+        cleaned = name.strip().replace('"', "").lower()
+        for schema in (self.schema, self.tap_schema):
+            cleaned = cleaned.removeprefix(f"{schema}.")
+        return cleaned
+
+    def only(self, names: frozenset[str] | set[str]) -> Catalog:
+        """Return the catalog restricted to the tables called `names` (those a service publishes), in order."""
+        return replace(self, tables=[table for table in self.tables if table.name in names])
+
+    def indexed_columns(self, table: str) -> list[str]:
+        """Return the columns of `table` covered by a secondary index (a partition reports its parent's)."""
+        found = self.table(table)
+        if found is None:
+            return []
+        if found.partition_of:
+            return self.indexed_columns(found.partition_of)
+        names = {name for index in found.indexes for name in index.columns}
+        return [name for name in found.column_names if name in names]
+
+    def closest_names(self, name: str, n: int = 3) -> list[str]:
+        """Return up to `n` table names or 'table.column' names that resemble a missing `name`.
+
+        A bare name is compared with table names and bare column names (a column hit is returned qualified);
+        a dotted name is compared with 'table.column' names. Partitions' columns are not offered twice.
+        """
+        wanted = self.normalize(name)
+        scored = [(_ratio(wanted, table), table) for table in self.table_names]
+        for table in self.tables:
+            if table.partition_of:
+                continue
+            for column in table.column_names:
+                qualified = f"{table.name}.{column}"
+                scored.append((_ratio(wanted, qualified if "." in wanted else column), qualified))
+        scored.sort(key=lambda pair: -pair[0])
+        return [candidate for score, candidate in scored if score >= _CUTOFF][:n]
+
+
+def _ratio(left: str, right: str) -> float:
+    return difflib.SequenceMatcher(None, left, right).ratio()

@@ -1,0 +1,31 @@
+"""Open the engine a command or the Python API asked for, starting the embedded database when it is the target."""
+
+from db.server import embedded_admin_dsn, resolve_dsn
+from engines.engine import Engine
+from engines.postgres import PostgresEngine, PostgresSettings
+from engines.settings import EngineSettings
+from engines.tap_settings import TapSettings, default_tap_url
+
+__all__ = ["open_engine"]
+
+
+def open_engine(settings: EngineSettings | None = None) -> Engine:
+    """Create the engine of `settings`; nothing connects until the first query.
+
+    The PostgreSQL default (no DSN, no ``$ALERCE_DSN``) starts the embedded server, as every command does. On the
+    local DaCHS every query first checks that it serves the embedded database as it is now (`db.tap.current`).
+    """
+    settings = settings or EngineSettings()
+    limits = {"timeout_s": settings.timeout_s, "max_rows": settings.max_rows}
+    limits["connect_timeout_s"] = settings.connect_timeout_s
+    given = {key: value for key, value in limits.items() if value is not None}
+    if settings.engine == "tap":
+        from db.tap.current import CurrentCopyEngine
+        from db.tap.server import is_local_url
+        from engines.tap import TapEngine  # pyvo and astropy load only when TAP is used
+
+        engine = TapEngine(TapSettings(url=settings.tap_url or default_tap_url(), **given))
+        return CurrentCopyEngine(engine) if is_local_url(engine.settings.url) else engine
+    dsn = resolve_dsn(settings.dsn, ground=settings.ground)
+    admin = embedded_admin_dsn(dsn)  # lets the executor end a backend that ignores its timeout
+    return PostgresEngine(PostgresSettings(dsn=dsn, pool_size=settings.pool_size, admin_dsn=admin, **given))

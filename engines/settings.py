@@ -1,0 +1,42 @@
+"""Which engine runs the SQL, where, and how much a query may cost: one settings object for every command."""
+
+import dataclasses
+from pathlib import Path
+
+from engines.engine import ENGINE_NAMES
+
+__all__ = ["DSN_ENV", "EngineSettings"]
+
+DSN_ENV = "ALERCE_DSN"
+"""Environment variable naming the PostgreSQL database when no DSN is given (else: the embedded server)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class EngineSettings:
+    """Which engine runs the SQL, where, and how much a query may cost.
+
+    Attributes:
+        engine: ``postgres`` (a PostgreSQL database) or ``tap`` (a TAP service, as ADQL).
+        dsn: PostgreSQL URL (default: ``$ALERCE_DSN``, else the embedded server); postgres only.
+        tap_url: TAP service URL (default: ``$ALERCE_TAP_URL``, else ALeRCE's); tap only.
+        timeout_s: Default time limit of one query, in seconds (None: the engine's default).
+        max_rows: Default row cap (None: the engine's default).
+        pool_size: Most concurrent PostgreSQL connections.
+        connect_timeout_s: Time allowed to reach the database or service (None: the engine's default).
+        ground: Gold-query files the embedded database must be grounded on (None: keep its grounding); used
+            only when the embedded server is the database.
+    """
+
+    engine: str = "postgres"
+    dsn: str | None = None
+    tap_url: str | None = None
+    timeout_s: float | None = None
+    max_rows: int | None = None
+    pool_size: int = 2
+    connect_timeout_s: float | None = None
+    ground: tuple[Path, ...] | None = None
+
+    def __post_init__(self) -> None:
+        """Reject unknown engine names."""
+        if self.engine not in ENGINE_NAMES:
+            raise ValueError(f"Unknown engine {self.engine!r}; choose one of {', '.join(ENGINE_NAMES)}.")

@@ -1,0 +1,16 @@
+"""The part of the catalog an engine serves: stages never offer the model a table the service lacks."""
+
+from catalog import Catalog, load_catalog
+from engines import Engine
+
+__all__ = ["served_catalog"]
+
+
+def served_catalog(engine: Engine | None, catalog: Catalog | None = None) -> Catalog:
+    """Return `catalog` (default: ztf) restricted to the tables `engine` serves: all, unless `tables()` names fewer.
+
+    Without an engine (generation only) the whole catalog is served.
+    """
+    catalog = catalog or load_catalog()
+    served = engine.tables() if engine is not None else None
+    return catalog if served is None else catalog.only(served)

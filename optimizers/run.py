@@ -1,0 +1,176 @@
+"""Run one compile: split the data, score the program, optimise, score again, and describe the run."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import platform
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import dspy
+import psycopg
+import sqlglot
+
+from engines.outage import OutageGuard
+from lms import LMWatch
+from lms.retries import retries_total
+from lms.usage import SharedUsageTracker, UsageTotals, per_model
+from metric.dspy_metric import make_feedback_metric, make_pm_metric
+from modules import AlerceText2SQL
+from modules.adapter import make_adapter
+from modules.artifact import signature_hash
+from modules.settings import default_candidates
+from optimizers.settings import CompileSettings
+from optimizers.strategies import SELECTING, STRATEGIES, CompileContext, as_demo_source, split_examples
+
+if TYPE_CHECKING:
+    from metric.gold_cache import GoldCache
+    from modules import Engine
+
+__all__ = ["compile_program", "evaluate_pm"]
+
+logger = logging.getLogger(__name__)
+
+
+def _metered(metric: Any, usage: UsageTotals, guard: OutageGuard) -> Any:
+    def metered(example: dspy.Example, pred: Any, trace: object = None) -> Any:
+        with guard.watching():
+            usage.add(getattr(pred, "usage", None))
+            return metric(example, pred, trace)
+
+    return metered
+
+
+def _metered_feedback(metric: Any, usage: UsageTotals, guard: OutageGuard) -> Any:
+    # GEPA reads the parameter names, so they must be spelled out; per-predictor feedback calls rescore a
+    # prediction already counted, so only whole-program calls (pred_name None) add usage.
+    def metered(gold: dspy.Example, pred: Any, trace: object = None, pred_name=None, pred_trace=None) -> Any:
+        with guard.watching():
+            if pred_name is None:
+                usage.add(getattr(pred, "usage", None))
+            return metric(gold, pred, trace, pred_name, pred_trace)
+
+    return metered
+
+
+def evaluate_pm(program: Callable[..., Any], examples: list[dspy.Example], metric: Any, num_threads: int) -> float:
+    """Return the mean row PM of ``program`` on ``examples`` (0 to 1), with a progress bar when stderr is a terminal."""
+    if not examples:
+        return 0.0
+    evaluate = dspy.Evaluate(
+        devset=examples,
+        metric=metric,
+        num_threads=num_threads,
+        display_progress=sys.stderr.isatty(),
+        max_errors=len(examples) + 1,
+    )
+    with contextlib.redirect_stdout(sys.stderr):
+        return evaluate(program).score / 100
+
+
+def _versions() -> dict[str, str]:
+    return {
+        "python": platform.python_version(),
+        "dspy": dspy.__version__,
+        "sqlglot": sqlglot.__version__,
+        "psycopg": psycopg.__version__,
+    }
+
+
+def compile_program(
+    settings: CompileSettings,
+    examples: list[dspy.Example],
+    *,
+    executor: Engine,
+    gold_cache: GoldCache,
+    lm: dspy.LM,
+    reflection_lm: dspy.LM | None = None,
+) -> tuple[AlerceText2SQL, dict[str, Any]]:
+    """Compile the program with the chosen strategy and describe the run.
+
+    Args:
+        settings: The compile settings.
+        examples: The labelled dataset; split into train, validation and held-out parts by ``settings``.
+        executor: Runs predicted SQL (read-only database).
+        gold_cache: Gold results for the metric.
+        lm: The task model.
+        reflection_lm: The model that rewrites instructions (gepa).
+
+    Returns:
+        The compiled program and the manifest entries of the run (without dataset facts); ``usage.lm_retries``
+        counts the LM calls retried after transient errors; ``split`` lists the req_ids of each part;
+        ``scores`` are row PM on the held-out part, before and after.
+
+    Raises:
+        DatabaseUnavailable: The database went away during a phase (DSPy would have scored the rest as zeros).
+        LMUnusable: A fatal LM error (``lms.FATAL_LM_ERRORS``) happened, or every LM call of a phase failed.
+    """
+    started = time.monotonic()
+    retries_before = retries_total()
+    guard = OutageGuard(executor)
+    # Candidates resolved: the manifest records the K compiled with.
+    candidates = settings.pipeline.candidates or default_candidates(lm)
+    pipeline = dataclasses.replace(settings.pipeline, candidates=candidates)
+    student = AlerceText2SQL(guard, pipeline)
+    code_hash = signature_hash(student)
+    train, validation, heldout = split_examples(
+        as_demo_source(examples), settings.train_fraction, settings.seed, selects=settings.optimizer in SELECTING
+    )
+    logger.info("%d train, %d validation and %d held-out examples", len(train), len(validation), len(heldout))
+    usage = UsageTotals()
+    metric = _metered(make_pm_metric(guard, gold_cache), usage, guard)
+    context = CompileContext(
+        settings=settings,
+        metric=metric,
+        feedback_metric=_metered_feedback(make_feedback_metric(guard, gold_cache), usage, guard),
+        reflection_lm=reflection_lm,
+    )
+    tracker = SharedUsageTracker()
+    watch = LMWatch()
+    callbacks = [*dspy.settings.callbacks, watch]
+    with dspy.context(lm=lm, adapter=make_adapter(settings.adapter), usage_tracker=tracker, callbacks=callbacks):
+        with guard.phase(), watch.phase():
+            before = evaluate_pm(watch.guarded(student), heldout, metric, settings.num_threads)
+        logger.info("held-out PM before: %.3f", before)
+        with guard.phase(), watch.phase(), contextlib.redirect_stdout(sys.stderr):
+            compiled = STRATEGIES[settings.optimizer](student, train, validation, context)
+        with guard.phase(), watch.phase():
+            after = (
+                before
+                if settings.optimizer == "none"
+                else evaluate_pm(watch.guarded(compiled), heldout, metric, settings.num_threads)
+            )
+        logger.info("held-out PM after: %.3f", after)
+    report = {
+        "model": settings.model,
+        "optimizer": settings.optimizer,
+        "settings": dataclasses.asdict(settings),
+        "pipeline": dataclasses.asdict(pipeline),
+        "stages": list(pipeline.stages),
+        "adapter": settings.adapter,
+        "signature_hash": code_hash,
+        "split": {
+            "n_train": len(train),
+            "n_validation": len(validation),
+            "n_heldout": len(heldout),
+            "seed": settings.seed,
+            "train_req_ids": [example.get("req_id") for example in train],
+            "validation_req_ids": [example.get("req_id") for example in validation],
+            "heldout_req_ids": [example.get("req_id") for example in heldout],
+        },
+        "scores": {"heldout_pm_before": before, "heldout_pm_after": after},
+        "usage": {
+            "per_stage": usage.as_dict(),
+            "per_model": per_model(tracker),
+            "lm_retries": retries_total() - retries_before,
+        },
+        "versions": _versions(),
+        "elapsed_s": round(time.monotonic() - started, 3),
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    return compiled, report

@@ -1,0 +1,76 @@
+"""Bind probability rows to the spec: the generator then writes every classifier's probabilities consistently.
+
+The spec names a stamp class, a light-curve class and an optional second light-curve class; the generator
+derives the rows of every classifier and version from them, so probabilities sum to 1 and rankings follow.
+"""
+
+from __future__ import annotations
+
+from replica.grounding.domains import categories
+from replica.synthetic import vocab
+
+__all__ = ["bind_probabilities"]
+
+
+def _classifier_of(values: dict) -> str:
+    name = values.get("classifier_name")
+    if isinstance(name, str) and name in categories("classifier_name"):
+        return name
+    cls = values.get("class_name")
+    if cls in vocab.STAMP_CLASSES and cls not in vocab.LC_CLASSES:
+        return "stamp_classifier"
+    if cls in vocab.TOP:
+        return "lc_classifier_top"
+    return "lc_classifier"
+
+
+def bind_probabilities(spec: dict, refs: list[dict], variant: int) -> None:
+    """Set the classes, probabilities and rankings the probability rows ask for in the generator's spec."""
+    for values in refs:
+        classifier = _classifier_of(values)
+        cls = values.get("class_name")
+        rank = int(values["ranking"]) if isinstance(values.get("ranking"), int | float) else 1
+        p = values.get("probability")
+        p = float(p) if isinstance(p, int | float) and 0 < p < 1 else None
+        if classifier == "stamp_classifier":
+            _bind_stamp(spec, cls, p, values.get("classifier_version"), rank)
+        else:
+            _bind_lc(spec, classifier, cls, p, rank, variant)
+
+
+def _bind_stamp(spec: dict, cls, p: float | None, version, rank: int) -> None:
+    if rank != 1 or "stamp_class" in spec:
+        return
+    spec["stamp_class"] = cls if cls in vocab.STAMP_CLASSES else "SN"
+    spec["stamp_p"] = p if p is not None else 0.7
+    if version in vocab.STAMP_VERSIONS:
+        spec["stamp_ver"] = 1 + vocab.STAMP_VERSIONS.index(version)
+
+
+def _lc_class_for(classifier: str, cls, variant: int) -> str | None:
+    if classifier == "lc_classifier_top":
+        branch = vocab.BRANCHES[vocab.TOP.index(cls)] if cls in vocab.TOP else vocab.TRANSIENT
+        return branch[variant % len(branch)]
+    return cls if cls in vocab.LC_CLASSES else None
+
+
+def _bind_lc(spec: dict, classifier: str, cls, p: float | None, rank: int, variant: int) -> None:
+    lc_class = _lc_class_for(classifier, cls, variant)
+    if lc_class is None:
+        lc_class = spec.get("lc_class") or ("SNIa" if classifier != "lc_classifier_periodic" else "RRL")
+    if rank == 1:
+        if "lc_class" not in spec:
+            spec["lc_class"] = lc_class
+            spec["lc_p"] = p if p is not None else 0.55 + 0.1 * (variant % 2)
+        return
+    if "lc_second" in spec:
+        return
+    p2 = p if p is not None else 0.3
+    spec["lc_second"], spec["lc_p2"] = lc_class, p2
+    if "lc_class" not in spec or spec["lc_class"] == lc_class:
+        branch = next(b for b in vocab.BRANCHES if lc_class in b)
+        spec["lc_class"] = next(c for c in branch if c != lc_class)
+        spec["lc_p"] = min(max(p2 + 0.1, 0.5), 0.98 - p2)
+    if spec.get("lc_p", 1.0) + p2 > 0.99 or spec.get("lc_p", 1.0) <= p2:
+        spec["lc_p2"] = p2 = min(p2, 0.45)
+        spec["lc_p"] = min(max(p2 + 0.05, spec.get("lc_p", 0.5)), 0.98 - p2)

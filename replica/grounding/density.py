@@ -1,0 +1,81 @@
+"""Count the answers of gold queries: many in the base population or few, and none at all after grounding.
+
+The builder runs gold queries with its own rights, so every query passes the SQL guard first and runs in a
+savepoint with a statement timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import psycopg
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from engines.errors import GuardError
+from engines.guard import check_sql
+
+__all__ = ["DENSE_ROWS", "answers_many", "guarded", "unanswered"]
+
+logger = logging.getLogger(__name__)
+
+DENSE_ROWS = 50
+"""Answer rows from which a query's population counts as dense (a real database has objects on its thresholds)."""
+_TIMEOUT_MS = 10_000
+
+
+def guarded(sql: str) -> str | None:
+    """The statement if the SQL guard admits it, else None (the grounding reports the refusal once, as a skip)."""
+    try:
+        return check_sql(sql)
+    except GuardError as err:
+        logger.debug("the guard refuses a gold query (%s): %.70s", err.message, " ".join(sql.split()))
+        return None
+
+
+def answers_many(conn: psycopg.Connection, sql: str) -> bool:
+    """Whether ``sql`` returns at least DENSE_ROWS rows on the data loaded so far (False if it fails)."""
+    return (_answers(conn, sql, DENSE_ROWS) or 0) >= DENSE_ROWS
+
+
+def unanswered(conn: psycopg.Connection, queries: list[str]) -> list[str]:
+    """The queries that return no row, each logged in one line (a query that fails to run is not counted)."""
+    out = []
+    for sql in queries:
+        if _answers(conn, sql, 1) == 0:
+            logger.warning("grounding did not give this query any row: %.80s", " ".join(sql.split()))
+            out.append(sql)
+    return out
+
+
+def _answers(conn: psycopg.Connection, sql: str, enough: int) -> int | None:
+    """Rows of ``sql``, counted up to ``enough``; None if the guard refuses it or it fails."""
+    statement = guarded(sql)
+    if statement is None:
+        return None
+    statement = _unordered(statement)
+    try:
+        with conn.transaction():
+            conn.execute(f"SET LOCAL statement_timeout = {_TIMEOUT_MS}")
+            row = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM ({statement}) AS g LIMIT {enough}) AS s")
+            return row.fetchone()[0]
+    except psycopg.Error as err:
+        logger.debug("cannot count the answers of a gold query (%s): %.70s", str(err).strip(), sql)
+        return None
+
+
+def _unordered(statement: str) -> str:
+    """The statement without its outermost ORDER BY, which never changes how many rows it returns.
+
+    Without the sort, the counting LIMIT stops the scan early instead of waiting for every row to be sorted (on the
+    unindexed base a sort over a join with detection takes seconds).
+    """
+    try:
+        tree = sqlglot.parse_one(statement, read="postgres")
+    except SqlglotError:
+        return statement
+    if not isinstance(tree, exp.Query) or tree.args.get("order") is None:
+        return statement
+    tree.set("order", None)
+    return tree.sql(dialect="postgres")

@@ -1,0 +1,100 @@
+"""Visits of each object's position: nights in its observing season, a few visits per night, per survey."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from replica.multisurvey.lookups import LSST_BANDS, ZTF_BANDS
+from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD, solar_elongation
+
+__all__ = ["BAND_ORDER", "LSST_CADENCE", "ZTF_CADENCE", "Cadence", "coverage", "snap_to_visits"]
+
+BAND_ORDER = ("u", "g", "r", "i", "z", "y")
+_VISIT_SLOT_D = 40.0 / 86400.0
+
+
+@dataclass(frozen=True)
+class Cadence:
+    """How a survey visits a position.
+
+    Attributes:
+        start_mjd: first night.
+        end_mjd: last night.
+        night_probability: chance that an observable night has visits (wide survey).
+        deep_night_probability: the same in a deep drilling field.
+        band_codes: band name -> band code of the survey.
+        band_weights: share of visits per band, in `band_codes` order.
+        noise_njy: one-sigma noise (nJy) of a visit per band, from the survey's 5-sigma depth.
+        min_elongation_deg: smallest solar elongation observed.
+    """
+
+    start_mjd: float
+    end_mjd: float
+    night_probability: float
+    deep_night_probability: float
+    band_codes: dict[str, int]
+    band_weights: tuple[float, ...]
+    noise_njy: dict[str, float]
+    min_elongation_deg: float = 75.0
+
+
+# LSST depths u 23.9, g 25.0, r 24.7, i 24.0, z 23.3, y 22.1; ZTF g and r 20.5, i 20.0.
+LSST_CADENCE = Cadence(
+    LSST_START_MJD,
+    LSST_END_MJD,
+    0.10,
+    0.25,
+    {b: LSST_BANDS[b] for b in BAND_ORDER},
+    (0.07, 0.09, 0.22, 0.22, 0.20, 0.20),
+    {"u": 200.0, "g": 73.0, "r": 96.0, "i": 182.0, "z": 348.0, "y": 1050.0},
+)
+ZTF_CADENCE = Cadence(
+    60800.0,
+    LSST_END_MJD,
+    0.15,
+    0.15,
+    dict(ZTF_BANDS),
+    (0.45, 0.45, 0.10),
+    {"g": 4600.0, "r": 4600.0, "i": 7300.0},
+    min_elongation_deg=60.0,
+)
+
+
+def snap_to_visits(mjd: np.ndarray) -> np.ndarray:
+    """Round epochs to the 40-second grid of visit start times."""
+    return np.round(np.asarray(mjd) / _VISIT_SLOT_D) * _VISIT_SLOT_D
+
+
+def _observed_nights(rng: np.random.Generator, ra, dec, deep, cadence: Cadence) -> tuple[np.ndarray, np.ndarray]:
+    """(object index, night MJD) of the nights each position is visited."""
+    nights = np.arange(cadence.start_mjd, cadence.end_mjd)
+    up = solar_elongation(ra, dec, nights + 0.2) > cadence.min_elongation_deg
+    p = np.where(deep, cadence.deep_night_probability, cadence.night_probability)[:, None]
+    obj, night = np.nonzero(up & (rng.random(up.shape) < p))
+    return obj, nights[night]
+
+
+def coverage(rng: np.random.Generator, ra, dec, deep, cadence: Cadence = LSST_CADENCE) -> pd.DataFrame:
+    """Return every visit of each position: columns _obj, mjd, band (code), band_name, noise (nJy), sorted.
+
+    A wide-survey night has a pair of visits (one in 6 a single one), a deep-field night a sequence of 3 to 6.
+    """
+    obj, night = _observed_nights(rng, ra, dec, deep, cadence)
+    n_visits = np.where(deep[obj], rng.integers(3, 7, len(obj)), np.where(rng.random(len(obj)) < 0.83, 2, 1))
+    obj, night = np.repeat(obj, n_visits), np.repeat(night, n_visits)
+    step = np.concatenate([np.arange(k) for k in n_visits]) if len(n_visits) else np.zeros(0)
+    start = np.repeat(rng.uniform(0.0, 0.3, len(n_visits)), n_visits)
+    mjd = snap_to_visits(night + start + step * rng.uniform(0.021, 0.035, len(obj)))
+    names, n = np.array(list(cadence.band_codes)), len(obj)
+    chosen = names[rng.choice(len(names), size=n, p=np.array(cadence.band_weights))]
+    visits = pd.DataFrame(
+        {
+            "_obj": obj,
+            "mjd": mjd,
+            "band": pd.Series(chosen, dtype=object).map(cadence.band_codes).to_numpy(),
+            "band_name": chosen,
+            "noise": pd.Series(chosen, dtype=object).map(cadence.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, n),
+        }
+    )
+    return visits.sort_values(["_obj", "mjd"], kind="stable").drop_duplicates(["_obj", "mjd"]).reset_index(drop=True)

@@ -1,0 +1,126 @@
+"""Rows of the solar-system objects: object, detection, lsst_detection, lsst_ss_detection, lsst_mpc_orbits."""
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from replica.multisurvey.lsst_tables import created_dates, detection_frames
+from replica.multisurvey.orbits import ELEMENT_EPOCH_MJD, GAUSS_K
+from replica.multisurvey.sky import date_text, offset_positions
+from replica.multisurvey.ss_objects import SS_SID
+
+__all__ = ["mpc_orbit_rows", "ss_detection_tables"]
+
+_EXPOSURE_H = 30.0 / 3600.0
+_PLACEHOLDER_DATE = "1970-01-01 00:00:00"
+_UNFILLED_SHARE = 0.12  # orbits whose a, period, mean anomaly and mean motion read 0 while q and e are set
+_GEOMETRY = (
+    "ecllambda eclbeta gallon gallat elongation phaseangle toporange toporangerate heliorange heliorangerate ephvmag "
+    "ephrate ephratera ephratedec helio_x helio_y helio_z helio_vx helio_vy helio_vz topo_x topo_y topo_z topo_vx "
+    "topo_vy topo_vz"
+).split()
+
+
+def _observed(rng: np.random.Generator, det: pd.DataFrame) -> pd.DataFrame:
+    """Observed positions: the ephemeris plus an O-C offset, split along and across the direction of motion."""
+    n = len(det)
+    offset_arcsec = np.abs(rng.normal(0.0, 0.12, n)) + 0.01
+    angle = rng.uniform(0.0, 2 * np.pi, n)
+    ra, dec = offset_positions(det["ra"].to_numpy(), det["dec"].to_numpy(), offset_arcsec / 3600.0, angle)
+    motion = np.arctan2(det["ephratera"].to_numpy(), det["ephratedec"].to_numpy())
+    return det.assign(
+        ephra=det["ra"],
+        ephdec=det["dec"],
+        ra=ra,
+        dec=dec,
+        ephoffset=offset_arcsec,
+        ephoffsetra=((ra - det["ra"].to_numpy() + 180.0) % 360.0 - 180.0),
+        ephoffsetdec=dec - det["dec"].to_numpy(),
+        ephoffsetalongtrack=offset_arcsec * np.cos(angle - motion),
+        ephoffsetcrosstrack=offset_arcsec * np.sin(angle - motion),
+        trailangle=np.degrees(motion),
+        traillength=det["ephrate"].to_numpy() * _EXPOSURE_H,
+    )
+
+
+def ss_detection_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Return detection, lsst_detection and lsst_ss_detection rows of the solar-system detections."""
+    det = _observed(rng, det)
+    obj = det["_obj"].to_numpy()
+    ssobjectid = orbits["ssobjectid"].to_numpy()[obj]
+    n = len(det)
+    det = det.assign(
+        oid=ssobjectid,
+        sid=SS_SID,
+        diaobjectid=0,
+        ssobjectid=ssobjectid,
+        isdipole=False,
+        reliability=0.7 + 0.3 * rng.beta(5.0, 1.2, n),
+        extendedness=np.clip(det["traillength"] / 3.0, 0.0, 1.0),
+        helio_vtot=np.hypot(np.hypot(det["helio_vx"], det["helio_vy"]), det["helio_vz"]),
+        topo_vtot=np.hypot(np.hypot(det["topo_vx"], det["topo_vy"]), det["topo_vz"]),
+    )
+    detection, lsst_detection = detection_frames(rng, det)
+    columns = ["measurement_id", "ssobjectid", "ephra", "ephdec", "ephoffset", "ephoffsetra", "ephoffsetdec"]
+    columns += ["ephoffsetalongtrack", "ephoffsetcrosstrack", "helio_vtot", "topo_vtot", *_GEOMETRY]
+    ss = det[columns].assign(
+        designation=orbits["packed"].to_numpy()[obj],
+        diadistancerank=np.where(rng.random(n) < 0.03, 2, 1),
+        created_date=created_dates(det["mjd"].to_numpy(), rng),
+    )
+    return {"detection": detection, "lsst_detection": lsst_detection, "lsst_ss_detection": ss}
+
+
+def _json(row: pd.Series) -> str:
+    elements = {key: round(float(row[key]), 8) for key in ("a", "q", "e", "i", "node", "argperi", "mean_anomaly")}
+    return json.dumps({"designation": row["designation"], "epoch_mjd": ELEMENT_EPOCH_MJD, "elements": elements})
+
+
+def _add_uncertainties(rows: pd.DataFrame, looseness: np.ndarray) -> None:
+    """Element uncertainties that grow with the orbit's uncertainty parameter (0 = best)."""
+    for name, scale in (("a", 1e-7), ("q", 1e-7), ("e", 1e-7), ("i", 1e-5), ("node", 1e-5), ("argperi", 1e-4)):
+        rows[f"{name}_unc"] = np.abs(rows[name].to_numpy()) * scale * looseness + 1e-9
+    rows["mean_anomaly_unc"] = rows["argperi_unc"]
+    for name in ("period", "mean_motion"):
+        rows[f"{name}_unc"] = rows[name] * 1.5e-7 * looseness
+    rows["peri_time_unc"] = rows["period_unc"]
+
+
+def mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: np.ndarray) -> pd.DataFrame:
+    """Return the latest MPC orbit of each object, with the service's placeholder columns."""
+    n = len(orbits)
+    a, e = orbits["a"].to_numpy(), orbits["e"].to_numpy()
+    motion = np.degrees(GAUSS_K / a**1.5)
+    nopp = rng.integers(1, 25, n)
+    arc = (nopp - 1) * 365.25 + rng.uniform(3.0, 200.0, n)
+    u_param = np.clip(9 - nopp // 2 + rng.integers(-1, 2, n), 0, 9)
+    rows = orbits[["ssobjectid", "designation", "a", "e", "i", "node", "argperi", "mean_anomaly", "h", "g"]].assign(
+        packed_primary_provisional_designation=orbits["packed"],
+        unpacked_primary_provisional_designation=orbits["designation"],
+        q=a * (1.0 - e),
+        period=360.0 / motion,
+        mean_motion=motion,
+        peri_time=orbits["mean_anomaly"].to_numpy() / motion,
+        epoch_mjd=ELEMENT_EPOCH_MJD,
+        orbit_type_int=-1,
+        created_at=_PLACEHOLDER_DATE,
+        updated_at=_PLACEHOLDER_DATE,
+        fitting_datetime=_PLACEHOLDER_DATE,
+        earth_moid=0.0,
+        u_param=u_param,
+        nopp=nopp,
+        arc_length_total=arc,
+        arc_length_sel=arc * rng.uniform(0.9, 1, n),
+        nobs_total=rng.integers(10, 3000, n),
+        not_normalized_rms=rng.uniform(0.2, 0.6, n),
+        normalized_rms=rng.uniform(0.5, 1.2, n),
+        created_date=date_text(first_mjd + 0.2),
+        updated_date=date_text(first_mjd + 0.2),
+    )
+    rows["nobs_total_sel"] = np.floor(rows["nobs_total"] * rng.uniform(0.9, 1.0, n)).astype(np.int64)
+    _add_uncertainties(rows, 10 ** (u_param / 2))
+    rows["mpc_orb_jsonb"] = rows.apply(_json, axis=1)
+    unfilled = rng.random(n) < _UNFILLED_SHARE
+    rows.loc[unfilled, ["a", "period", "mean_anomaly", "mean_motion"]] = 0.0
+    return rows

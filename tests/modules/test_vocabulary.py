@@ -1,0 +1,124 @@
+"""Reading the vocabularies of categorical columns: one query per table, a time budget, cached per fingerprint."""
+
+import logging
+import re
+
+import pandas as pd
+import pytest
+
+from catalog import load_catalog
+from engines.errors import ErrorKind, ExecutionError
+from modules.vocabulary import clear_cache, linked_values_text, read_vocabulary
+
+_QUERY = re.compile(r"SELECT (?P<columns>.+) FROM (?P<table>\w+) GROUP BY .+ LIMIT (?P<limit>\d+)")
+
+TABLES = {
+    "probability": pd.DataFrame(
+        [("lc_classifier", "1.0", "SNIa"), ("lc_classifier", "1.0", "QSO"), ("stamp_classifier", "2", "SN")],
+        columns=["classifier_name", "classifier_version", "class_name"],
+    ),
+    "magstat": pd.DataFrame({"fid": [1, 2, 1]}),
+    "feature": pd.DataFrame({"name": [f"f{i}" for i in range(10)], "fid": [1] * 10, "version": ["v1"] * 10}),
+}
+
+
+class _Result:
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+
+class FakeEngine:
+    """Answers GROUP BY queries from `TABLES`; other tables do not exist. Records each query and its timeout."""
+
+    def __init__(self, fingerprint: str, tables: dict[str, pd.DataFrame] | None = None) -> None:
+        self._fingerprint = fingerprint
+        self.tables = TABLES if tables is None else tables
+        self.queries: list[tuple[str, float | None]] = []
+
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    def execute(self, sql: str, *, timeout_s: float | None = None) -> _Result:
+        self.queries.append((sql, timeout_s))
+        match = _QUERY.fullmatch(sql)
+        table = match["table"]
+        if table not in self.tables:
+            raise ExecutionError(ErrorKind.MISSING_STRUCTURE, "42P01", f'relation "{table}" does not exist')
+        columns = [column.strip() for column in match["columns"].split(",")]
+        return _Result(self.tables[table][columns].drop_duplicates().head(int(match["limit"])))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    clear_cache()
+    yield
+    clear_cache()
+
+
+def test_read_vocabulary_reads_columns_and_classes_and_skips_missing_tables():
+    vocabulary = read_vocabulary(FakeEngine("db-1"), max_values=20)
+    assert vocabulary.values[("magstat", "fid")] == frozenset({"1", "2"})
+    assert vocabulary.values[("probability", "classifier_name")] == frozenset({"lc_classifier", "stamp_classifier"})
+    assert ("detection", "fid") not in vocabulary.values
+    assert vocabulary.classes[("probability", "lc_classifier", "1.0")] == frozenset({"SNIa", "QSO"})
+    assert vocabulary.valid_values("probability", "class_name", classifier_name="stamp_classifier") == {"SN"}
+
+
+def test_one_query_reads_every_categorical_column_of_a_table():
+    engine = FakeEngine("db-1")
+    read_vocabulary(engine)
+    tables = dict.fromkeys(table for table, _ in load_catalog().categorical)
+    assert len(engine.queries) == len(tables)
+    assert engine.queries[0][0].startswith("SELECT class_name, classifier_name, classifier_version FROM probability")
+
+
+def test_read_vocabulary_drops_columns_with_too_many_values():
+    vocabulary = read_vocabulary(FakeEngine("db-1"), max_values=5)
+    assert ("feature", "name") not in vocabulary.values
+    assert vocabulary.values[("feature", "version")] == frozenset({"v1"})
+
+
+def test_too_many_combinations_fall_back_to_one_query_per_column():
+    many = pd.DataFrame(
+        {"name": [f"f{i}" for i in range(41)], "fid": [i % 3 for i in range(41)], "version": ["v"] * 41}
+    )
+    engine = FakeEngine("db-1", {"feature": many})
+    vocabulary = read_vocabulary(engine, max_values=2)  # 41 combinations, over 20 x 2: one query per column
+    assert [sql for sql, _ in engine.queries if " FROM feature " in sql][1:] == [
+        "SELECT name FROM feature GROUP BY name LIMIT 3",
+        "SELECT fid FROM feature GROUP BY fid LIMIT 3",
+        "SELECT version FROM feature GROUP BY version LIMIT 3",
+    ]
+    assert vocabulary.values[("feature", "version")] == frozenset({"v"})
+    assert ("feature", "fid") not in vocabulary.values  # three values, more than max_values
+
+
+def test_the_time_budget_bounds_every_query_and_skips_what_is_left(caplog):
+    engine = FakeEngine("db-1")
+    read_vocabulary(engine, timeout_s=10.0, budget_s=2.0)
+    assert all(timeout <= 2.0 for _, timeout in engine.queries)
+    clear_cache()
+    with caplog.at_level(logging.WARNING, logger="modules.vocabulary"):
+        vocabulary = read_vocabulary(FakeEngine("db-2"), budget_s=0.0)
+    assert vocabulary.values == {}
+    assert "vocabulary read stopped after 0 s; tables skipped: probability, lc_classifier" in caplog.text
+
+
+def test_read_vocabulary_is_cached_per_fingerprint():
+    engine = FakeEngine("db-1")
+    first = read_vocabulary(engine)
+    calls = len(engine.queries)
+    assert read_vocabulary(engine) is first
+    assert len(engine.queries) == calls
+    other = FakeEngine("db-2")
+    read_vocabulary(other)
+    assert len(other.queries) == calls
+
+
+def test_linked_values_leave_out_unlinked_and_open_columns():
+    vocabulary = read_vocabulary(FakeEngine("db-1"))
+    text = linked_values_text(
+        vocabulary, ["feature", "magstat"], {"feature": ["name"], "magstat": ["fid"]}, max_values=5
+    )
+    assert text == "Values of categorical columns:\nmagstat.fid: 1, 2"
+    assert linked_values_text(vocabulary, ["object"], None) == ""
