@@ -1,21 +1,19 @@
 # Two entry points for a fresh machine: `make demo` (install, start the embedded database, answer a question
 # with the embedded local model, or MODEL=provider/name) and `make test` (install, run the test suite). Both are
-# idempotent.
+# idempotent. `make setup SYSTEM_PACKAGES="--tap --browser"` also installs DaCHS and Chromium (as CI does).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 QUESTION ?= How many objects have more than 50 detections?
 MODEL ?=
+SYSTEM_PACKAGES ?=
 
 .PHONY: setup demo test lint
 
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
-	bash scripts/install_system_packages.sh
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/setup.sh $(SYSTEM_PACKAGES)
 	touch $@
 
 demo: setup

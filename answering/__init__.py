@@ -7,7 +7,17 @@ Example:
 """
 
 from answering.api import Answer, Text2SQL, load
-from answering.errors import AnsweringError, BadQuestion
+from answering.conversation import Conversation
+from answering.errors import AnsweringError, BadQuestion, CannotFollowUp
 from answering.question import clean_text
 
-__all__ = ["Answer", "AnsweringError", "BadQuestion", "Text2SQL", "clean_text", "load"]
+__all__ = [
+    "Answer",
+    "AnsweringError",
+    "BadQuestion",
+    "CannotFollowUp",
+    "Conversation",
+    "Text2SQL",
+    "clean_text",
+    "load",
+]

@@ -29,10 +29,19 @@ class Answer:
     Attributes:
         question: The question as asked (cleaned).
         sql: The final SQL ("" when the model gave none).
+        catalog: The catalog the SQL was written for (a follow-up must stay on it).
         frame: The rows of the final SQL, or None when it could not answer.
         truncated: True when the query had more rows than the executor keeps (``max_rows``).
         error: Why it could not answer, one line; None when it answered.
         error_kind: ``engines.errors.ErrorKind`` value of the final execution error, or "no_sql"; None when answered.
+        as_of: The date stage's reference date ("YYYY-MM-DD"), or None (the stage is off).
+        dates: One {"text", "start_mjd", "end_mjd", "kind"} per date expression of the question, the MJD range
+            ``start_mjd <= mjd < end_mjd`` the stages saw (None: open on that side; equal ends: an instant).
+        explanation: What the final SQL returns in plain words: {"summary", "conditions", "ordering",
+            "assumptions"}; None when the explanation stage is off, failed, or the SQL did not run.
+        alternatives: When the candidates disagreed, one {"sql", "rows", "difference", "candidates"} per runner-up
+            interpretation (``difference``: one line on how its SQL differs from ``sql``); else [].
+        follows: The earlier question this one followed up in a conversation (None for a question of its own).
         difficulty: "simple", "medium" or "advanced", or None (classification off or failed).
         plan: Decomposition steps ([] when not planned).
         attempts: One {"sql", "error_kind", "message"} per execution.
@@ -56,6 +65,12 @@ class Answer:
     truncated: bool = False
     error: str | None = None
     error_kind: str | None = None
+    catalog: str = "ztf"
+    as_of: str | None = None
+    dates: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    explanation: dict[str, Any] | None = None
+    alternatives: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    follows: str | None = None
     difficulty: str | None = None
     plan: list[str] = dataclasses.field(default_factory=list)
     attempts: list[dict[str, Any]] = dataclasses.field(default_factory=list)

@@ -14,6 +14,10 @@ Example (in a notebook)::
     answer.plot_sky()   # a matplotlib Figure of the positions (Aitoff), when the rows have RA/Dec
     answer.plot_lightcurve("ZTF20aaelulu")   # magpsf against MJD per band, limits as arrows
     answer.to_votable("answer.xml")
+    answer.dates        # the MJD ranges of the question's dates, as the stages saw them
+    answer.explanation  # what the SQL returns, in plain words, and the assumptions it took
+    answer.alternatives # other readings of the question, when the candidates disagreed
+    t2s.conversation()  # follow-up questions (answering.conversation)
 
 ``load()`` with no model uses the default local model; without ``engine`` the SQL runs on ``$ALERCE_DSN``, else the
 embedded server; ``engine=EngineSettings(engine="tap")`` runs it on ALeRCE's TAP service as ADQL instead
@@ -31,11 +35,13 @@ import dspy
 
 import lms
 from answering.answer import Answer
+from answering.conversation import Conversation, follow_up_of
+from answering.errors import CannotFollowUp
 from answering.question import MAX_KNOWLEDGE_CHARS, clean_text
 from db.engine import open_engine
 from defaults.time_limits import ASK_CONNECT_S, ASK_QUERY_S
 from engines import Engine, EngineSettings
-from modules import DirectText2SQL
+from modules import DirectText2SQL, FollowUp
 from modules.adapter import make_adapter
 from modules.artifact import load_program
 from modules.settings import ProgramSettings
@@ -70,30 +76,60 @@ class Text2SQL:
         self.adapter = adapter
         self.manifest = manifest
 
+    @property
+    def catalog(self) -> str:
+        """The name of the catalog the program writes SQL for."""
+        settings = getattr(self.program, "settings", None)  # AlerceText2SQL's; the direct baseline names its own
+        return settings.catalog if settings is not None else self.program.catalog
+
     def with_lm(self, lm: dspy.LM) -> Text2SQL:
         """Return a copy that uses another LM (e.g. ``lm.copy(rollout_id=run)``) and shares everything else."""
         return Text2SQL(self.program, lm=lm, executor=self.executor, adapter=self.adapter, manifest=self.manifest)
 
-    def predict(self, question: str, external_knowledge: object = "", domain_knowledge: object = "") -> dspy.Prediction:
-        """Run the program on already-cleaned inputs and return its raw prediction (see the ``modules`` package)."""
-        with dspy.context(lm=self.lm, adapter=self.adapter):
-            return self.program(
-                question=question, external_knowledge=external_knowledge, domain_knowledge=domain_knowledge
-            )
+    def predict(
+        self,
+        question: str,
+        external_knowledge: object = "",
+        domain_knowledge: object = "",
+        follow_up: FollowUp | None = None,
+    ) -> dspy.Prediction:
+        """Run the program on already-cleaned inputs and return its raw prediction (see the ``modules`` package).
 
-    def ask(self, question: str, external_knowledge: str = "", domain_knowledge: str = "") -> Answer:
+        Raises:
+            CannotFollowUp: `follow_up` was given to the direct baseline, which answers questions on their own.
+        """
+        inputs = {"question": question, "external_knowledge": external_knowledge, "domain_knowledge": domain_knowledge}
+        if follow_up is not None:
+            if isinstance(self.program, DirectText2SQL):
+                raise CannotFollowUp(
+                    "direct", "the direct baseline answers each question on its own; ask it without an earlier answer"
+                )
+            inputs["follow_up"] = follow_up
+        with dspy.context(lm=self.lm, adapter=self.adapter):
+            return self.program(**inputs)
+
+    def conversation(self) -> Conversation:
+        """Start a conversation: each question after the first follows up the answer before it."""
+        return Conversation(self)
+
+    def ask(
+        self, question: str, external_knowledge: str = "", domain_knowledge: str = "", *, follows: Answer | None = None
+    ) -> Answer:
         """Answer one question; an unusable LM answer or a failing query gives an ``Answer`` with ``error`` set.
 
         Args:
             question: The question in plain English.
             external_knowledge: Extra facts the question relies on ("" when none).
             domain_knowledge: Astronomy background for the question ("" when none).
+            follows: An earlier answer this question follows up ("now only those with more than 50
+                detections"): its question, SQL and explanation join the knowledge the stages see.
 
         Returns:
             The answer; ``answer.frame`` is None when it could not answer.
 
         Raises:
             BadQuestion: The question is empty, or a text is over its length limit.
+            CannotFollowUp: `follows` failed, is on another catalog, or the program is the direct baseline.
             engines.errors.DatabaseUnavailable: The database cannot be reached.
             dspy.LMError: The LM refused every call (configuration, authentication or billing).
         """
@@ -101,11 +137,18 @@ class Text2SQL:
         question = clean_text(question)
         external = clean_text(external_knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
         domain = clean_text(domain_knowledge, field="domain_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
-        pred = self.predict(question, external, domain)
+        follow_up = follow_up_of(follows, self.catalog) if follows is not None else None
+        pred = self.predict(question, external, domain, follow_up)
         error, error_kind = _why_unanswered(pred)
         return Answer(
             question=question,
             sql=pred.sql,
+            catalog=self.catalog,
+            as_of=pred.get("as_of"),
+            dates=list(pred.get("dates") or []),
+            explanation=pred.get("explanation"),
+            alternatives=list(pred.get("alternatives") or []),
+            follows=follows.question if follows is not None else None,
             frame=pred.result.frame if pred.result is not None else None,
             truncated=bool(pred.result is not None and pred.result.truncated),
             error=error,

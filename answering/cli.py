@@ -17,7 +17,17 @@ import dspy
 from answering.api import Answer, load
 from answering.errors import BadQuestion
 from answering.question import EXAMPLE_QUESTION, clean_text
-from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table, render_votable
+from answering.render import (
+    answer_json,
+    render_alternatives,
+    render_attempts,
+    render_csv,
+    render_dates,
+    render_explanation_of,
+    render_plan,
+    render_table,
+    render_votable,
+)
 from cli import add_verbosity_arguments, comma_choices, logging_to_stderr, positive_int
 from engines.errors import EngineError
 from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
@@ -27,13 +37,13 @@ from lms import LMConfigError
 from lms.options import add_model_argument
 from modules import OPTIONAL_STAGES
 from modules.errors import PipelineError
-from modules.options import add_candidates_argument
+from modules.options import add_as_of_argument, add_candidates_argument
 from modules.settings import ProgramSettings
 
 __all__ = ["FORMATS", "SHOW_CHOICES", "build_parser", "main"]
 
 FORMATS = ("table", "csv", "json", "votable")
-SHOW_CHOICES = ("sql", "adql", "plan", "attempts")
+SHOW_CHOICES = ("sql", "adql", "dates", "explanation", "alternatives", "plan", "attempts")
 TABLE_LIMIT = 20
 """Rows a table shows unless --limit says otherwise (csv and json show every fetched row)."""
 
@@ -43,16 +53,21 @@ examples:
   python -m ask "Which objects are classified as SNIa with probability above 0.9?" \\
       --model openai/gpt-4.1-mini --show sql,plan,attempts --limit 5
   python -m ask "How many objects have more than 50 detections?" --format json > answer.json
+  python -m ask "Which SNe Ia were first detected in September 2023?" --show sql,dates,explanation \\
+      --as-of 2026-12-01
   python -m ask "Brightest r-band magnitude of each QSO" --engine tap --show sql,adql --format votable > out.xml
 
 the program compiled for --model is read from artifacts/<model-slug>/ (--program overrides); without one the
 uncompiled program runs and a warning is printed.
 
 output: table and csv print the SQL, a blank line, then the rows on stdout (csv and votable: the SQL goes to
-stderr); --show adql adds the ADQL sent to the TAP service; --show plan,attempts adds the difficulty, plan and
-execution attempts on stderr. json prints one object on stdout: question, sql, adql, difficulty, plan, attempts,
-columns, rows, truncated, row_count, usage, error, error_kind, notice. votable prints a VOTable document. An
-answer of a small demo model (local/...) ends with a note on stderr saying so and how to use a real model.
+stderr); --show adql adds the ADQL sent to the TAP service; --show dates,explanation,alternatives adds the MJD
+ranges of the question's dates, what the SQL returns in plain words with its assumptions, and the other readings
+when the candidates disagreed, and --show plan,attempts the difficulty, plan and execution attempts, all on stderr.
+json prints one object on stdout: question, sql, adql, as_of, dates, explanation, alternatives, difficulty, plan,
+attempts, columns, rows, truncated, row_count, usage, error, error_kind, notice (and more). votable prints a VOTable
+document. An answer of a small demo model (local/...) ends with a note on stderr saying so and how to use a real
+model.
 
 environment: {DSN_ENV} (database when --dsn is not given), {TAP_URL_ENV} (service when --tap-url is not given),
 provider API keys such as OPENAI_API_KEY
@@ -100,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"comma-separated stages to switch off, from {', '.join(OPTIONAL_STAGES)} (default: none)",
     )
     add_candidates_argument(parser)
+    add_as_of_argument(parser)
     add_verbosity_arguments(parser)
     return parser
 
@@ -108,10 +124,16 @@ def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
     if args.format == "json":
         print(json.dumps(answer_json(answer, limit=args.limit), ensure_ascii=False, indent=2))
         return
-    if "plan" in args.show:
-        sys.stderr.write(render_plan(answer))
-    if "attempts" in args.show:
-        sys.stderr.write(render_attempts(answer))
+    extras = {
+        "dates": render_dates,
+        "explanation": render_explanation_of,
+        "alternatives": render_alternatives,
+        "plan": render_plan,
+        "attempts": render_attempts,
+    }
+    for item, render in extras.items():
+        if item in args.show:
+            sys.stderr.write(render(answer))
     sql_out = sys.stdout if args.format == "table" else sys.stderr
     if "sql" in args.show and answer.sql:
         print(f"{answer.sql}\n", file=sql_out)
@@ -130,7 +152,7 @@ def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
 
 def _answer(args: argparse.Namespace) -> Answer:
     question = clean_text(args.question)
-    program = ProgramSettings(artifact=args.program, without=args.without, candidates=args.candidates)
+    program = ProgramSettings(artifact=args.program, without=args.without, candidates=args.candidates, as_of=args.as_of)
     with load(args.model, program=program, engine=engine_settings(args, timeout_s=args.timeout)) as t2s:
         return t2s.ask(question, args.external_knowledge, args.domain_knowledge)
 

@@ -9,14 +9,20 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from answering.cells import plain_value
+from modules.date_calendar import iso_text
+from modules.explanation import render_explanation
 
 if TYPE_CHECKING:
     from answering.answer import Answer
 
 __all__ = [
     "answer_json",
+    "describe_range",
+    "render_alternatives",
     "render_attempts",
     "render_csv",
+    "render_dates",
+    "render_explanation_of",
     "render_plan",
     "render_table",
     "render_votable",
@@ -108,7 +114,8 @@ def render_votable(answer: Answer) -> str:
 def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
     """Return the answer as one JSON-ready object.
 
-    Keys: question, sql, adql (TAP only, else ""), difficulty, plan, attempts, columns, rows (lists in column
+    Keys: question, follows (the earlier question of a follow-up, else null), sql, adql (TAP only, else ""),
+    catalog, as_of, dates, explanation, alternatives, difficulty, plan, attempts, columns, rows (lists in column
     order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage,
     candidates, selection, findings, error, error_kind, notice (who wrote the SQL, for a small demo model).
     """
@@ -116,8 +123,14 @@ def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
     rows = _rows(frame, limit) if frame is not None else []
     return {
         "question": answer.question,
+        "follows": answer.follows,
         "sql": answer.sql,
         "adql": answer.adql,
+        "catalog": answer.catalog,
+        "as_of": answer.as_of,
+        "dates": answer.dates,
+        "explanation": answer.explanation,
+        "alternatives": answer.alternatives,
         "difficulty": answer.difficulty,
         "plan": answer.plan,
         "attempts": answer.attempts,
@@ -149,4 +162,58 @@ def render_attempts(answer: Answer) -> str:
         outcome = f"{attempt['error_kind']}: {attempt['message']}" if attempt["error_kind"] else "ok"
         lines.append(f"  {number}. {outcome}")
         lines += [f"     {line}" for line in str(attempt["sql"]).splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def _mjd(value: float) -> str:
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
+def describe_range(date_range: dict[str, Any]) -> str:
+    """Describe one of ``Answer.dates`` as its text, its MJD interval and its UTC dates.
+
+    Examples:
+        >>> describe_range({"text": "September 2023", "start_mjd": 60188.0, "end_mjd": 60218.0})
+        'September 2023: 60188 ≤ mjd < 60218 (2023-09-01 to 2023-10-01 UTC)'
+        >>> describe_range({"text": "since 2023", "start_mjd": 59945.0, "end_mjd": None})
+        'since 2023: mjd ≥ 59945 (from 2023-01-01 UTC)'
+    """
+    start, end = date_range["start_mjd"], date_range["end_mjd"]
+    if start is not None and start == end:
+        interval = f"mjd = {_mjd(start)} ({iso_text(start)} UTC)"
+    elif end is None:
+        interval = f"mjd ≥ {_mjd(start)} (from {iso_text(start)} UTC)"
+    elif start is None:
+        interval = f"mjd < {_mjd(end)} (before {iso_text(end)} UTC)"
+    else:
+        interval = f"{_mjd(start)} ≤ mjd < {_mjd(end)} ({iso_text(start)} to {iso_text(end)} UTC)"
+    return f"{date_range['text']}: {interval}"
+
+
+def render_dates(answer: Answer) -> str:
+    """Render the date stage's ranges, with the reference date, as indented text."""
+    if answer.as_of is None:
+        return "dates: (the date stage is off)\n"
+    if not answer.dates:
+        return f"dates: (none in the question; as of {answer.as_of})\n"
+    lines = [f"dates (as of {answer.as_of}):", *(f"  {describe_range(item)}" for item in answer.dates)]
+    return "\n".join(lines) + "\n"
+
+
+def render_explanation_of(answer: Answer) -> str:
+    """Render what the final SQL returns and its assumptions, as indented text."""
+    if answer.explanation is None:
+        return "explanation: (none; the stage is off, failed, or the SQL did not run)\n"
+    lines = ["explanation:", *(f"  {line}" for line in render_explanation(answer.explanation).splitlines())]
+    return "\n".join(lines) + "\n"
+
+
+def render_alternatives(answer: Answer) -> str:
+    """Render the runner-up interpretations: how each differs, its row count, then its SQL indented."""
+    if not answer.alternatives:
+        return "alternatives: (none; the candidates agreed, or there was one)\n"
+    lines = ["alternatives (the candidates disagreed):"]
+    for number, alternative in enumerate(answer.alternatives, start=1):
+        lines.append(f"  {number}. {alternative['difference']} ({alternative['rows']:,} rows)")
+        lines += [f"     {line}" for line in str(alternative["sql"]).splitlines()]
     return "\n".join(lines) + "\n"

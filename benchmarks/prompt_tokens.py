@@ -1,5 +1,7 @@
 """Count the input tokens each stage sends per dev question, full and ablated, and the pipeline's own overhead.
 
+The explanation stage, which only reports to the user, is also given apart (``explanation``).
+
 An oracle fake LM answers every stage from the dev labels, so the prompts are the ones a perfect model would
 trigger; tokens are counted with o200k_base (package bpe-openai, offline) on the rendered system + user messages. No
 database: a fake executor accepts every statement, except in the `one_correction` run, which fails each question's
@@ -130,6 +132,13 @@ def measure(dev: pd.DataFrame, repeats: int, encoding: bpe_openai.Encoding) -> d
     for off in ("schema_linking", "classification", "decomposition"):
         stages = tuple(stage for stage in STAGES if stage != off)
         report["ablations"][f"no_{off}"] = counted(AlerceText2SQL(AcceptingExecutor(), PipelineSettings(stages=stages)))
+    by_stage = report["full"]["mean_input_tokens_per_question_by_stage"]
+    report["explanation"] = {
+        "mean_input_tokens_per_question": by_stage.get("explanation", 0.0),
+        "share_of_input_tokens": round(
+            by_stage.get("explanation", 0.0) / report["full"]["mean_input_tokens_per_question"], 3
+        ),
+    }
     report["overhead"] = overhead_ms(dev, oracle, repeats)
     return report
 

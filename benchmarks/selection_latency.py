@@ -20,7 +20,7 @@ import pandas as pd
 
 from benchmarks.common import package_versions
 from engines.fake import FakeEngine
-from lms.fake import Call, fake_lm, render_answer
+from lms.fake import EXPLANATION, Call, fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
 
 EXAMPLES = """examples:
@@ -64,6 +64,7 @@ def _answers(delay_s: float, *, agree: bool):
             "columns": {"columns": {"object": ["oid"]}},
             "difficulty": {"difficulty": "medium"},
             "plan": {"plan": ["Read object.", "Keep the SNe."]},
+            "explanation": EXPLANATION,
         }.get(call.stage)
         if fields is None:
             oid = "'ZTF1'" if agree else f"'ZTF{next(counter)}'"

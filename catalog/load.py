@@ -12,6 +12,7 @@ __all__ = ["load_catalog"]
 _CATALOG_DIR = Path(__file__).parent
 _RULES_WIDTH = 125
 """Most characters of a line of the rules' class list; a classifier's entry is never split across lines."""
+_RULES_SHOWN = ("classes", "name")
 
 
 @functools.cache
@@ -50,24 +51,50 @@ def load_catalog(name: str = "ztf") -> Catalog:
 
 
 def _build_classifier(entry: dict) -> Classifier:
+    rules = entry.get("rules", "classes")
+    if rules not in _RULES_SHOWN:
+        raise ValueError(f"Classifier {entry['name']} has rules {rules!r}; use one of {', '.join(_RULES_SHOWN)}.")
     return Classifier(
         name=entry["name"],
         classes=tuple(entry["classes"]),
         versions=tuple(entry.get("versions", ())),
         taxonomy_version=entry.get("taxonomy_version"),
+        rules=rules,
     )
 
 
 def _render_rules(template: str, classifiers: tuple[Classifier, ...]) -> str:
-    """Fill the rules' ``{class_names}`` (every classifier with its classes) and ``{classes[NAME]}`` (quoted list).
+    """Fill the rules' placeholders from the classifiers.
+
+    ``{class_names}`` lists each classifier whose ``rules`` is "classes" with its classes, ``{classes[NAME]}`` quotes
+    the classes of one; ``{named_classifiers}`` names the others (a classifier's parts, NAME_suffix, as suffixes)
+    and ``{named_classes}`` lists the classes only they have.
 
     Examples:
         >>> lc = Classifier("lc", ("A", "B")), Classifier("stamp", ("C",))
+        >>> new = Classifier("new", ("A", "D"), rules="name"), Classifier("new_top", ("T",), rules="name")
         >>> print(_render_rules("Classes:\\n{class_names}\\nIn lc: {classes[lc]}.", lc))
         Classes:
           lc: A, B; stamp: C.
         In lc: 'A', 'B'.
+        >>> print(_render_rules("Newer: {named_classifiers}; classes only they have: {named_classes}.", lc + new))
+        Newer: new (also _top); classes only they have: D, T.
     """
+    listed = tuple(classifier for classifier in classifiers if classifier.rules == "classes")
+    named = tuple(classifier for classifier in classifiers if classifier.rules == "name")
+    quoted = {classifier.name: ", ".join(f"'{name}'" for name in classifier.classes) for classifier in classifiers}
+    known = {name for classifier in listed for name in classifier.classes}
+    only_named = dict.fromkeys(name for classifier in named for name in classifier.classes if name not in known)
+    return template.format(
+        class_names=_class_lists(listed),
+        classes=quoted,
+        named_classifiers=_names_with_parts(named),
+        named_classes=", ".join(only_named),
+    )
+
+
+def _class_lists(classifiers: tuple[Classifier, ...]) -> str:
+    """List each classifier with its classes, lines of at most `_RULES_WIDTH` characters, entries never split."""
     entries = [f"{classifier.name}: {', '.join(classifier.classes)}" for classifier in classifiers]
     lines: list[str] = []
     for number, entry in enumerate(entries, start=1):
@@ -76,9 +103,19 @@ def _render_rules(template: str, classifiers: tuple[Classifier, ...]) -> str:
             lines[-1] += f" {entry}"
         else:
             lines.append(f"  {entry}")
-    listed = "\n".join(lines)
-    quoted = {classifier.name: ", ".join(f"'{name}'" for name in classifier.classes) for classifier in classifiers}
-    return template.format(class_names=listed, classes=quoted)
+    return "\n".join(lines)
+
+
+def _names_with_parts(classifiers: tuple[Classifier, ...]) -> str:
+    """Name each classifier once; one called NAME_suffix after NAME is written as "(also _suffix)" beside NAME."""
+    parts: dict[str, list[str]] = {}
+    for classifier in classifiers:
+        whole = next((name for name in parts if classifier.name.startswith(f"{name}_")), None)
+        if whole is None:
+            parts[classifier.name] = []
+        else:
+            parts[whole].append(classifier.name.removeprefix(whole))
+    return ", ".join(f"{name} (also {', '.join(suffixes)})" if suffixes else name for name, suffixes in parts.items())
 
 
 def _build_table(entry: dict, known: dict[str, Table]) -> Table:
@@ -94,7 +131,7 @@ def _build_table(entry: dict, known: dict[str, Table]) -> Table:
             primary_key=list(parent.primary_key),
             foreign_keys=list(parent.foreign_keys),
             partition_of=parent_name,
-            partition_value=str(entry["partition_value"]),
+            partition_values=tuple(str(value) for value in entry["partition_values"]),
             tap=entry.get("tap", True),
         )
     return Table(

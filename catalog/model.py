@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 __all__ = ["CATALOG_NAMES", "Catalog", "Classifier", "Column", "ForeignKey", "Index", "Table"]
 
@@ -58,7 +59,10 @@ class Index:
 
 @dataclass(frozen=True)
 class Table:
-    """A table; a partition (`partition_of` set) carries copies of its parent's columns and keys."""
+    """A table; a partition (`partition_of` set) carries copies of its parent's columns and keys.
+
+    A partition holds the rows whose `partition_by` column takes one of its `partition_values`.
+    """
 
     name: str
     description: str
@@ -67,7 +71,7 @@ class Table:
     foreign_keys: list[ForeignKey] = field(default_factory=list)
     indexes: list[Index] = field(default_factory=list)
     partition_of: str | None = None
-    partition_value: str | None = None
+    partition_values: tuple[str, ...] = ()
     partition_by: str | None = None
     tap: bool = True
     """Whether the catalog's TAP service publishes the table."""
@@ -92,12 +96,15 @@ class Classifier:
         classes: Its class names, exact spelling, in the taxonomy's order.
         versions: The ``classifier_version`` values the service stores for it.
         taxonomy_version: The version its ``taxonomy`` row carries (it may differ from the stored ones).
+        rules: How the prompt rules show it: "classes" lists its classes, "name" only names it (with the classes
+            no "classes" classifier has), keeping the rules short.
     """
 
     name: str
     classes: tuple[str, ...]
     versions: tuple[str, ...] = ()
     taxonomy_version: str | None = None
+    rules: Literal["classes", "name"] = "classes"
 
 
 @dataclass(frozen=True)

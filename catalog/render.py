@@ -36,7 +36,7 @@ def _table_ddl(schema: str, table: Table) -> str:
     if table.partition_of:
         return (
             f"CREATE TABLE {schema}.{table.name} PARTITION OF {schema}.{table.partition_of}"
-            f" FOR VALUES IN ('{table.partition_value}');"
+            f" FOR VALUES IN ({_quoted(table.partition_values)});"
         )
     lines = [f"    {c.name} {c.sql_type.upper()}{'' if c.nullable else ' NOT NULL'}" for c in table.columns]
     lines.append(f"    CONSTRAINT {table.name}_pkey PRIMARY KEY ({', '.join(table.primary_key)})")
@@ -86,7 +86,9 @@ def render_schema_text(
     for table in selected:
         if table.partition_of in names:
             key = catalog.table(table.partition_of).partition_by
-            blocks.append(f"table {table.name}: {table.partition_of} rows with {key} = '{table.partition_value}'")
+            values = table.partition_values
+            condition = f"= '{values[0]}'" if len(values) == 1 else f"IN ({_quoted(values)})"
+            blocks.append(f"table {table.name}: {table.partition_of} rows with {key} {condition}")
             continue
         blocks.append(_table_text(catalog, table, wanted.get(table.name), detail))
     return "\n".join(blocks)
@@ -110,6 +112,10 @@ def _table_text(catalog: Catalog, table: Table, keep: set[str] | None, detail: D
         tail = f": {text}" if text else ""
         lines.append(f"  {column.name} {_PROMPT_TYPES.get(column.sql_type, column.sql_type)}{mark}{tail}")
     return "\n".join(lines)
+
+
+def _quoted(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{value}'" for value in values)
 
 
 def _describe(description: str, detail: Detail) -> str:

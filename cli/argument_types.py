@@ -1,4 +1,4 @@
-"""Argument types shared by the commands: positive numbers and comma-separated choices.
+"""Argument types shared by the commands: positive numbers, ISO dates and comma-separated choices.
 
 Each raises ``argparse.ArgumentTypeError``, which argparse turns into "argument --x: <message>" and exit 2.
 
@@ -7,12 +7,17 @@ Example:
     (3, 0.5)
     >>> comma_choices(("sql", "plan"), "--show item")("plan, sql")
     ('plan', 'sql')
+    >>> iso_date("2026-12-01")
+    datetime.date(2026, 12, 1)
 """
 
 import argparse
+import contextlib
+import datetime as dt
+import re
 from collections.abc import Callable
 
-__all__ = ["comma_choices", "positive_float", "positive_int"]
+__all__ = ["comma_choices", "iso_date", "positive_float", "positive_int"]
 
 
 def _positive(kind: type[int] | type[float], text: str) -> int | float:
@@ -34,6 +39,14 @@ def positive_int(text: str) -> int:
 def positive_float(text: str) -> float:
     """Parse a number above 0 (seconds)."""
     return float(_positive(float, text))
+
+
+def iso_date(text: str) -> dt.date:
+    """Parse a calendar date written YYYY-MM-DD (a reference date)."""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        with contextlib.suppress(ValueError):  # a day the calendar lacks (2026-02-30) gets the message below
+            return dt.date.fromisoformat(text)
+    raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD, got {text!r}")
 
 
 def comma_choices(choices: tuple[str, ...], what: str) -> Callable[[str], tuple[str, ...]]:

@@ -45,6 +45,9 @@ READER_SETTINGS = {
     "idle_in_transaction_session_timeout": "5min",
     "temp_file_limit": "1GB",
     "work_mem": "16MB",
+    # the executor reads whole results through a server-side cursor: planned for its first 10 % of rows (the
+    # default), a join with a subquery whose rows are underestimated becomes a nested loop ten times slower
+    "cursor_tuple_fraction": "1",
 }
 """Settings of ``alerce_reader`` at login (the executor's per-query statement_timeout overrides the backstop)."""
 REVOKED_FUNCTIONS = tuple(sorted(DENIED_FUNCTIONS - {"set_config"}))

@@ -25,7 +25,7 @@ from fileio import write_files
 from lms.options import add_model_argument
 from metric.aggregate import DIFFICULTIES
 from modules import OPTIONAL_STAGES
-from modules.options import add_candidates_argument
+from modules.options import add_as_of_argument, add_candidates_argument
 
 if TYPE_CHECKING:
     import dspy
@@ -48,7 +48,7 @@ ABLATION_JSON = "ablation.json"
 ABLATION_CSV = "ablation.csv"
 _GROUPS = (*DIFFICULTIES, "overall")
 _PM_COLUMNS = (("row_pm", "row_pm"), ("col_pm_formatted", "col_pm"))
-_MODEL_ONLY = ("program", "uncompiled", "without", "candidates", "direct", "ablation", "runs")
+_MODEL_ONLY = ("program", "uncompiled", "without", "candidates", "direct", "ablation", "runs", "as_of")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +95,7 @@ def add_model_mode_arguments(parser: argparse.ArgumentParser, source: argparse._
         help="with --model: run full, each optional stage off, and direct; write ablation.json and ablation.csv",
     )
     parser.add_argument("--runs", type=positive_int, help="with --model: runs over the dataset (default: 1)")
+    add_as_of_argument(parser)
 
 
 def check_model_mode_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -102,7 +103,8 @@ def check_model_mode_arguments(parser: argparse.ArgumentParser, args: argparse.N
     if args.predictions is not None:
         given = [name for name in _MODEL_ONLY if getattr(args, name) not in (None, False, ())]
         if given:
-            parser.error(f"--{given[0]} runs the program: use it with --model instead of --predictions")
+            option = given[0].replace("_", "-")
+            parser.error(f"--{option} runs the program: use it with --model instead of --predictions")
     if args.ablation and (args.without or args.direct):
         parser.error("--ablation runs its own grid (full, each stage off, direct): drop --without and --direct")
     if args.direct and (args.without or args.program or args.uncompiled or args.candidates):

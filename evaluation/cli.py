@@ -37,7 +37,7 @@ from evaluation.runner import score_predictions
 from lms import LMConfigError
 from metric.gold_cache import GoldCache, default_cache_dir
 from modules.errors import PipelineError
-from modules.settings import ProgramSettings
+from modules.settings import ProgramSettings, today_utc
 
 __all__ = ["build_parser", "main"]
 
@@ -146,6 +146,7 @@ def _run(args: argparse.Namespace, report_dir: Path) -> dict:
             without=args.without,
             candidates=args.candidates,
             direct=args.direct,
+            as_of=args.as_of or today_utc(),  # a concrete date, so the report records it and a resume keeps it
         )
         engine = engine_settings(args, ground=grounding_files(dataset_file), timeout_s=_timeouts(args)[0])
         settings = ModelRunSettings(

@@ -216,7 +216,7 @@ def _describe(t2s: Text2SQL, settings: ModelRunSettings) -> dict[str, Any]:
         "model": settings.model,
         "program": "direct" if settings.program.direct else "compiled" if t2s.manifest else "uncompiled",
         "program_sha256": hashlib.sha256(state.encode()).hexdigest(),
-        "pipeline": json.loads(json.dumps(dataclasses.asdict(pipeline))) if pipeline is not None else None,
+        "pipeline": json.loads(json.dumps(dataclasses.asdict(pipeline), default=str)) if pipeline is not None else None,
         "adapter": (t2s.manifest or {}).get("adapter"),
     }
 

@@ -35,14 +35,26 @@ class Call:
 
     @property
     def stage(self) -> str:
-        """Name the predictor from its fields: tables, columns, difficulty, plan, planned, correct, direct."""
+        """Name the predictor from its fields: tables, columns, difficulty, plan, explanation, planned, correct,
+        direct."""
         outputs = set(self.output_fields) - {"reasoning"}
         for name in ("tables", "columns", "difficulty", "plan"):
             if name in outputs:
                 return name
+        if "assumptions" in outputs:
+            return "explanation"
         if "failed_sql" in self.input_fields:
             return "correct"
         return "planned" if "plan" in self.input_fields else "direct"
+
+
+EXPLANATION = {
+    "summary": "The rows the query returns.",
+    "conditions": ["each condition of the query"],
+    "ordering": "not ordered",
+    "assumptions": [],
+}
+"""A fixed answer of the explanation stage."""
 
 
 def parse_call(system: str, messages: list[tuple[str, str]]) -> Call:
@@ -132,6 +144,7 @@ class OracleAnswers:
             "columns": {"columns": self._columns(tables, row.gold_query)},
             "difficulty": {"difficulty": row.difficulty},
             "plan": {"plan": [f"Answer with tables {', '.join(tables)}."]},
+            "explanation": EXPLANATION,
         }
         fields = answers.get(call.stage, {"sql": row.gold_query})
         if "reasoning" in call.output_fields:

@@ -4,11 +4,16 @@ Named predictors (public API: artifact keys and optimiser targets; the same with
 
     AlerceText2SQL:  schema_linking.tables, schema_linking.columns, classification.predict,
                      decomposition.predict, generation.direct, generation.planned, self_correction.predict,
-                     self_correction.revise (value and result check findings), selection.choose
+                     self_correction.revise (value and result check findings), selection.choose,
+                     explanation.predict
     DirectText2SQL:  generation
 
-Both programs' `forward(question, external_knowledge="", domain_knowledge="")` return a `dspy.Prediction` with:
+Both programs' `forward(question, external_knowledge="", domain_knowledge="")` return a `dspy.Prediction` with
+(`AlerceText2SQL.forward` also takes `follow_up`, the earlier turn of a conversation):
     sql            final SQL ("" when no statement was produced): the selected candidate's, after its checks
+    as_of          the date stage's reference date, "YYYY-MM-DD" (None when the stage is off)
+    dates          one {"text", "start_mjd", "end_mjd", "kind"} per date expression of the question (the date
+                   stage; [] when off), as rendered into the knowledge: start_mjd <= mjd < end_mjd, None open
     tables         tables shown to generation (the whole catalog without linking or after its fallback)
     columns        {table: [columns]} from column linking, or None (all columns shown)
     dropped_names  names the linker gave that the catalog does not know
@@ -21,9 +26,14 @@ Both programs' `forward(question, external_knowledge="", domain_knowledge="")` r
     usage          {stage: {"input_tokens", "output_tokens", "calls"}} for LM calls that were not cache hits
     timings_s      {stage: seconds}, summed over candidates (they run concurrently)
     candidates     one {"path", "sql", "error_kind", "rows"} per candidate (rows None when it did not run)
-    selection      {"selected", "clusters", "reasons"} (candidate indexes) when several candidates met, else None
+    selection      {"selected", "clusters", "disagree", "reasons"} (candidate indexes) when several candidates met,
+                   else None; disagree: a tie, or the largest cluster below min_agreement
+    alternatives   one {"sql", "rows", "difference", "candidates"} per runner-up cluster when the candidates
+                   disagreed (difference: one line from the parsed SQL, `modules.sql_difference`), else []
     findings       one {"stage", "kind", "message"} per value-check finding of the selected candidate and per
                    result-check finding (with "retry_accepted")
+    explanation    {"summary", "conditions", "ordering", "assumptions"} on what the final SQL returns (the
+                   explanation stage, after the SQL ran), or None (off, failed, or the SQL did not run)
 """
 
 from engines import Engine, Result
@@ -32,6 +42,7 @@ from modules.direct_text2sql import DirectText2SQL
 from modules.errors import PipelineError, UnknownStageError
 from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
+from modules.follow_up import FollowUp
 from modules.knowledge import format_knowledge, is_absent
 from modules.settings import PipelineSettings
 from modules.stages import OPTIONAL_STAGES, STAGES
@@ -43,6 +54,7 @@ __all__ = [
     "DirectText2SQL",
     "Engine",
     "FailureKind",
+    "FollowUp",
     "PipelineError",
     "PipelineSettings",
     "Result",

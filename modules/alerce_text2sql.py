@@ -1,7 +1,9 @@
-"""The composed program: linking, classification, decomposition, candidates, checks, selection, self-correction."""
+"""The composed program: dates, linking, classification, decomposition, candidates, checks, selection,
+self-correction and explanation."""
 
 import functools
 from dataclasses import dataclass, field
+from datetime import date
 
 import dspy
 
@@ -9,12 +11,16 @@ from catalog import Catalog, load_catalog, render_schema_text
 from engines import Engine
 from engines.bounded import BoundedEngine
 from engines.errors import ExecutionError
+from modules.alternatives import alternatives
 from modules.candidates import CandidatePath, candidate_paths, run_concurrently
 from modules.classification import Classification
+from modules.dates import DateRange, date_ranges, render_ranges
 from modules.decomposition import Decomposition
 from modules.demo_retriever import DemoRetriever
 from modules.execution import Outcome, describe_outcome, execute_with_corrections, result_frame
+from modules.explanation import Explanation, read_schema_text
 from modules.findings import Finding, finding_record
+from modules.follow_up import FollowUp, render_follow_up
 from modules.generation import Generation
 from modules.knowledge import format_knowledge
 from modules.result_check import ResultCheck
@@ -36,6 +42,7 @@ class _Shared:
 
     question: str
     knowledge: str
+    catalog: Catalog
     schema_text: str
     link: dspy.Prediction
     plan: list[str]
@@ -80,17 +87,30 @@ class AlerceText2SQL(dspy.Module):
         self.selection = CandidateSelection()
         self.values = ValueCheck.open(executor, catalog) if self.settings.is_on("value_check") else ValueCheck()
         self.result_check = ResultCheck()
+        self.explanation = Explanation(reasoning=reasoning)
 
-    def forward(self, question: str, external_knowledge: object = "", domain_knowledge: object = "") -> dspy.Prediction:
+    def forward(
+        self,
+        question: str,
+        external_knowledge: object = "",
+        domain_knowledge: object = "",
+        follow_up: FollowUp | None = None,
+    ) -> dspy.Prediction:
         """Run the switched-on stages for one question; bad LM output is recorded in `failures`, never raised.
 
+        The date stage's ranges and the earlier turn (`follow_up`) join the knowledge every stage sees.
+
         Returns:
-            A prediction with `sql`, `tables`, `columns`, `dropped_names`, `difficulty`, `plan`, `attempts`,
-            `result`, `error`, `failures`, `usage`, `timings_s`, `candidates`, `selection` and `findings` (see
-            `modules` package docstring).
+            A prediction with `sql`, `as_of`, `dates`, `tables`, `columns`, `dropped_names`, `difficulty`, `plan`,
+            `attempts`, `result`, `error`, `failures`, `usage`, `timings_s`, `candidates`, `selection`,
+            `alternatives`, `findings` and `explanation` (see `modules` package docstring).
         """
         record = RunRecord()
-        knowledge = format_knowledge(external_knowledge, domain_knowledge)
+        as_of = self.settings.reference_date() if self.settings.is_on("dates") else None
+        dates = self._dates(question, as_of, record)
+        knowledge = format_knowledge(
+            external_knowledge, domain_knowledge, render_ranges(dates), render_follow_up(follow_up)
+        )
         catalog = served_catalog(self.executor, load_catalog(self.settings.catalog))
         link = self._link(question, knowledge, catalog, record)
         # Routing needs the shape of the schema, not the meaning of each column.
@@ -100,7 +120,7 @@ class AlerceText2SQL(dspy.Module):
         values = self.values.prompt_text(link.tables, link.columns) if self.settings.is_on("value_check") else ""
         retrieved = self.demo_retriever.demos(question) if self.demo_retriever is not None else None
         schema_text = f"{link.schema_text}\n\n{values}" if values else link.schema_text
-        shared = _Shared(question, knowledge, schema_text, link, plan, retrieved)
+        shared = _Shared(question, knowledge, catalog, schema_text, link, plan, retrieved)
         paths = candidate_paths(self._candidate_count())
         drafts = run_concurrently([functools.partial(self._draft, path, shared) for path in paths])
         for draft in drafts:
@@ -109,16 +129,21 @@ class AlerceText2SQL(dspy.Module):
         if dspy.settings.trace is not None:  # optimizers bootstrap demos from the trace: only the selected path's
             dspy.settings.trace.extend(chosen.trace)
         outcome, checked = self._check_result(shared, chosen.outcome, record)
+        candidates = [describe_outcome(draft.path.name, draft.outcome) for draft in drafts]
         return record.prediction(
             outcome,
+            as_of=as_of.isoformat() if as_of else None,
+            dates=[date_range.as_dict() for date_range in dates],
             tables=link.tables,
             columns=link.columns,
             dropped_names=link.dropped_names,
             difficulty=difficulty,
             plan=plan,
-            candidates=[describe_outcome(draft.path.name, draft.outcome) for draft in drafts],
+            candidates=candidates,
             selection=selection,
+            alternatives=alternatives(outcome.sql, candidates, selection),
             findings=[*(finding_record("value_check", finding) for finding in chosen.findings), *checked],
+            explanation=self._explain(shared, outcome, record),
         )
 
     def _candidate_count(self) -> int:
@@ -149,6 +174,12 @@ class AlerceText2SQL(dspy.Module):
         record.add_failures(generated.failures)
         sql, findings = self._check_values(generated.sql, shared, record)
         return _Draft(path, self._execute(shared, sql, record), findings, record)
+
+    def _dates(self, question: str, as_of: date | None, record: RunRecord) -> list[DateRange]:
+        if as_of is None:
+            return []
+        with record.stage("dates"):
+            return date_ranges(question, as_of)
 
     def _link(self, question: str, knowledge: str, catalog: Catalog, record: RunRecord) -> dspy.Prediction:
         if not self.settings.is_on("schema_linking"):
@@ -215,7 +246,8 @@ class AlerceText2SQL(dspy.Module):
         record.add_failures(chosen.failures)
         selected = int(chosen.candidate.id)
         clusters = [[int(member) for member in cluster] for cluster in chosen.vote.clusters]
-        return drafts[selected], {"selected": selected, "clusters": clusters, "reasons": chosen.reasons}
+        described = {"selected": selected, "clusters": clusters, "disagree": chosen.disagree, "reasons": chosen.reasons}
+        return drafts[selected], described
 
     def _check_result(self, shared: _Shared, outcome: Outcome, record: RunRecord) -> tuple[Outcome, list[dict]]:
         if not self.settings.is_on("result_check"):
@@ -226,6 +258,18 @@ class AlerceText2SQL(dspy.Module):
             return self._execute(shared, revised, record) if revised and revised != sql else None
 
         return self.result_check(shared.question, outcome, retry)
+
+    def _explain(self, shared: _Shared, outcome: Outcome, record: RunRecord) -> dict | None:
+        """Explain the final SQL when it ran (or nothing ran it); never change it."""
+        if not self.settings.is_on("explanation") or not outcome.sql or outcome.error is not None:
+            return None
+        schema_text = read_schema_text(outcome.sql, shared.catalog) or shared.schema_text
+        with record.stage("explanation"):
+            explained = self.explanation(
+                question=shared.question, knowledge=shared.knowledge, schema_text=schema_text, sql=outcome.sql
+            )
+        record.add_failures(explained.failures)
+        return explained.explanation
 
     def _execute(self, shared: _Shared, sql: str, record: RunRecord) -> Outcome:
         link = shared.link

@@ -5,7 +5,8 @@ Conventions (see ``modules.dates`` for spans and open bounds):
   "September 1") is its latest occurrence that began on or before the reference date; "last June" is the latest
   June that ended before the reference date's month. Month names without a year or a day must be written in full,
   and "May" and "March" capitalized, so that "may be" or "Dec" (declination) are not read as dates.
-- A bare year counts only after a word that introduces a time ("in 2023", "since 2019", "between 2020 and ...").
+- A bare year counts only after a word that introduces a time ("in 2023", "since 2019", "between 2020 and ..."),
+  or after "for" when no word follows it (a follow-up's "same for 2024", but not "for 2000 objects").
 - "the first/second/third/fourth week of <month>" is days 1-7, 8-14, 15-21, 22-28; "the last week" is the
   month's last seven days. "week 35 of 2023" is the ISO week (Monday to Sunday). Quarters are Jan-Mar, ...
 - Rolling periods ("the last 30 days", "the past 2 weeks", "the past month") end with the reference day included:
@@ -62,6 +63,7 @@ _NOT_OF = r"(?!\s+of\b)"  # "the last month of 2023" is not the month before the
 _YEAR_CONTEXT = re.compile(
     r"\b(?:in|during|since|before|after|until|till|through|throughout|from|between|and|or|year)\s+$", re.I
 )
+_FOR, _WORD_AFTER = re.compile(r"\bfor\s+$", re.I), re.compile(r"\s+[a-z]", re.I)
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,9 @@ def _year(match: re.Match[str], as_of: date, year: int | None) -> Period | None:
 
 
 def _follows_time_word(match: re.Match[str]) -> bool:
-    return bool(_YEAR_CONTEXT.search(match.string, 0, match.start()))
+    if _YEAR_CONTEXT.search(match.string, 0, match.start()):
+        return True
+    return bool(_FOR.search(match.string, 0, match.start())) and not _WORD_AFTER.match(match.string, match.end())
 
 
 def _year_range(match: re.Match[str], as_of: date, year: int | None) -> Period | None:

@@ -58,6 +58,10 @@ class DateRange:
     end_mjd: float | None
     kind: DateKind
 
+    def as_dict(self) -> dict[str, str | float | None]:
+        """Return ``{"text", "start_mjd", "end_mjd", "kind"}``, JSON-ready."""
+        return {"text": self.text, "start_mjd": self.start_mjd, "end_mjd": self.end_mjd, "kind": self.kind.value}
+
 
 _Built = tuple[float | None, float | None, DateKind]
 """A composite's start and end MJD (None: open) and kind."""

@@ -1,4 +1,4 @@
-"""Turn the dataset's knowledge fields into the single `knowledge` prompt input."""
+"""Turn the dataset's knowledge fields, and what the program adds to them, into the single `knowledge` prompt input."""
 
 import math
 
@@ -19,8 +19,10 @@ def is_absent(text: object) -> bool:
     return str(text).strip().lower() in _PLACEHOLDERS
 
 
-def format_knowledge(external: object = "", domain: object = "") -> str:
+def format_knowledge(*texts: object) -> str:
     """Join the present knowledge texts, one after the other; absent ones leave no trace.
+
+    The program passes the external and domain knowledge, then the date stage's ranges and an earlier turn.
 
     Examples:
         >>> format_knowledge("0", "\\n-- SNe are explosions\\n")
@@ -28,4 +30,4 @@ def format_knowledge(external: object = "", domain: object = "") -> str:
         >>> format_knowledge("0", "0")
         ''
     """
-    return "\n".join(str(text).strip() for text in (external, domain) if not is_absent(text))
+    return "\n".join(str(text).strip() for text in texts if not is_absent(text))

@@ -1,10 +1,10 @@
-"""The shared ``--candidates`` option: SQL candidates per question (``PipelineSettings.candidates``)."""
+"""The shared ``--candidates`` and ``--as-of`` options (``PipelineSettings.candidates`` and ``.as_of``)."""
 
 import argparse
 
-from cli.argument_types import positive_int
+from cli.argument_types import iso_date, positive_int
 
-__all__ = ["add_candidates_argument"]
+__all__ = ["add_as_of_argument", "add_candidates_argument"]
 
 
 def add_candidates_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
@@ -15,4 +15,15 @@ def add_candidates_argument(parser: argparse.ArgumentParser | argparse._ActionsC
         metavar="K",
         help="SQL candidates per question, written by diverse paths and run concurrently; selection picks one "
         "(default: the artifact's, else 4 for a provider's model and 1 for an embedded local model)",
+    )
+
+
+def add_as_of_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:
+    """Add ``--as-of`` (the date stage's reference date; None when not given, which means today in UTC)."""
+    parser.add_argument(
+        "--as-of",
+        type=iso_date,
+        metavar="YYYY-MM-DD",
+        help='reference date of the date stage, for "last June", "in the last 30 days" and months given without '
+        "a year (default: today, UTC)",
     )

@@ -60,16 +60,20 @@ class CandidateSelection(dspy.Module):
             min_agreement: Share of the voting candidates the largest cluster needs to win alone.
 
         Returns:
-            A prediction with ``candidate`` (the selected one), ``vote``, ``reasons`` (one per LM comparison) and
-            ``failures`` (comparisons whose answer could not be used count for neither side).
+            A prediction with ``candidate`` (the selected one), ``vote``, ``disagree`` (several clusters contended:
+            a tie, or the largest below ``min_agreement``), ``reasons`` (one per LM comparison) and ``failures``
+            (comparisons whose answer could not be used count for neither side).
         """
         result = vote(candidates)
         by_id = {candidate.id: candidate for candidate in candidates}
         voters = sum(len(cluster) for cluster in result.clusters)
         contenders = result.tied or (result.clusters if len(result.winners) < min_agreement * voters else ())
         finalists = [by_id[cluster[0]] for cluster in contenders[:MAX_CONTENDERS]]
-        if len(finalists) < 2:
-            return dspy.Prediction(candidate=by_id[result.winners[0]], vote=result, reasons=[], failures=[])
+        disagree = len(finalists) > 1
+        if not disagree:
+            return dspy.Prediction(
+                candidate=by_id[result.winners[0]], vote=result, disagree=False, reasons=[], failures=[]
+            )
         pairs = list(itertools.combinations(finalists, 2))
         choices = run_concurrently([functools.partial(self._choose, question, knowledge, *pair) for pair in pairs])
         wins = dict.fromkeys((finalist.id for finalist in finalists), 0)
@@ -81,7 +85,7 @@ class CandidateSelection(dspy.Module):
             wins[(second if choice.choice == "second" else first).id] += 1
             reasons.append(choice.reason)
         best = max(finalists, key=lambda finalist: wins[finalist.id])  # max keeps the first (larger) on a tie
-        return dspy.Prediction(candidate=best, vote=result, reasons=reasons, failures=failures)
+        return dspy.Prediction(candidate=best, vote=result, disagree=True, reasons=reasons, failures=failures)
 
     def _choose(self, question: str, knowledge: str, first: Candidate, second: Candidate):
         return call_predictor(

@@ -1,6 +1,8 @@
-"""The program's settings: stage switches, candidates, correction budget, timeout, reasoning, and which program."""
+"""The program's settings: stage switches, candidates, correction budget, timeout, reasoning, reference date, and
+which program."""
 
 from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -10,11 +12,23 @@ from catalog import CATALOG_NAMES
 from modules.errors import UnknownStageError
 from modules.stages import OPTIONAL_STAGES, STAGES
 
-__all__ = ["PROVIDER_CANDIDATES", "SCHEMA_DETAILS", "PipelineSettings", "ProgramSettings", "default_candidates"]
+__all__ = [
+    "PROVIDER_CANDIDATES",
+    "SCHEMA_DETAILS",
+    "PipelineSettings",
+    "ProgramSettings",
+    "default_candidates",
+    "today_utc",
+]
 
 SCHEMA_DETAILS = ("full", "brief", "names")
 PROVIDER_CANDIDATES = 4
 """Candidates per question for a model served by a provider, when `PipelineSettings.candidates` is None."""
+
+
+def today_utc() -> date:
+    """Return today's date in UTC: the date stage's reference date unless one is given."""
+    return datetime.now(UTC).date()
 
 
 def default_candidates(lm: dspy.BaseLM | None) -> int:
@@ -32,11 +46,13 @@ class PipelineSettings:
     """How `AlerceText2SQL` runs; `dataclasses.asdict` of it belongs in the artifact manifest.
 
     Attributes:
-        stages: Stages switched on, normalised to `STAGES` order; generation always runs. Off means: no
-            schema_linking -> full schema; no classification -> no routing (decomposition, if on, runs for
-            every question); no decomposition -> direct generation; no self_correction -> a single attempt;
+        stages: Stages switched on, normalised to `STAGES` order; generation always runs. Off means: no dates ->
+            no MJD ranges of the question's dates in the knowledge; no schema_linking -> full schema; no
+            classification -> no routing (decomposition, if on, runs for every question); no decomposition ->
+            direct generation; no self_correction -> a single attempt;
             no value_check -> no vocabulary in the prompt and no literal check; no selection -> one candidate;
-            no result_check -> no retry after a result that contradicts the question.
+            no result_check -> no retry after a result that contradicts the question; no explanation -> no plain
+            words on what the SQL returns.
         candidates: SQL candidates per question, written by diverse paths and run concurrently; the selection
             stage picks one (switched off: one candidate). None: `default_candidates` of the generation LM.
         min_agreement: Share of the candidates the largest result cluster needs to win the vote alone; below it
@@ -47,6 +63,8 @@ class PipelineSettings:
         schema_detail: How much of the full schema the stages see when schema linking is off: "full" (every
             column described), "brief" (short descriptions) or "names" (names and types only, for small models).
         catalog: The catalog the program writes SQL for (``catalog.CATALOG_NAMES``): its schema and prompt rules.
+        as_of: The reference date ("today") of the date stage, for relative dates and for months or days given
+            without a year; None: the UTC date when each question is asked. An ISO text is read as a date.
     """
 
     stages: tuple[str, ...] = STAGES
@@ -57,13 +75,15 @@ class PipelineSettings:
     reasoning: bool = False
     schema_detail: Literal["full", "brief", "names"] = "full"
     catalog: str = "ztf"
+    as_of: date | None = None
 
     def __post_init__(self) -> None:
-        """Validate and normalise the switches.
+        """Validate and normalise the switches (an ``as_of`` read from a manifest is ISO text).
 
         Raises:
             UnknownStageError: A stage name is not in `STAGES`.
-            ValueError: `max_corrections` is negative, `candidates` below 1, or `min_agreement` outside [0, 1].
+            ValueError: `max_corrections` is negative, `candidates` below 1, `min_agreement` outside [0, 1], the
+                catalog is unknown, or `as_of` is text that is not an ISO date.
         """
         for name in self.stages:
             if name not in STAGES:
@@ -80,6 +100,12 @@ class PipelineSettings:
             raise ValueError(f"min_agreement must be between 0 and 1, got {self.min_agreement}.")
         if self.catalog not in CATALOG_NAMES:
             raise ValueError(f"Unknown catalog {self.catalog!r}; choose one of {', '.join(CATALOG_NAMES)}.")
+        if isinstance(self.as_of, str):
+            object.__setattr__(self, "as_of", date.fromisoformat(self.as_of))
+
+    def reference_date(self) -> date:
+        """Return `as_of`, or today's UTC date when it is None."""
+        return self.as_of or today_utc()
 
     def is_on(self, stage: str) -> bool:
         """Tell whether `stage` runs."""
@@ -97,6 +123,8 @@ class ProgramSettings:
         stages: Stages switched on; None keeps the artifact's (all stages when uncompiled).
         without: Optional stages switched off on top of that (``OPTIONAL_STAGES``).
         candidates: SQL candidates per question; None keeps the artifact's (else the model's default).
+        as_of: The date stage's reference date; None: the UTC date of each question (never the artifact's, which
+            only records when it was compiled).
     """
 
     artifact: Path | None = None
@@ -105,6 +133,7 @@ class ProgramSettings:
     stages: tuple[str, ...] | None = None
     without: tuple[str, ...] = ()
     candidates: int | None = None
+    as_of: date | None = None
 
     def __post_init__(self) -> None:
         """Validate the switches.
@@ -134,4 +163,5 @@ class ProgramSettings:
             saved,
             stages=tuple(stage for stage in stages if stage not in self.without),
             candidates=self.candidates if self.candidates is not None else saved.candidates,
+            as_of=self.as_of,
         )

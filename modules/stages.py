@@ -3,6 +3,7 @@
 __all__ = ["OPTIONAL_STAGES", "STAGES"]
 
 STAGES = (
+    "dates",
     "schema_linking",
     "classification",
     "decomposition",
@@ -11,6 +12,7 @@ STAGES = (
     "self_correction",
     "selection",
     "result_check",
+    "explanation",
 )
 """Every stage of `AlerceText2SQL`, in execution order (value check and self-correction run per candidate)."""
 

@@ -177,7 +177,9 @@ def linked_values_text(
 ) -> str:
     """Describe the valid values of the categorical columns among the linked ones, for the generation prompt.
 
-    Class names are listed per classifier and version; a column with more than ``max_values`` values is left out.
+    Class names are listed per classifier and version, one line per distinct list (the classifiers and versions that
+    share it on one line), and then name every classifier and version; a column with more than ``max_values`` values
+    is left out.
 
     Args:
         vocabulary: The database's vocabulary.
@@ -191,28 +193,43 @@ def linked_values_text(
     Examples:
         >>> vocabulary = Vocabulary(
         ...     {("magstat", "fid"): frozenset({"2", "1"}), ("probability", "class_name"): frozenset({"SNIa"})},
-        ...     {("probability", "lc_classifier", "1.0"): frozenset({"SNIa", "QSO"})},
+        ...     {
+        ...         ("probability", "lc_classifier", "1.0"): frozenset({"SNIa", "QSO"}),
+        ...         ("probability", "lc_classifier", "1.1"): frozenset({"SNIa", "QSO"}),
+        ...         ("probability", "stamp_classifier", "1.0"): frozenset({"SN"}),
+        ...     },
         ... )
         >>> print(linked_values_text(vocabulary, ["magstat", "probability"], None))
         Values of categorical columns:
         magstat.fid: 1, 2
-        probability.class_name of lc_classifier 1.0: 'QSO', 'SNIa'
+        probability.class_name of lc_classifier 1.0, 1.1: 'QSO', 'SNIa'
+        probability.class_name of stamp_classifier 1.0: 'SN'
     """
+
+    def linked(table: str, column: str) -> bool:
+        return table in tables and (columns is None or column in columns.get(table, ()))
+
     lines = []
     for (table, column), values in vocabulary.values.items():
-        if table not in tables or (columns is not None and column not in columns.get(table, ())):
+        if not linked(table, column):
             continue
-        by_classifier = sorted(
-            (name, version, names)
-            for (table_, name, version), names in vocabulary.classes.items()
-            if table_ == table and column == "class_name"
-        )
-        if by_classifier:
-            lines += [
-                f"{table}.class_name of {name} {version}: {_spelled(names)}"
-                for name, version, names in by_classifier
-                if len(names) <= max_values
-            ]
+        by_classifier = _class_lists(vocabulary, table, max_values) if linked(table, "class_name") else {}
+        if column == "class_name" and by_classifier:
+            lines += [f"{table}.class_name of {owners}: {_spelled(names)}" for names, owners in by_classifier.items()]
+        elif column in _CLASS_KEY[:2] and by_classifier:
+            continue  # the class lists name every classifier and version already
         elif len(values) <= max_values:
             lines.append(f"{table}.{column}: {_spelled(values)}")
     return "\n".join(["Values of categorical columns:", *lines]) if lines else ""
+
+
+def _class_lists(vocabulary: Vocabulary, table: str, max_values: int) -> dict[frozenset[str], str]:
+    """Map each distinct class list of `table` to the classifiers and versions that have it ("a 1, 2; b 3")."""
+    owners: dict[frozenset[str], dict[str, list[str]]] = {}
+    for (table_, name, version), names in sorted(vocabulary.classes.items()):
+        if table_ == table and len(names) <= max_values:
+            owners.setdefault(names, {}).setdefault(name, []).append(version)
+    return {
+        names: "; ".join(f"{name} {', '.join(versions)}" for name, versions in by_name.items())
+        for names, by_name in owners.items()
+    }

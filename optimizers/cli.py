@@ -32,8 +32,8 @@ from lms.options import add_model_argument
 from metric.gold_cache import GoldCache
 from modules.adapter import ADAPTERS
 from modules.artifact import MANIFEST_FILE, REPO_DIR, default_artifact_dir
-from modules.options import add_candidates_argument
-from modules.settings import SCHEMA_DETAILS, PipelineSettings
+from modules.options import add_as_of_argument, add_candidates_argument
+from modules.settings import SCHEMA_DETAILS, PipelineSettings, today_utc
 from modules.stages import STAGES
 from optimizers.errors import CompileError, OptimizerError
 from optimizers.run import compile_program
@@ -55,7 +55,7 @@ examples:
 
 writes:
   artifacts/<model-slug>/program.json   prompts and demos of every stage (DSPy JSON)
-  artifacts/<model-slug>/manifest.json  the command, model, optimizer settings, stages, adapter, dataset
+  artifacts/<model-slug>/manifest.json  the command, model, optimizer settings, stages, as-of date, adapter, dataset
                                         sha256, the req_ids of each part, held-out PM before/after,
                                         tokens and cost, versions
 
@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--stages", nargs="+", choices=STAGES, default=list(STAGES), help="stages switched on (default: all)"
     )
     add_candidates_argument(parser)
+    add_as_of_argument(parser)
     parser.add_argument(
         "--num-threads", type=positive_int, default=2, help="parallel program runs (default: %(default)s)"
     )
@@ -144,7 +145,10 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Comp
             model=args.model,
             optimizer=args.optimizer,
             pipeline=PipelineSettings(
-                stages=tuple(args.stages), schema_detail=args.schema_detail, candidates=args.candidates
+                stages=tuple(args.stages),
+                schema_detail=args.schema_detail,
+                candidates=args.candidates,
+                as_of=args.as_of or today_utc(),  # recorded in the manifest; answers use the date they are asked
             ),
             adapter=args.adapter,
             seed=args.seed,

@@ -15,11 +15,12 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from answering.render import answer_json
+from serve.errors import raise_if_failed
 from serve.exports import DOWNLOADS
 from serve.health import EngineHealth
 from serve.settings import ServeSettings
 from serve.store import Record
-from serve.workbench import Workbench, raise_if_failed
+from serve.workbench import Workbench
 
 __all__ = ["ERROR_RESPONSES", "AnswerOut", "AskIn", "ErrorOut", "HealthOut", "RunSqlIn", "answer_out", "api_router"]
 
@@ -29,6 +30,9 @@ class AskIn(BaseModel):
 
     question: str = Field(description="the question in plain English")
     external_knowledge: str = Field("", description="facts the question relies on, e.g. MJDs of dates")
+    conversation_id: str | None = Field(
+        None, description="continue this conversation: the question follows up its latest answer"
+    )
 
 
 class RunSqlIn(BaseModel):
@@ -42,9 +46,22 @@ class AnswerOut(BaseModel):
     """One answer: the SQL, the rows (within the server's caps per response) and what it cost."""
 
     id: str = Field(description="key of the answer in /answers/{id} and its downloads")
+    conversation_id: str = Field(description="the conversation the answer belongs to (send it to follow up)")
     question: str
+    follows: str | None = Field(description="the earlier question this one followed up, else null")
     sql: str
     adql: str = Field(description="the ADQL sent to a TAP service, else empty")
+    catalog: str = Field(description="the catalog the SQL was written for")
+    as_of: str | None = Field(description="reference date of the date stage (YYYY-MM-DD), null when it is off")
+    dates: list[dict[str, Any]] = Field(
+        description="the question's dates as MJD ranges start_mjd <= mjd < end_mjd (null: open), with their text"
+    )
+    explanation: dict[str, Any] | None = Field(
+        description="what the SQL returns: summary, conditions, ordering, assumptions; null when there is none"
+    )
+    alternatives: list[dict[str, Any]] = Field(
+        description="other readings when the candidates disagreed: sql, rows, difference (one line), candidates"
+    )
     difficulty: str | None
     plan: list[str]
     attempts: list[dict[str, Any]]
@@ -104,7 +121,14 @@ def answer_out(record: Record, settings: ServeSettings) -> dict[str, Any]:
     if len(rows) < len(payload["rows"]):
         payload |= {"rows": rows, "truncated": True}
     links = {fmt: f"/answers/{record.id}/download/{fmt}" for fmt in DOWNLOADS}
-    return {"id": record.id, **payload, **record.usage(), "downloads": links if record.answer.frame is not None else {}}
+    downloads = links if record.answer.frame is not None else {}
+    return {
+        "id": record.id,
+        "conversation_id": record.conversation,
+        **payload,
+        **record.usage(),
+        "downloads": downloads,
+    }
 
 
 def api_router(bench: Workbench) -> APIRouter:
@@ -114,7 +138,8 @@ def api_router(bench: Workbench) -> APIRouter:
 
     @router.post("/ask", response_model=AnswerOut, responses=ERROR_RESPONSES, summary="Answer a question with SQL")
     async def ask(body: AskIn) -> dict[str, Any]:
-        job = bench.start_ask(body.question, body.external_knowledge)
+        follows = bench.latest_in(body.conversation_id).id if body.conversation_id else None
+        job = bench.start_ask(body.question, body.external_knowledge, follows=follows)
         record = raise_if_failed(await bench.answer(job))
         return answer_out(record, bench.settings)
 

@@ -7,6 +7,15 @@ a busy or unreachable engine is 503, and the kind in the body says which.
 
 from __future__ import annotations
 
+import logging
+
+import dspy
+
+from answering import AnsweringError
+from engines.errors import DatabaseBusy, DatabaseUnavailable, EngineError
+from lms.lm_watch import describe_lm_error
+from serve.store import Record
+
 __all__ = [
     "ANSWER_STATUS",
     "EngineBusyError",
@@ -17,8 +26,14 @@ __all__ = [
     "UnexpectedError",
     "WorkbenchError",
     "answer_status",
+    "failure_of",
+    "raise_if_failed",
 ]
 
+logger = logging.getLogger(__name__)
+
+BUSY_RETRY_S = 5
+"""Retry-After of a query refused as busy."""
 ANSWER_STATUS = {"refused": 400, "timeout": 504}
 """HTTP status of a query that failed, by error kind; every other kind (it ran and failed, no SQL) is 422."""
 
@@ -102,3 +117,29 @@ def answer_status(kind: str) -> int:
         (400, 504, 422)
     """
     return ANSWER_STATUS.get(kind, 422)
+
+
+def raise_if_failed(record: Record) -> Record:
+    """Return `record` if its SQL ran, for API and MCP clients, whose errors must look like errors.
+
+    Raises:
+        QueryFailedError: The SQL was refused, failed or ran out of time (the record is still kept for the page).
+    """
+    answer = record.answer
+    if answer.error is not None:
+        raise QueryFailedError(answer.error, kind=answer.error_kind or "general", sql=answer.sql or answer.adql)
+    return record
+
+
+def failure_of(err: Exception) -> WorkbenchError:
+    """Say why a question or a query could not be served, as the workbench error of its kind (a bug is logged)."""
+    if isinstance(err, DatabaseBusy):
+        return EngineBusyError(str(err), retry_after_s=BUSY_RETRY_S)
+    if isinstance(err, DatabaseUnavailable):
+        return EngineUnavailableError(str(err))
+    if isinstance(err, dspy.LMError):
+        return LanguageModelError(f"the language model failed: {describe_lm_error(err)}")
+    if isinstance(err, AnsweringError | EngineError):
+        return WorkbenchError(str(err))
+    logger.error("answering failed", exc_info=err)
+    return UnexpectedError.about(err)

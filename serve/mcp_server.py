@@ -23,16 +23,18 @@ from catalog import render_schema_text
 from fileio.text import encodable
 from modules.served_catalog import served_catalog
 from serve.api import answer_out
-from serve.errors import WorkbenchError
+from serve.errors import WorkbenchError, raise_if_failed
 from serve.store import Record
-from serve.workbench import Workbench, raise_if_failed
+from serve.workbench import Workbench
 
 __all__ = ["build_mcp_server"]
 
 _INSTRUCTIONS = (
-    "Query the ALeRCE ZTF alert database. `ask` turns a question into PostgreSQL and runs it; `run_sql` runs your "
-    "own SELECT; `describe_schema` gives tables, columns and their meaning. Every statement passes a SQL guard and "
-    "runs read-only with a time limit and a row cap."
+    "Query the ALeRCE ZTF alert database. `ask` turns a question into PostgreSQL and runs it, with the question's "
+    "dates as MJD ranges, an explanation of what the SQL returns and, when readings disagree, alternatives; pass "
+    "its conversation_id to ask a follow-up. `run_sql` runs your own SELECT; `describe_schema` gives tables, "
+    "columns and their meaning. Every statement passes a SQL guard and runs read-only with a time limit and a row "
+    "cap."
 )
 _SHOWN_CHARS = 60
 """Longest part of a name sent back in an error."""
@@ -65,10 +67,13 @@ def build_mcp_server(bench: Workbench) -> MCPServer:
     server = _EncodableStdioServer("alerce-t2s", instructions=_INSTRUCTIONS)
 
     @server.tool()
-    async def ask(question: str, external_knowledge: str = "") -> dict[str, Any]:
-        """Answer a question about ZTF alerts: the PostgreSQL the program wrote, its rows (capped) and its cost."""
+    async def ask(question: str, external_knowledge: str = "", conversation_id: str = "") -> dict[str, Any]:
+        """Answer a question about ZTF alerts: the PostgreSQL the program wrote, its rows (capped), dates,
+        explanation, alternatives and cost; with a conversation_id, as a follow-up of that conversation's latest
+        answer."""
         with _tool_errors():
-            job = bench.start_ask(question, external_knowledge)
+            follows = bench.latest_in(conversation_id).id if conversation_id else None
+            job = bench.start_ask(question, external_knowledge, follows=follows)
             return _reply(bench, raise_if_failed(await bench.answer(job)))
 
     @server.tool()

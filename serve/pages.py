@@ -1,4 +1,5 @@
-"""The workbench page: ask with streamed stages, the answer with editable SQL, rows, downloads and plots."""
+"""The workbench page: ask with streamed stages, the answer with its dates, explanation, alternatives, editable SQL,
+rows, downloads and plots, follow-up questions, and the history as conversations."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 from answering import AnsweringError
 from answering.cells import plain_value
 from answering.lightcurve import fetch_lightcurve, plot_lightcurve
+from answering.render import describe_range
 from engines.errors import EngineError
 from serve.access import TOKEN_COOKIE
 from serve.errors import WorkbenchError
@@ -48,9 +50,16 @@ def page_router(bench: Workbench) -> APIRouter:
     def home(request: Request) -> Response:
         return _page(request, bench, "")
 
+    @router.get("/history", response_class=HTMLResponse)
+    def history(request: Request) -> Response:
+        threads = _threads(bench.history(request.state.session))
+        return encodable_html(_TEMPLATES.get_template("history.html").render(threads=threads))
+
     @router.post("/jobs")
-    async def start(request: Request, question: str = Form(""), knowledge: str = Form("")) -> Response:
-        job = bench.start_ask(question, knowledge, session=request.state.session)
+    async def start(
+        request: Request, question: str = Form(""), knowledge: str = Form(""), follows: str = Form("")
+    ) -> Response:
+        job = bench.start_ask(question, knowledge, session=request.state.session, follows=follows or None)
         with jobs_lock:
             jobs[job.id] = job
             for stale in [key for key, old in jobs.items() if old.is_finished][: -bench.settings.max_answers_kept]:
@@ -85,6 +94,11 @@ def page_router(bench: Workbench) -> APIRouter:
     @router.post("/answers/{answer_id}/rerun")
     def rerun(request: Request, answer_id: str, sql: str = Form(""), question: str = Form("")) -> Response:
         return run_by_hand(request, answer_id, bench.run_sql, sql, question)
+
+    @router.post("/answers/{answer_id}/alternatives/{number}")
+    def run_alternative(request: Request, answer_id: str, number: int) -> Response:
+        record = bench.run_alternative(answer_id, number, session=request.state.session)
+        return RedirectResponse(f"/answers/{record.id}", status_code=303)
 
     @router.post("/answers/{answer_id}/rerun-adql")
     def rerun_adql(request: Request, answer_id: str, adql: str = Form(""), question: str = Form("")) -> Response:
@@ -138,13 +152,21 @@ def _page(request: Request, bench: Workbench, result: str, *, question: str = ""
         question=question,
         result=result,
         message="",
-        history=bench.history(request.state.session),
+        threads=_threads(bench.history(request.state.session)),
     )
     response = encodable_html(html, status_code)
     token = request.query_params.get("token")
     if token:  # AccessControl has checked it; keep it for the page's own requests
         response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
     return response
+
+
+def _threads(history: list[Record]) -> list[list[Record]]:
+    """Group a history (newest first) into conversations, the newest conversation first, each oldest first."""
+    threads: dict[str, list[Record]] = {}
+    for record in history:
+        threads.setdefault(record.conversation, []).insert(0, record)
+    return list(threads.values())
 
 
 def _answer_html(bench: Workbench, record: Record, *, page: int = 1, oid: str = "", message: str = "") -> str:
@@ -163,6 +185,7 @@ def _answer_html(bench: Workbench, record: Record, *, page: int = 1, oid: str = 
         context |= {"page": page, "pages": pages, "has_sky": answer.has_coordinates, "oids": oids}
         context["oid"] = oid if oid in oids else ""
     cost = "n/a (no price for this model)" if record.cost_usd is None else f"${record.cost_usd:.4f}"
+    context["dates"] = [describe_range(date_range) for date_range in answer.dates]
     return _TEMPLATES.get_template("answer.html").render(record=record, answer=answer, cost=cost, **context)
 
 

@@ -28,6 +28,8 @@ class Record:
         output_tokens: LM output tokens.
         cost_usd: Their price from LiteLLM's price map, or None (local or unknown model).
         created: Unix time.
+        conversation: The conversation (thread) the answer belongs to: the id of its first answer.
+        follows: The id of the answer this question followed up (None: it stands on its own).
     """
 
     id: str
@@ -39,6 +41,13 @@ class Record:
     output_tokens: int = 0
     cost_usd: float | None = None
     created: float = dataclasses.field(default_factory=time.time)
+    conversation: str = ""
+    follows: str | None = None
+
+    def __post_init__(self) -> None:
+        """Make an answer that starts a conversation name it."""
+        if not self.conversation:
+            object.__setattr__(self, "conversation", self.id)
 
     def usage(self) -> dict[str, Any]:
         """Return the model, engine, tokens and cost, JSON-ready."""
@@ -101,6 +110,12 @@ class AnswerStore:
         with self._lock:
             found = self._records.get(answer_id)
         return None if found is None else found[0]
+
+    def latest_in(self, conversation: str) -> Record | None:
+        """Return the newest kept answer of a conversation, or None."""
+        with self._lock:
+            found = [record for record, _ in self._records.values() if record.conversation == conversation]
+        return found[-1] if found else None
 
     def history(self, session: str) -> list[Record]:
         """Return the session's answers still kept, newest first."""

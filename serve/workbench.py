@@ -7,7 +7,6 @@ slot of its client's share of the engine's connections first (``serve.gate``).
 
 from __future__ import annotations
 
-import logging
 import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -17,33 +16,21 @@ import dspy
 
 from answering import Answer, AnsweringError, Text2SQL, clean_text, load
 from answering.api import ask_defaults
+from answering.conversation import follow_up_of
 from answering.question import MAX_KNOWLEDGE_CHARS
 from db.engine import open_engine
 from engines import EngineSettings
-from engines.errors import DatabaseBusy, DatabaseUnavailable, EngineError, ExecutionError, GuardError
-from lms.lm_watch import describe_lm_error
+from engines.errors import EngineError, ExecutionError, GuardError
 from lms.usage import price_usd, total_usage
 from modules.settings import ProgramSettings
-from serve.errors import (
-    EngineBusyError,
-    EngineUnavailableError,
-    LanguageModelError,
-    QueryFailedError,
-    UnexpectedError,
-    WorkbenchError,
-)
+from serve.errors import WorkbenchError, failure_of
 from serve.gate import CLIENT, GatedEngine, gated
 from serve.jobs import AnswerQueue, Job
 from serve.progress import StageReporter, stage_names
 from serve.settings import ServeSettings
 from serve.store import AnswerStore, Record
 
-__all__ = ["Workbench", "open_workbench", "raise_if_failed"]
-
-logger = logging.getLogger(__name__)
-
-BUSY_RETRY_S = 5
-"""Retry-After of a query refused as busy."""
+__all__ = ["Workbench", "open_workbench"]
 
 
 class Workbench:
@@ -82,20 +69,44 @@ class Workbench:
         """The engine kind, "postgres" or "tap"."""
         return self.engine.name
 
-    def start_ask(self, question: str, knowledge: str = "", *, session: str | None = None) -> Job:
+    def start_ask(
+        self, question: str, knowledge: str = "", *, session: str | None = None, follows: str | None = None
+    ) -> Job:
         """Check the texts and queue the question for the current client (``serve.gate.CLIENT``); a worker thread
-        answers it, and the job's events report its progress.
+        answers it, and the job's events report its progress. ``follows`` names a kept answer this question
+        follows up: its conversation continues.
 
         Raises:
-            WorkbenchError: The question is empty or too long, or the knowledge is too long.
+            WorkbenchError: The question is empty or too long, the knowledge is too long, or the answer followed
+                up is gone, failed or is on another catalog.
             TooManyQuestionsError: The client, or all clients, have as many questions queued as the queue takes.
         """
         question, knowledge = self._clean(question, knowledge)
+        earlier = self.record(follows) if follows is not None else None
+        if earlier is not None:
+            try:
+                follow_up_of(earlier.answer, self.t2s.catalog)
+            except AnsweringError as err:
+                raise WorkbenchError(str(err)) from err
         job = Job(question=question, client=CLIENT.get())
         with self._submitting:  # the pool takes jobs in queue order, so no worker waits on a job not yet taken
             self.queue.join(job)
-            self._pool.submit(self._answer, job, knowledge, session)
+            self._pool.submit(self._answer, job, knowledge, session, earlier)
         return job
+
+    def ask(
+        self, question: str, knowledge: str = "", *, session: str | None = None, follows: str | None = None
+    ) -> Record:
+        """Answer and wait, holding the calling thread (Python callers; the API and MCP await ``answer``).
+
+        Raises:
+            WorkbenchError: Bad texts, an answer that cannot be followed up, or the model or engine failed.
+        """
+        job = self.start_ask(question, knowledge, session=session, follows=follows)
+        job.wait()
+        if job.failure is not None:
+            raise job.failure
+        return self.record(job.answer_id)
 
     async def answer(self, job: Job) -> Record:
         """Wait for the job's answer without holding a thread (API and MCP).
@@ -108,13 +119,37 @@ class Workbench:
             raise job.failure
         return self.record(job.answer_id)
 
-    def run_sql(self, sql: str, *, question: str = "", session: str | None = None) -> Record:
+    def latest_in(self, conversation: str) -> Record:
+        """Return the newest kept answer of a conversation.
+
+        Raises:
+            WorkbenchError: No kept answer belongs to it.
+        """
+        found = self.store.latest_in(conversation)
+        if found is None:
+            raise WorkbenchError(f"no conversation {conversation!r} here; it may have been dropped for newer ones")
+        return found
+
+    def run_sql(self, sql: str, *, question: str = "", session: str | None = None, conversation: str = "") -> Record:
         """Run SQL the user wrote, through the same guard and read-only role as generated SQL.
 
         Raises:
             WorkbenchError: The SQL is empty or too long, or the database is busy or cannot be reached.
         """
-        return self._run_by_hand("sql", sql, question, session, self.engine.execute)
+        return self._run_by_hand("sql", sql, question, session, self.engine.execute, conversation)
+
+    def run_alternative(self, answer_id: str, number: int, *, session: str | None = None) -> Record:
+        """Run alternative `number` (from 1) of an answer instead of its SQL; the result joins its conversation.
+
+        Raises:
+            WorkbenchError: No such answer or alternative, or the database is busy or cannot be reached.
+        """
+        record = self.record(answer_id)
+        alternatives = record.answer.alternatives
+        if not 1 <= number <= len(alternatives):
+            raise WorkbenchError(f"answer {answer_id!r} has no alternative {number}; it has {len(alternatives)}")
+        sql = alternatives[number - 1]["sql"]
+        return self.run_sql(sql, question=record.answer.question, session=session, conversation=record.conversation)
 
     def run_adql(self, adql: str, *, question: str = "", session: str | None = None) -> Record:
         """Run ADQL the user wrote on the TAP engine as it is (one SELECT; the service's read-only role applies).
@@ -153,7 +188,9 @@ class Workbench:
         self._pool.shutdown(wait=False, cancel_futures=True)
         self.t2s.close()
 
-    def _run_by_hand(self, language: str, text: str, question: str, session: str | None, execute: Any) -> Record:
+    def _run_by_hand(
+        self, language: str, text: str, question: str, session: str | None, execute: Any, conversation: str = ""
+    ) -> Record:
         """Run SQL or ADQL written in the page's boxes or sent to the API or MCP, and keep the answer."""
         try:
             text = clean_text(text, field=language, max_chars=self.settings.max_sql_chars)
@@ -169,7 +206,7 @@ class Workbench:
             kind = "refused" if isinstance(err, GuardError) else err.kind.value
             answer = Answer(question=question, sql=sql, adql=adql, frame=None, error=str(err), error_kind=kind)
         except EngineError as err:
-            raise _failure(err) from err
+            raise failure_of(err) from err
         else:
             answer = Answer(
                 question=question,
@@ -180,8 +217,11 @@ class Workbench:
                 service_table=getattr(result, "table", None),
                 engine=self.engine,
                 attempts=[{"sql": text, "error_kind": None, "message": None}],
+                catalog=self.t2s.catalog,
             )
-        record = Record(id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name)
+        record = Record(
+            id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name, conversation=conversation
+        )
         self.store.keep(record, session)
         return record
 
@@ -193,22 +233,23 @@ class Workbench:
             raise WorkbenchError(str(err)) from err
         return question, knowledge
 
-    def _answer(self, job: Job, knowledge: str, session: str | None) -> None:
+    def _answer(self, job: Job, knowledge: str, session: str | None, earlier: Record | None) -> None:
         CLIENT.set(job.client)  # this worker thread's own context: the answer's queries count for the asker
         try:
             with self.queue.turn(job):
                 job.emit({"type": "started"})
                 reporter = StageReporter(self._stages, job.emit)
                 with dspy.context(callbacks=[reporter]):
-                    answer = self.t2s.ask(job.question, external_knowledge=knowledge)
+                    follows = earlier.answer if earlier is not None else None
+                    answer = self.t2s.ask(job.question, external_knowledge=knowledge, follows=follows)
         except Exception as err:  # every failure, a bug included, must end the job: someone waits for it
-            job.finish(failure=_failure(err))
+            job.finish(failure=failure_of(err))
             return
-        record = self._priced(answer)
+        record = self._priced(answer, earlier)
         self.store.keep(record, session)
         job.finish(answer_id=record.id)
 
-    def _priced(self, answer: Answer) -> Record:
+    def _priced(self, answer: Answer, earlier: Record | None) -> Record:
         totals = total_usage(answer.usage)
         input_tokens, output_tokens = totals["input_tokens"], totals["output_tokens"]
         return Record(
@@ -220,6 +261,8 @@ class Workbench:
             input_tokens=input_tokens,
             output_tokens=output_tokens,
             cost_usd=price_usd(self.model, input_tokens, output_tokens),
+            conversation=earlier.conversation if earlier is not None else "",
+            follows=earlier.id if earlier is not None else None,
         )
 
 
@@ -239,32 +282,6 @@ def open_workbench(
     opened = open_engine(ask_defaults(engine))
     t2s = load(model, program=program, engine=gated(opened, wait_s=settings.busy_wait_s), lm=lm)
     return Workbench(t2s, settings, model=model)
-
-
-def raise_if_failed(record: Record) -> Record:
-    """Return `record` if its SQL ran, for API and MCP clients, whose errors must look like errors.
-
-    Raises:
-        QueryFailedError: The SQL was refused, failed or ran out of time (the record is still kept for the page).
-    """
-    answer = record.answer
-    if answer.error is not None:
-        raise QueryFailedError(answer.error, kind=answer.error_kind or "general", sql=answer.sql or answer.adql)
-    return record
-
-
-def _failure(err: Exception) -> WorkbenchError:
-    """Say why a question or a query could not be served, as the workbench error of its kind."""
-    if isinstance(err, DatabaseBusy):
-        return EngineBusyError(str(err), retry_after_s=BUSY_RETRY_S)
-    if isinstance(err, DatabaseUnavailable):
-        return EngineUnavailableError(str(err))
-    if isinstance(err, dspy.LMError):
-        return LanguageModelError(f"the language model failed: {describe_lm_error(err)}")
-    if isinstance(err, AnsweringError | EngineError):
-        return WorkbenchError(str(err))
-    logger.error("answering failed", exc_info=err)
-    return UnexpectedError.about(err)
 
 
 def _new_id() -> str:

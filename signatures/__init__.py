@@ -7,6 +7,7 @@ the golden prompts (`UPDATE_GOLDEN=1 pytest tests/signatures`).
 from signatures.choose_candidate import ChooseCandidate
 from signatures.classify_difficulty import ClassifyDifficulty
 from signatures.correct_sql import CorrectSQL
+from signatures.explain_sql import ExplainSQL
 from signatures.generate_planned_sql import GeneratePlannedSQL
 from signatures.generate_sql import GenerateSQL
 from signatures.plan_query import PlanQuery
@@ -19,6 +20,7 @@ __all__ = [
     "ChooseCandidate",
     "ClassifyDifficulty",
     "CorrectSQL",
+    "ExplainSQL",
     "GeneratePlannedSQL",
     "GenerateSQL",
     "PlanQuery",

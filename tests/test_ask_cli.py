@@ -79,7 +79,7 @@ def test_without_removes_the_stage_calls(capsys, use_lm, tiny_dsn):
     lm = use_lm(scripted_lm(difficulty="medium"))
     without = "schema_linking,decomposition,result_check"
     code, _, _ = ask(capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn, "--without", without)
-    assert code == 0 and lm.engine_obj.stages() == ["difficulty", "direct"]
+    assert code == 0 and lm.engine_obj.stages() == ["difficulty", "direct", "explanation"]
 
 
 def test_could_not_answer_exits_1_with_the_final_error(capsys, use_lm, tiny_dsn):
@@ -145,11 +145,12 @@ def test_unreachable_database_exits_1_quickly(capsys, use_lm):
     [
         (["q", "--without", "generation"], "argument --without: unknown stage 'generation'; choose from"),
         (["q", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
-        (["q", "--show", "rows"], "argument --show: unknown --show item 'rows'; choose from sql, adql, plan, attempts"),
+        (["q", "--show", "rows"], "argument --show: unknown --show item 'rows'; choose from sql, adql, dates, expl"),
+        (["q", "--as-of", "2026-13-01"], "argument --as-of: expected a date as YYYY-MM-DD, got '2026-13-01'"),
         (["q", "--limit", "0"], "argument --limit: must be more than 0, got 0"),
         (["q", "--candidates", "0"], "argument --candidates: must be more than 0, got 0"),
     ],
-    ids=["without", "format", "show", "limit", "candidates"],
+    ids=["without", "format", "show", "as_of", "limit", "candidates"],
 )
 def test_bad_command_line_exits_2(capsys, argv, message):
     with pytest.raises(SystemExit) as caught:
@@ -214,6 +215,46 @@ def test_a_refused_lm_call_exits_1_with_one_line(capsys, use_lm, tiny_dsn):
     assert (code, out) == (1, "")
     assert err.splitlines()[-1].startswith("error: the language model failed: ")
     assert "Invalid API key." in err.splitlines()[-1] and "Traceback" not in err
+
+
+def test_show_dates_prints_the_question_ranges_as_of_the_given_date(capsys, use_lm, tiny_dsn):
+    lm = use_lm(scripted_lm())
+    question = "Which SNe Ia were first detected in September 2023?"
+    argv = (question, "--model", MODEL, "--dsn", tiny_dsn, "--show", "dates", "--as-of", "2026-12-01")
+    code, _, err = ask(capsys, *argv)
+    assert code == 0
+    assert "dates (as of 2026-12-01):\n  September 2023: 60188 ≤ mjd < 60218 (2023-09-01 to 2023-10-01 UTC)\n" in err
+    seen = lm.engine_obj.calls[0].inputs["knowledge"]
+    assert seen == '-- "September 2023": 60188.0 <= mjd < 60218.0 (2023-09-01 to 2023-10-01, UTC)'
+
+
+def test_as_of_moves_relative_dates(capsys, use_lm, tiny_dsn):
+    use_lm(scripted_lm())
+    argv = ("Objects first seen last June?", "--model", MODEL, "--dsn", tiny_dsn, "--format", "json")
+    payloads = [json.loads(ask(capsys, *argv, "--as-of", day)[1]) for day in ("2026-12-01", "2027-08-01")]
+    assert [payload["as_of"] for payload in payloads] == ["2026-12-01", "2027-08-01"]
+    assert [payload["dates"][0]["start_mjd"] for payload in payloads] == [61192.0, 61557.0]  # June 2026, June 2027
+
+
+def test_show_explanation_prints_what_the_sql_returns(capsys, use_lm, tiny_dsn):
+    use_lm(scripted_lm())
+    code, out, err = ask(capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn, "--show", "explanation")
+    assert code == 0 and "explanation" not in out
+    assert "explanation:\n  The rows the query returns.\n  Conditions:\n    - each condition of the query\n" in err
+
+
+def test_show_alternatives_says_when_the_candidates_agreed(capsys, use_lm, tiny_dsn):
+    use_lm(scripted_lm())
+    code, _, err = ask(capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn, "--show", "alternatives")
+    assert code == 0 and "alternatives: (none; the candidates agreed, or there was one)\n" in err
+
+
+def test_without_the_date_stage_show_dates_says_so(capsys, use_lm, tiny_dsn):
+    lm = use_lm(scripted_lm())
+    argv = ("Objects of September 2023?", "--model", MODEL, "--dsn", tiny_dsn, "--show", "dates", "--without", "dates")
+    code, _, err = ask(capsys, *argv)
+    assert code == 0 and "dates: (the date stage is off)\n" in err
+    assert lm.engine_obj.calls[0].inputs["knowledge"] == ""
 
 
 def test_an_answer_of_the_demo_model_ends_with_a_note(capsys, use_lm, tiny_dsn):

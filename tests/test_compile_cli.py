@@ -4,6 +4,7 @@ import dataclasses
 import json
 import shlex
 import subprocess
+from datetime import UTC, datetime
 
 import pytest
 
@@ -91,6 +92,15 @@ def test_compile_writes_the_artifact_and_prints_its_folder(fake_backends, tmp_pa
     assert len(program.generation.direct.demos) == 2
 
 
+def test_compile_records_the_reference_date_of_the_date_stage(fake_backends, tmp_path):
+    argv = ["--model", "fake/gated", "--optimizer", "none", "--dataset", str(SYNTHETIC_CSV), "-q"]
+    assert cli.main([*argv, "--out", str(tmp_path / "given"), "--as-of", "2026-12-01"]) == 0
+    assert cli.main([*argv, "--out", str(tmp_path / "today")]) == 0
+    given, today = (json.loads((tmp_path / name / MANIFEST_FILE).read_text()) for name in ("given", "today"))
+    assert given["pipeline"]["as_of"] == given["settings"]["pipeline"]["as_of"] == "2026-12-01"
+    assert today["pipeline"]["as_of"] == datetime.now(UTC).date().isoformat()
+
+
 def test_compile_records_the_candidates_asked_for(fake_backends, tmp_path):
     out = tmp_path / "artifact"
     argv = ["--model", "fake/gated", "--optimizer", "none", "--candidates", "3", "--dataset", str(SYNTHETIC_CSV)]
@@ -139,8 +149,13 @@ def test_the_committed_artifact_records_the_command_that_made_it():
     assert (python, dash_m, module) == ("python", "-m", "compile")
     parser = cli.build_parser()
     args = parser.parse_args(argv)
-    settings = dataclasses.asdict(cli._settings(args, parser))
-    assert json.loads(json.dumps(settings)) == manifest["settings"]
+    settings = json.loads(json.dumps(dataclasses.asdict(cli._settings(args, parser)), default=str))
+    # Without --as-of the compile records the day it ran, not the day this test runs.
+    recorded = manifest["settings"]["pipeline"].get("as_of")
+    settings["pipeline"]["as_of"] = recorded if args.as_of is None else settings["pipeline"]["as_of"]
+    if recorded is None:
+        del settings["pipeline"]["as_of"]
+    assert settings == manifest["settings"]
     assert args.examples and manifest["dataset"]["name"] == cli.EXAMPLES_CSV.name
     assert args.out is None and cli.default_artifact_dir(args.model) == COMMITTED
 

@@ -1,10 +1,9 @@
 """End-to-end smoke test: the real default local model answers one question with the committed default artifact.
 
 Runs in the default selection (CI): llama.cpp, the shipped GGUF weights and the committed artifact must work on a
-fresh clone. The SQL of a tiny model is not checked for correctness, only that the pipeline completed.
+fresh clone. The SQL of a tiny model is not checked for correctness, only that the pipeline completed; its speed is
+measured by `python -m benchmarks.local_lm_pipeline`, not asserted here (a loaded machine is slower, not wrong).
 """
-
-import time
 
 from answering import Answer, load
 from engines import EngineSettings
@@ -12,17 +11,14 @@ from lms import DEFAULT_LOCAL_MODEL
 from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, default_artifact_dir
 
 QUESTION = "How many objects are classified as SNIa by the light-curve classifier?"
-MAX_SECONDS = 120.0
 
 
 def test_default_local_model_answers_one_question_with_the_committed_artifact(tiny_dsn):
     artifact = default_artifact_dir(DEFAULT_LOCAL_MODEL)
     assert (artifact / PROGRAM_FILE).is_file() and (artifact / MANIFEST_FILE).is_file()
-    started = time.perf_counter()
     with load(engine=EngineSettings(dsn=tiny_dsn)) as t2s:
         assert t2s.manifest is not None and t2s.manifest["model"] == DEFAULT_LOCAL_MODEL
         answer = t2s.ask(QUESTION)
-    elapsed_s = time.perf_counter() - started
 
     assert isinstance(answer, Answer)
     assert answer.sql.strip(), f"no SQL produced: {answer.error}"
@@ -33,4 +29,3 @@ def test_default_local_model_answers_one_question_with_the_committed_artifact(ti
         assert answer.error is None and answer.frame is not None
     else:
         assert answer.error.startswith("could not answer") and answer.error_kind
-    assert elapsed_s < MAX_SECONDS

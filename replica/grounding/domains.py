@@ -48,20 +48,18 @@ _NUMERIC = {
 }
 _MAGNITUDE = (12.5, 21.5, 0.1, 0.5)
 _DATE_MISS_DAYS = 1.2
+# the benchmark's classifiers first (a near miss takes the first that fits), then the others of the catalog
+_CLASSIFIER_NAMES = ("lc_classifier", "stamp_classifier", *vocab.BRANCH_CLASSIFIERS, "lc_classifier_top")
+_CLASSIFIER_NAMES += tuple(c.name for c in vocab.CLASSIFIERS if c.name not in _CLASSIFIER_NAMES)
 _CATEGORIES = {
-    "classifier_name": ("lc_classifier", "stamp_classifier", *vocab.BRANCH_CLASSIFIERS, "lc_classifier_top"),
+    "classifier_name": _CLASSIFIER_NAMES,
     "fid": (1, 2),
     "catid": ("allwise",),
     "procstatus": ("0", "57", "56", "58", "255"),
     "version": vocab.FEATURE_VERSIONS,
 }
-_CLASSES_OF = {
-    "lc_classifier": vocab.LC_CLASSES,
-    "lc_classifier_top": vocab.TOP,
-    "stamp_classifier": vocab.STAMP_CLASSES,
-    **dict(zip(vocab.BRANCH_CLASSIFIERS, vocab.BRANCHES, strict=True)),
-}
-_VERSIONS_OF = {"stamp_classifier": vocab.STAMP_VERSIONS}
+_CLASSES_OF = {c.name: c.classes for c in vocab.CLASSIFIERS}
+_VERSIONS_OF = {c.name: c.versions for c in vocab.CLASSIFIERS}
 _ORDER = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id, classifier_version_code
-from replica.synthetic.classifications import distinct_probabilities, ranks
+from replica.synthetic.probabilities import distinct_probabilities, ranks
 
 __all__ = ["probability_rows", "solar_system_probability_rows"]
 

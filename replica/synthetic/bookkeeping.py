@@ -52,19 +52,16 @@ def bookkeeping_frames() -> dict[str, pd.DataFrame]:
         [
             (vocab.FEATURE_VERSIONS[0], "feature_1.2.1-P", "preprocess_1.0.0"),
             (vocab.FEATURE_VERSIONS[1], "feature_1.1.13", "preprocess_1.0.0"),
+            (vocab.FEATURE_VERSION_TRANSITIONAL, "feature_1.2.1-P", "preprocess_1.0.0"),
         ],
         columns=["version", "step_id_feature", "step_id_preprocess"],
     )
-    tax = [
-        ("lc_classifier", vocab.TAXONOMY_LC_VERSION, vocab.LC_CLASSES),
-        ("lc_classifier_top", vocab.TAXONOMY_LC_VERSION, vocab.TOP),
-    ]
-    tax += [
-        (name, vocab.TAXONOMY_LC_VERSION, classes)
-        for name, classes in zip(vocab.BRANCH_CLASSIFIERS, vocab.BRANCHES, strict=True)
-    ]
-    tax += [("stamp_classifier", v, vocab.STAMP_CLASSES) for v in vocab.STAMP_VERSIONS]
     taxonomy = pd.DataFrame(
-        [(a, b, _array(c)) for a, b, c in tax], columns=["classifier_name", "classifier_version", "classes"]
+        [
+            (classifier.name, version, _array(classifier.classes))
+            for classifier in vocab.CLASSIFIERS
+            for version in ((classifier.taxonomy_version,) if classifier.taxonomy_version else classifier.versions)
+        ],
+        columns=["classifier_name", "classifier_version", "classes"],
     )
     return {"step": steps, "pipeline": pipeline, "feature_version": fv, "taxonomy": taxonomy}

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from replica.synthetic import classifications, crossmatch, features, forced, photometry, summaries
+from replica.synthetic import classifications, crossmatch, features, forced, photometry, summaries, today
 
 __all__ = ["generate_chunk"]
 
@@ -20,11 +20,13 @@ def generate_chunk(
 
     Args:
         rng: random generator of this chunk.
-        spec: object spec.
+        spec: object spec; today's columns are completed in place (see `today.complete_spec`).
         gidx0: global index of the chunk's first detection (makes candids unique across chunks).
         max_forced_rows: cap on forced-photometry epochs per object.
         patch_detections: optional callable applied to the detections before anything is derived from them.
     """
+    today_rng = rng.spawn(1)[0]  # today's classifiers draw apart: the other tables stay as they were without them
+    today.complete_spec(today_rng, spec)
     det = photometry.detection_rows(rng, spec, gidx0)
     if patch_detections is not None:
         patch_detections(det)
@@ -40,7 +42,7 @@ def generate_chunk(
         "dataquality": photometry.dataquality_rows(rng, det),
         "non_detection": photometry.non_detection_rows(rng, spec),
         "magstat": ms,
-        "probability": classifications.probability_rows(rng, spec),
+        "probability": classifications.probability_rows(rng, spec, today_rng),
         "ps1_ztf": crossmatch.ps1_rows(rng, spec, first_band),
         "gaia_ztf": crossmatch.gaia_rows(rng, spec, first),
         "ss_ztf": crossmatch.ss_rows(rng, spec, first),

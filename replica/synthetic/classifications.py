@@ -1,112 +1,45 @@
-"""probability rows: the hierarchical light-curve classifier and the stamp classifier.
+"""probability rows of the benchmark's classifiers: the hierarchical light-curve classifier and the stamp classifier.
 
 Probabilities of one (oid, classifier, version) sum to 1, ranking 1 is the largest, and
-p_lc(c) = p_top(branch(c)) * p_branch(c) holds exactly (before rounding to float4).
+p_lc(c) = p_top(branch(c)) * p_branch(c) holds exactly (before rounding to float4). The lc classifier's second version
+(lc_classifier_1.1.13) is the first one's probabilities slightly moved, for the objects whose spec sets bit 2 of
+``lc_ver`` (see `today`); today's other classifiers are in `today`.
 """
 
 import numpy as np
 import pandas as pd
 
-from replica.synthetic import vocab
+from replica.synthetic import today, vocab
+from replica.synthetic.probabilities import Hierarchy, block, hierarchical_matrix, hierarchy_rows, spread
 
-__all__ = ["distinct_probabilities", "probability_rows", "ranks"]
+__all__ = ["probability_rows"]
 
+_LC = Hierarchy("lc_classifier", vocab.BRANCHES)
 _LC_INDEX = {c: i for i, c in enumerate(vocab.LC_CLASSES)}
 _STAMP_INDEX = {c: i for i, c in enumerate(vocab.STAMP_CLASSES)}
-_BRANCH = np.array(vocab.LC_BRANCH)
-_GRID = 1e-6  # probabilities are written with 6 decimals
+_VERSION_SPREAD = 0.1  # log-normal scatter between the two lc versions' probabilities of a class
 
 
-def ranks(p: np.ndarray) -> np.ndarray:
-    """Rank of each probability within its row, 1 = largest (ties keep column order)."""
-    order = np.argsort(-p, axis=1, kind="stable")
-    result = np.empty_like(order)
-    rows = np.arange(p.shape[0])[:, None]
-    result[rows, order] = np.arange(1, p.shape[1] + 1)
-    return result
-
-
-def distinct_probabilities(p: np.ndarray) -> np.ndarray:
-    """Probabilities on the stored grid (1e-6), strictly decreasing in rank order, so that no two tie."""
-    order = np.argsort(-p, axis=1, kind="stable")
-    ranked = np.round(np.take_along_axis(p, order, axis=1), 6)
-    ranked[:, -1] = np.maximum(ranked[:, -1], _GRID)
-    for j in range(ranked.shape[1] - 2, 0, -1):
-        ranked[:, j] = np.maximum(ranked[:, j], np.round(ranked[:, j + 1] + _GRID, 6))
-    ranked[:, 0] = np.round(ranked[:, 0] - (ranked.sum(axis=1) - p.sum(axis=1)), 6)  # the top keeps the sum
-    out = np.empty_like(ranked)
-    np.put_along_axis(out, order, ranked, axis=1)
-    return out
-
-
-def _block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
-    m, k = p.shape
-    return pd.DataFrame(
-        {
-            "oid": np.repeat(oids, k),
-            "class_name": np.tile(np.array(classes, dtype=object), m),
-            "classifier_name": name,
-            "classifier_version": version,
-            "probability": distinct_probabilities(p).astype(np.float32).ravel(),
-            "ranking": ranks(p).ravel(),
-        }
-    )
-
-
-def _spread(rng, p_fixed: np.ndarray, fixed_mask: np.ndarray, weights: np.ndarray, alpha: float) -> np.ndarray:
-    """Fill the non-fixed columns with the remaining mass, spread by random weights."""
-    w = rng.gamma(alpha, 1.0, p_fixed.shape) * weights
-    w[fixed_mask] = 0.0
-    w /= w.sum(axis=1, keepdims=True)
-    rest = 1.0 - p_fixed.sum(axis=1, keepdims=True)
-    return np.where(fixed_mask, p_fixed, w * rest)
-
-
-def lc_matrix(rng: np.random.Generator, spec: pd.DataFrame) -> np.ndarray:
-    """15-class lc probabilities (rows follow spec, which must contain only lc-classified objects)."""
-    m = len(spec)
-    cls = spec["lc_class"].map(_LC_INDEX).to_numpy()
-    p_fixed = np.zeros((m, len(vocab.LC_CLASSES)))
-    fixed = np.zeros_like(p_fixed, dtype=bool)
-    rows = np.arange(m)
-    p_fixed[rows, cls] = spec["lc_p"].to_numpy()
-    fixed[rows, cls] = True
+def _lc_choice(spec: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The lc classes the spec fixes: (class index, probability) of the first and of the second (-1: none)."""
     second = spec["lc_second"].to_numpy() != ""
-    if second.any():
-        idx2 = spec.loc[second, "lc_second"].map(_LC_INDEX).to_numpy()
-        p_fixed[rows[second], idx2] = spec.loc[second, "lc_p2"].to_numpy()
-        fixed[rows[second], idx2] = True
-    # hierarchical like the real classifier (p_lc = p_top * p_branch): the remaining mass stays mostly in the
-    # class's own branch, and only a small share (mean 1/6) leaks to the classes of the other two branches
-    same = _BRANCH[None, :] == _BRANCH[cls][:, None]
-    alpha = np.where(second[:, None], 4.0, 0.8)
-    w = rng.gamma(alpha * np.ones_like(p_fixed), 1.0)
-    w[fixed] = 0.0
-    rest = 1.0 - p_fixed.sum(axis=1)
-    leak = rest * rng.beta(1.2, 6.0, m)
-    inside, outside = np.where(same, w, 0.0), np.where(same, 0.0, w)
-    inside_sum, outside_sum = inside.sum(axis=1), outside.sum(axis=1)
-    leak = np.where(inside_sum > 0, leak, rest)
-    share_in = np.divide(inside, inside_sum[:, None], out=np.zeros_like(w), where=inside_sum[:, None] > 0)
-    share_out = np.divide(outside, outside_sum[:, None], out=np.zeros_like(w), where=outside_sum[:, None] > 0)
-    spread = share_in * (rest - leak)[:, None] + share_out * leak[:, None]
-    return np.where(fixed, p_fixed, spread)
+    second_idx = np.full(len(spec), -1.0)
+    second_idx[second] = spec.loc[second, "lc_second"].map(_LC_INDEX).to_numpy()
+    first = np.stack([spec["lc_class"].map(_LC_INDEX).to_numpy(), spec["lc_p"].to_numpy()], axis=1)
+    return first, np.stack([second_idx, spec["lc_p2"].to_numpy()], axis=1)
 
 
-def _lc_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
+def _lc_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> list[pd.DataFrame]:
     lc = spec[spec["lc_class"] != ""]
     if lc.empty:
         return []
-    oids = lc["oid"].to_numpy()
-    p = lc_matrix(rng, lc)
-    top = np.stack([p[:, _BRANCH == b].sum(axis=1) for b in range(3)], axis=1)
-    out = [
-        _block(oids, p, vocab.LC_CLASSES, "lc_classifier", vocab.LC_VERSION),
-        _block(oids, top, vocab.TOP, "lc_classifier_top", vocab.LC_VERSION),
-    ]
-    for b, (classes, name) in enumerate(zip(vocab.BRANCHES, vocab.BRANCH_CLASSIFIERS, strict=True)):
-        out.append(_block(oids, p[:, _BRANCH == b] / top[:, [b]], classes, name, vocab.LC_VERSION))
-    return out
+    oids, versions = lc["oid"].to_numpy(), lc["lc_ver"].to_numpy()
+    p = hierarchical_matrix(rng, _LC, *_lc_choice(lc))
+    first, again = (versions & 1) > 0, (versions & 2) > 0
+    moved = p[again] * today_rng.lognormal(0.0, _VERSION_SPREAD, p[again].shape)
+    moved /= moved.sum(axis=1, keepdims=True)
+    rows = hierarchy_rows(oids[first], p[first], _LC, vocab.LC_VERSION)
+    return rows + hierarchy_rows(oids[again], moved, _LC, vocab.LC_VERSION_TODAY)
 
 
 def _stamp_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
@@ -126,11 +59,18 @@ def _stamp_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFra
         fixed = np.zeros_like(p_fixed, dtype=bool)
         p_fixed[np.arange(m), cls[sel]] = p1
         fixed[np.arange(m), cls[sel]] = True
-        p = _spread(rng, p_fixed, fixed, np.ones_like(p_fixed), 1.0)
-        out.append(_block(spec["oid"].to_numpy()[sel], p, vocab.STAMP_CLASSES, "stamp_classifier", version))
+        p = spread(rng, p_fixed, fixed, np.ones_like(p_fixed), 1.0)
+        out.append(block(spec["oid"].to_numpy()[sel], p, vocab.STAMP_CLASSES, "stamp_classifier", version))
     return out
 
 
-def probability_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataFrame:
-    """All probability rows (6 classifiers) for the objects of `spec`."""
-    return pd.concat(_lc_rows(rng, spec) + _stamp_rows(rng, spec), ignore_index=True)
+def probability_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> pd.DataFrame:
+    """All probability rows for the objects of a spec that `today.complete_spec` completed.
+
+    Args:
+        rng: random generator of the benchmark's classifiers.
+        spec: object spec.
+        today_rng: random generator of today's classifiers (apart, so that they leave the others' rows as they were).
+    """
+    rows = _lc_rows(rng, spec, today_rng) + _stamp_rows(rng, spec) + today.probability_rows(today_rng, spec)
+    return pd.concat(rows, ignore_index=True)

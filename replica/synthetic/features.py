@@ -17,6 +17,8 @@ _ROT = np.array(
         [-0.8676661490, -0.1980763734, 0.4559837762],
     ]
 )
+# objects first seen in the month after feature version 1.2.1-P replaced 1.1.13 also carry its transitional copy
+_TRANSITION_MJD = (60218.0, 60249.0)
 _PERIOD_RANGE = {"RRL": (0.3, 0.9), "DSCT": (0.03, 0.3), "CEP": (1.0, 50.0), "E": (0.3, 10.0), "LPV": (100.0, 1000.0)}
 
 
@@ -122,7 +124,13 @@ def feature_rows(rng: np.random.Generator, spec, obj, ms, wise) -> pd.DataFrame:
     oids = spec["oid"].to_numpy()[lc]
     old = spec["feat_old"].to_numpy()[lc]
     v_old = v[old] * (1.0 + rng.normal(0.0, 0.05, (old.sum(), len(_KEYS))))
+    first = spec["firstmjd"].to_numpy()[lc]
+    moved = (first >= _TRANSITION_MJD[0]) & (first < _TRANSITION_MJD[1])
     return pd.concat(
-        [_long(oids, v, vocab.FEATURE_VERSIONS[0]), _long(oids[old], v_old, vocab.FEATURE_VERSIONS[1])],
+        [
+            _long(oids, v, vocab.FEATURE_VERSIONS[0]),
+            _long(oids[old], v_old, vocab.FEATURE_VERSIONS[1]),
+            _long(oids[moved], v[moved], vocab.FEATURE_VERSION_TRANSITIONAL),
+        ],
         ignore_index=True,
     )

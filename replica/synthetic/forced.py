@@ -1,21 +1,24 @@
-"""forced_photometry rows for recent objects (late 2023 onwards)."""
+"""forced_photometry rows for the objects detected since late 2023."""
 
 import numpy as np
 import pandas as pd
 
+from replica.synthetic import vocab
+
 __all__ = ["forced_rows"]
 
-_FORCED_START = 60250.0
 _STATUS = np.array(["0", "57", "56", "58", "255"])
 _STATUS_P = (0.9, 0.05, 0.03, 0.01, 0.01)
 
 
 def _epochs(rng: np.random.Generator, spec: pd.DataFrame, obj_rows: pd.DataFrame, max_rows: int):
     sel = np.flatnonzero(spec["forced"].to_numpy())
-    start = np.maximum(obj_rows["firstmjd"].to_numpy()[sel] - 30.0, _FORCED_START)
-    end = np.minimum(obj_rows["lastmjd"].to_numpy()[sel] + 30.0, 60700.0)
+    start = np.maximum(obj_rows["firstmjd"].to_numpy()[sel] - 30.0, vocab.MJD_FORCED_START)
+    end = np.minimum(obj_rows["lastmjd"].to_numpy()[sel] + 30.0, vocab.MJD_END - 0.5)
     step = rng.uniform(1.5, 4.0, len(sel))
-    count = np.clip(np.floor((end - start) / step).astype(int), 1, max_rows)
+    wanted = np.floor((end - start) / step).astype(int)
+    count = np.clip(wanted, 1, max_rows)
+    start = np.where(wanted > max_rows, end - count * step, start)  # a long light curve keeps its latest epochs
     obj = np.repeat(sel, count)
     local = np.arange(len(obj)) - np.repeat(np.cumsum(count) - count, count)
     mjd = np.floor(np.repeat(start, count) + local * np.repeat(step, count)) + rng.uniform(0.15, 0.45, len(obj))

@@ -35,9 +35,9 @@ def _ndet(rng: np.random.Generator, kind: np.ndarray) -> np.ndarray:
 
 def _epochs(rng: np.random.Generator, kind: np.ndarray, ndet: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = len(kind)
-    first = rng.uniform(vocab.MJD_FIRST_ALERT, 60660.0, n)
+    first = rng.uniform(vocab.MJD_FIRST_ALERT, vocab.MJD_END - 40.0, n)
     var = kind == "var"
-    first[var] = rng.uniform(vocab.MJD_FIRST_ALERT, 59900.0, var.sum())
+    first[var] = rng.uniform(vocab.MJD_FIRST_ALERT, vocab.MJD_END - 800.0, var.sum())  # variables are found early
     span = np.zeros(n)
     span[kind == "asteroid"] = rng.uniform(0.01, 0.08, (kind == "asteroid").sum())
     span[kind == "bogus"] = rng.uniform(0.01, 8.0, (kind == "bogus").sum())
@@ -169,6 +169,12 @@ def spec_for_kinds(rng: np.random.Generator, kind: np.ndarray, old_feature_fract
             "stamp_class": _stamp_classes(rng, kind, lc_class),
             "stamp_p": 0.3 + 0.69 * rng.beta(2.2, 1.8, n),
             "stamp_ver": stamp_ver,
+            "lc_ver": 0,
+            "stamp_beta": "",
+            "today_class": "",
+            "today_p": np.nan,
+            "lc_beta": False,
+            "beta_class": "",
             "dmdt1": _dmdt(rng, kind),
             "dmdt2": _dmdt(rng, kind),
             "w1mpro": np.nan,
@@ -180,7 +186,8 @@ def spec_for_kinds(rng: np.random.Generator, kind: np.ndarray, old_feature_fract
     )
     for key, values in _crossmatch_flags(rng, kind, lc_class).items():
         spec[key] = values
-    spec["forced"] = (first >= 60250) & (ndet_g + ndet_r >= 3) & ~np.isin(kind, ("asteroid", "bogus"))
+    active = first + span >= vocab.MJD_FORCED_START
+    spec["forced"] = active & (ndet_g + ndet_r >= 3) & ~np.isin(kind, ("asteroid", "bogus"))
     spec["ref_change"] = (ndet_g + ndet_r >= 4) & (rng.random(n) < 0.05)
     spec["feat_old"] = (lc_class != "") & (rng.random(n) < old_feature_fraction)
     return spec

@@ -7,6 +7,8 @@ from replica.synthetic import vocab
 
 __all__ = ["candid_of", "dataquality_rows", "detection_rows", "non_detection_rows"]
 
+_LENSING_WIDTH = 0.08  # Einstein time over the light curve's span: the brightening fills its middle
+
 
 def candid_of(mjd: np.ndarray, gidx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return (pid, candid) following the ZTF layout; candids are unique because they encode `gidx`."""
@@ -42,6 +44,8 @@ def _magnitudes(rng, spec: pd.DataFrame, obj: np.ndarray, u: np.ndarray, t: np.n
     period = rng.uniform(0.3, 400.0, len(spec))[obj]
     phase = rng.uniform(0, 2 * np.pi, len(spec))[obj]
     f[var] = 0.5 + 0.45 * np.sin(2 * np.pi * t[var] / period[var] + phase[var])
+    lensed = spec["today_class"].to_numpy()[obj] == "Microlensing"
+    f[lensed] = 1.0 - 1.0 / np.sqrt(1.0 + ((u[lensed] - 0.5) / _LENSING_WIDTH) ** 2)  # one symmetric brightening
     f = np.clip(f + rng.normal(0.0, 0.03, len(obj)), 0.0, 1.0)
     lo, hi = spec["mag_lo"].to_numpy()[obj], spec["mag_hi"].to_numpy()[obj]
     mag = lo + (hi - lo) * f + np.where(band == 1, spec["color"].to_numpy()[obj], 0.0)
@@ -75,7 +79,8 @@ def detection_rows(rng: np.random.Generator, spec: pd.DataFrame, gidx0: int) -> 
     mag = _magnitudes(rng, spec, obj, u, t, band)
     n = len(obj)
     kind = spec["kind"].to_numpy()[obj]
-    isdiffpos = np.where(rng.random(n) < np.where(kind == "var", 0.15, np.where(kind == "bogus", 0.3, 0.02)), -1, 1)
+    variable = (kind == "var") & (spec["today_class"].to_numpy()[obj] != "Microlensing")  # a lens only brightens
+    isdiffpos = np.where(rng.random(n) < np.where(variable, 0.15, np.where(kind == "bogus", 0.3, 0.02)), -1, 1)
     sigma = np.clip(0.01 + 0.25 * ((mag - 12.5) / 9.0) ** 3 + rng.uniform(0, 0.01, n), 0.01, 0.3)
     distnr, corrected, dubious, mag_corr, sig_corr = _correction(rng, spec, obj, mag, isdiffpos, sigma)
     pid, candid = candid_of(t, gidx0 + np.arange(n))
@@ -178,7 +183,8 @@ def non_detection_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataF
     first = spec["firstmjd"].to_numpy()[obj]
     span = spec["span"].to_numpy()[obj]
     before = rng.random(len(obj)) < 0.35
-    mjd = np.where(before, first - rng.uniform(0.5, 30.0, len(obj)), first + (span + 30.0) * rng.random(len(obj)))
+    after = np.minimum(span + 30.0, vocab.MJD_END - first)  # the data end: no epoch beyond it
+    mjd = np.where(before, first - rng.uniform(0.5, 30.0, len(obj)), first + after * rng.random(len(obj)))
     nd = pd.DataFrame(
         {
             "oid": spec["oid"].to_numpy()[obj],

@@ -3,10 +3,12 @@
 from catalog import load_catalog
 
 _ZTF = load_catalog("ztf")
-LC_VERSION = _ZTF.classifier("lc_classifier").versions[0]
-TAXONOMY_LC_VERSION = _ZTF.classifier("lc_classifier").taxonomy_version
+CLASSIFIERS = _ZTF.classifiers
+LC_VERSION, LC_VERSION_TODAY = _ZTF.classifier("lc_classifier").versions  # the benchmark's, then today's
 STAMP_VERSIONS = _ZTF.classifier("stamp_classifier").versions
+# the lc-classified objects' feature versions (current, older), and one more that a few objects also carry
 FEATURE_VERSIONS = ("lc_classifier_1.2.1-P", "lc_classifier_1.1.13")
+FEATURE_VERSION_TRANSITIONAL = "lc_classifier_1.2.1-P-transitional"
 STEP_ID_CORR = "bulk_version_0.0.1"
 
 TRANSIENT = _ZTF.classifier("lc_classifier_transient").classes
@@ -15,10 +17,18 @@ PERIODIC = _ZTF.classifier("lc_classifier_periodic").classes
 TOP = _ZTF.classifier("lc_classifier_top").classes
 BRANCHES = (TRANSIENT, STOCHASTIC, PERIODIC)
 LC_CLASSES = TRANSIENT + STOCHASTIC + PERIODIC
-# branch index (0 transient, 1 stochastic, 2 periodic) of each lc class, in LC_CLASSES order
-LC_BRANCH = tuple(b for b, branch in enumerate(BRANCHES) for _ in branch)
 BRANCH_CLASSIFIERS = ("lc_classifier_transient", "lc_classifier_stochastic", "lc_classifier_periodic")
 STAMP_CLASSES = _ZTF.classifier("stamp_classifier").classes
+
+# Today's classifiers (catalog `rules: name`): the hierarchical forced-photometry BHRF, two flat betas, the stamp beta.
+BHRF = "lc_classifier_BHRF_forced_phot"
+BHRF_VERSION = _ZTF.classifier(BHRF).versions[0]
+BHRF_BRANCHES = tuple(_ZTF.classifier(f"{BHRF}_{part}").classes for part in ("transient", "stochastic", "periodic"))
+BHRF_CLASSES = _ZTF.classifier(BHRF).classes
+LC_BETAS = tuple(
+    _ZTF.classifier(name) for name in ("LC_classifier_ATAT_forced_phot(beta)", "LC_classifier_BHRF_forced_phot(beta)")
+)
+STAMP_BETA = _ZTF.classifier("stamp_classifier_2025_beta")
 
 KINDS = ("asteroid", "bogus", "short", "SN", "var")
 
@@ -84,7 +94,9 @@ FEATURE_KEYS = (
 
 MJD_SURVEY_START = 58194.0
 MJD_FIRST_ALERT = 58270.0
-MJD_END = 60700.0
+MJD_END = 61161.0  # 2026-05-01: the service's ZTF data runs through April 2026
+MJD_FORCED_START = 60250.0  # forced photometry is stored for objects detected since late 2023
+MJD_2025 = 60676.0  # 2025-01-01: the betas classify objects seen since
 # MJD of 1 January of each year, for oid year prefixes
 YEAR_START_MJD = {
     2018: 58119,
@@ -95,4 +107,5 @@ YEAR_START_MJD = {
     2023: 59945,
     2024: 60310,
     2025: 60676,
+    2026: 61041,
 }

@@ -10,15 +10,10 @@ function showStage(event) {
   if (event.detail) { const pre = document.createElement("pre"); pre.textContent = event.detail; item.append(pre); }
   if (!item.parentNode) byId("stages").append(item);
 }
-async function showAnswer(answerId, question) {
+async function showAnswer(answerId) {
   const response = await fetch(`/answers/${answerId}/fragment`);
   byId("result").innerHTML = await response.text();
-  const link = document.createElement("a");
-  link.href = `/answers/${answerId}`;
-  link.textContent = question;
-  const item = document.createElement("li");
-  item.append(link);
-  byId("history-list").prepend(item);
+  byId("history-list").innerHTML = await (await fetch("/history")).text();
   history.pushState({}, "", `/answers/${answerId}`);
 }
 // The light-curve form works without JavaScript (a page load); with it, only the picture changes.
@@ -31,10 +26,12 @@ document.addEventListener("submit", (submitted) => {
   picture.src = `${submitted.target.action}/lightcurve.png?oid=${encodeURIComponent(oid)}`;
   byId("lightcurve-figure").append(picture);
 });
-byId("ask-form").addEventListener("submit", async (submitted) => {
+// The ask form, and the follow-up form under an answer, start a job and stream its stages.
+document.addEventListener("submit", async (submitted) => {
+  if (!["ask-form", "follow-up-form"].includes(submitted.target.id)) return;
   submitted.preventDefault();
   byId("stages").innerHTML = ""; byId("message").textContent = ""; byId("queue").textContent = "";
-  const form = new URLSearchParams(new FormData(byId("ask-form")));
+  const form = new URLSearchParams(new FormData(submitted.target));
   const response = await fetch("/jobs", { method: "POST", body: form });
   const body = await response.json();
   if (!response.ok) { byId("message").textContent = body.error; return; }
@@ -52,7 +49,7 @@ byId("ask-form").addEventListener("submit", async (submitted) => {
       events.close();
       byId("ask-button").disabled = false;
       if (event.error) byId("message").textContent = event.error;
-      else await showAnswer(event.answer_id, byId("question").value);
+      else await showAnswer(event.answer_id);
     }
   };
   events.onerror = () => {

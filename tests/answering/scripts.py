@@ -5,7 +5,7 @@ from __future__ import annotations
 import dspy
 
 from lms import RetryingLM
-from lms.fake import fake_lm, render_answer
+from lms.fake import EXPLANATION, fake_lm, render_answer
 
 LITERAL_SQL = "SELECT 1 AS n, 'ZTF' AS name UNION ALL SELECT 22, NULL"
 """SQL whose rows do not depend on the database contents."""
@@ -20,6 +20,7 @@ def scripted_lm(sql: str = LITERAL_SQL, *, difficulty: str = "simple", correctio
         "difficulty": {"difficulty": difficulty},
         "plan": {"plan": ["Read object.", "Count rows."]},
         "correct": {"sql": correction or sql},
+        "explanation": EXPLANATION,
     }
     return fake_lm(lambda call: render_answer(fields.get(call.stage, {"sql": sql})))
 

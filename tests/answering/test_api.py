@@ -22,7 +22,7 @@ def test_ask_returns_the_rows_of_the_sql(tiny_dsn):
     assert answer.error is None and answer.difficulty == "simple" and answer.plan == []
     assert answer.attempts == [{"sql": LITERAL_SQL, "error_kind": None, "message": None}]
     # "How many?" answered with two rows: the result check's count_as_rows retry made one call.
-    assert set(answer.usage) == {"schema_linking", "classification", "generation", "result_check"}
+    assert set(answer.usage) == {"schema_linking", "classification", "generation", "result_check", "explanation"}
 
 
 def test_a_failing_query_gives_an_error_after_the_corrections(tiny_dsn):
@@ -69,7 +69,7 @@ def test_candidates_overrides_the_models_default(tiny_dsn):
 
 
 def test_without_refuses_a_stage_that_cannot_be_switched_off():
-    with pytest.raises(UnknownStageError, match="Unknown stage 'generation'; choose from schema_linking"):
+    with pytest.raises(UnknownStageError, match="Unknown stage 'generation'; choose from dates, schema_linking"):
         load(
             "fake/scripted",
             program=ProgramSettings(without=("generation",)),

@@ -12,8 +12,9 @@ def test_prints_the_latency_of_each_setting(capsys):
     output = json.loads(capsys.readouterr().out)
     results = output["results"]
     assert output["benchmark"] == "selection_latency"
-    # K = 1: tables, columns, difficulty, plan, SQL; K = 4 adds 3 SQL calls, and a four-way tie 6 pairwise choices.
-    assert [results[key]["lm_calls_per_question"] for key in ("k1", "k_agreeing", "k_disagreeing")] == [5, 8, 14]
+    # K = 1: tables, columns, difficulty, plan, SQL, explanation; K = 4 adds 3 SQL calls, and a four-way tie 6
+    # pairwise choices.
+    assert [results[key]["lm_calls_per_question"] for key in ("k1", "k_agreeing", "k_disagreeing")] == [6, 9, 15]
     assert results["ratio_agreeing"] > 0
 
 

@@ -138,3 +138,23 @@ def test_indexes_exist(admin_dsn_tiny):
     expected = {index.name for table in load_catalog().tables for index in table.indexes}
     assert len(expected) == 28
     assert expected <= names
+
+
+def test_every_classifier_has_exactly_one_probability_partition():
+    catalog = load_catalog()
+    partitions = [table for table in catalog.tables if table.partition_of == "probability"]
+    for classifier in catalog.classifiers:
+        holding = [table.name for table in partitions if classifier.name in table.partition_values]
+        assert len(holding) == 1, classifier.name
+
+
+def test_rules_list_the_paper_classifiers_classes_and_name_the_newer_ones():
+    catalog = load_catalog()
+    class_list, newer = catalog.sql_rules.split("Newer classifiers: ")
+    assert "  stamp_classifier: SN, AGN, VS, asteroid, bogus." in class_list
+    assert "BHRF" not in class_list and "satellite" not in class_list
+    named = newer.splitlines()[0]
+    assert named.startswith("lc_classifier_BHRF_forced_phot (also _top, _transient, _stochastic, _periodic), ")
+    assert "stamp_classifier_2025_beta;" in named
+    only_theirs = "SESN, SNIIn, TDE, Microlensing, EA, EB/EW, RSCVn, RRLab, RRLc, SNIIb, satellite"
+    assert named.endswith(f"classes only they have: {only_theirs}.")

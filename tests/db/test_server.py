@@ -212,7 +212,13 @@ def test_reader_role_has_limits(tiny_dsn: str) -> None:
     with psycopg.connect(tiny_dsn) as conn:
         shown = {
             name: conn.execute(f"SHOW {name}").fetchone()[0]
-            for name in ("temp_file_limit", "work_mem", "statement_timeout", "idle_in_transaction_session_timeout")
+            for name in (
+                "temp_file_limit",
+                "work_mem",
+                "statement_timeout",
+                "idle_in_transaction_session_timeout",
+                "cursor_tuple_fraction",
+            )
         }
         limit = conn.execute("SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user").fetchone()[0]
     assert shown == {
@@ -220,6 +226,7 @@ def test_reader_role_has_limits(tiny_dsn: str) -> None:
         "work_mem": "16MB",
         "statement_timeout": "5min",
         "idle_in_transaction_session_timeout": "5min",
+        "cursor_tuple_fraction": "1",
     }
     assert limit == READER_CONNECTION_LIMIT
 

@@ -98,6 +98,17 @@ def test_without_removes_the_stage_calls(evaluate, oracle, tmp_path):
     assert "schema_linking" not in usage["by_stage"] and usage["by_stage"]["generation"]["calls"] == 6
 
 
+def test_the_report_records_the_reference_date_and_a_resume_keeps_it(evaluate, oracle, tmp_path, capsys):
+    report_dir = tmp_path / "model"
+    argv = ("--model", MODEL, "--uncompiled", "--report", str(report_dir))
+    code, out = evaluate(*argv, "--as-of", "2026-12-01", "--json")
+    assert code == 0 and json.loads(out)["settings"]["source"]["pipeline"]["as_of"] == "2026-12-01"
+    calls = len(oracle.engine_obj.calls)
+    code, _ = evaluate(*argv, "--as-of", "2027-01-01")
+    # Another date gives other knowledge: the saved answers are refused, not reused.
+    assert code == 1 and len(oracle.engine_obj.calls) == calls
+
+
 def test_runs_answer_every_question_once_per_run(evaluate, oracle, tmp_path):
     code, out = evaluate("--model", MODEL, "--uncompiled", "--runs", "2", "--report", str(tmp_path / "m"), "--json")
     report = json.loads(out)
@@ -112,6 +123,7 @@ def test_ablation_gives_one_row_per_configuration(evaluate, oracle, tmp_path):
     assert code == 0 and [row["configuration"] for row in ablation["rows"]] == names
     assert names == [
         "full",
+        "without_dates",
         "without_schema_linking",
         "without_classification",
         "without_decomposition",
@@ -119,6 +131,7 @@ def test_ablation_gives_one_row_per_configuration(evaluate, oracle, tmp_path):
         "without_self_correction",
         "without_selection",
         "without_result_check",
+        "without_explanation",
         "direct",
     ]
     assert json.loads((report_dir / ABLATION_JSON).read_text()) == ablation
@@ -144,6 +157,7 @@ def test_ablation_gives_one_row_per_configuration(evaluate, oracle, tmp_path):
         (["--model", MODEL, "--program", "x", "--uncompiled"], "not allowed with argument --program"),
         (["--predictions", "p.csv", "--candidates", "2"], "--candidates runs the program: use it with --model"),
         (["--model", MODEL, "--direct", "--candidates", "2"], "--direct runs the uncompiled one-call"),
+        (["--predictions", "p.csv", "--as-of", "2026-12-01"], "--as-of runs the program: use it with --model"),
     ],
     ids=[
         "runs-needs-model",
@@ -153,6 +167,7 @@ def test_ablation_gives_one_row_per_configuration(evaluate, oracle, tmp_path):
         "program-uncompiled",
         "candidates-need-model",
         "direct-candidates",
+        "as-of-needs-model",
     ],
 )
 def test_contradicting_options_exit_2(capsys, argv, message):

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from engines.fake import FakeEngine
-from lms.fake import fake_lm, render_answer
+from lms.fake import EXPLANATION, fake_lm, render_answer
 from metric.perfect_match import row_match
 from modules import AlerceText2SQL, DirectText2SQL
 
@@ -57,6 +57,7 @@ def test_unknown_difficulty_escalates_to_a_plan():
         if call.stage == "difficulty":
             return GARBAGE["unknown_difficulty"]
         fields = {"tables": {"tables": ["object"]}, "columns": {"columns": {}}, "plan": {"plan": ["Read object."]}}
+        fields["explanation"] = EXPLANATION
         return render_answer(fields.get(call.stage, {"sql": "SELECT oid FROM object"}))
 
     lm = fake_lm(answer)
@@ -65,7 +66,15 @@ def test_unknown_difficulty_escalates_to_a_plan():
     assert [(f["stage"], f["kind"]) for f in pred.failures] == [("classification", "parse")]
     assert pred.difficulty is None and pred.plan == ["Read object."]
     assert pred.sql == "SELECT oid FROM object"
-    assert lm.engine_obj.stages() == ["tables", "columns", "difficulty", "difficulty", "plan", "planned"]
+    assert lm.engine_obj.stages() == [
+        "tables",
+        "columns",
+        "difficulty",
+        "difficulty",
+        "plan",
+        "planned",
+        "explanation",
+    ]
 
 
 def test_prose_answer_for_sql_is_an_empty_failure():

@@ -4,7 +4,7 @@ import dspy
 import pytest
 
 from engines.fake import FakeEngine
-from lms.fake import fake_lm, render_answer
+from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules import OPTIONAL_STAGES, STAGES, AlerceText2SQL, DirectText2SQL, PipelineSettings, UnknownStageError
 
 WRONG_SQL = "SELECT oid, ndets FROM object"
@@ -35,12 +35,21 @@ def answer(call):
             "planned": {"sql": WRONG_SQL},
             "direct": {"sql": WRONG_SQL},
             "correct": {"sql": "SELECT oid FROM object"},
+            "explanation": EXPLANATION,
         }[call.stage]
     )
 
 
-# LM calls per stage of the full program on this script: tables + columns, difficulty, plan, SQL, one correction.
-FULL_CALLS = {"schema_linking": 2, "classification": 1, "decomposition": 1, "generation": 1, "self_correction": 1}
+# LM calls per stage of the full program on this script: tables + columns, difficulty, plan, SQL, one correction,
+# the explanation of the SQL that ran (the date stage makes none).
+FULL_CALLS = {
+    "schema_linking": 2,
+    "classification": 1,
+    "decomposition": 1,
+    "generation": 1,
+    "self_correction": 1,
+    "explanation": 1,
+}
 
 
 def count_calls(program) -> dict[str, int]:
@@ -55,11 +64,16 @@ def test_full_program_calls_every_stage():
     assert count_calls(AlerceText2SQL(FakeExecutor())) == FULL_CALLS
 
 
+# Without self-correction the SQL stays broken, and SQL that failed is not explained.
+ALSO_OFF = {"self_correction": {"explanation"}}
+
+
 @pytest.mark.parametrize("off", OPTIONAL_STAGES)
 def test_switching_a_stage_off_removes_exactly_its_calls(off):
     stages = tuple(stage for stage in STAGES if stage != off)
     calls = count_calls(AlerceText2SQL(FakeExecutor(), PipelineSettings(stages=stages)))
-    assert calls == {stage: n for stage, n in FULL_CALLS.items() if stage != off}
+    gone = {off, *ALSO_OFF.get(off, ())}
+    assert calls == {stage: n for stage, n in FULL_CALLS.items() if stage not in gone}
 
 
 def test_simple_questions_skip_decomposition():
@@ -69,7 +83,7 @@ def test_simple_questions_skip_decomposition():
     lm = fake_lm(simple)
     with dspy.context(lm=lm):
         AlerceText2SQL(FakeExecutor())(question="Which objects?")
-    assert lm.engine_obj.stages() == ["tables", "columns", "difficulty", "direct", "correct"]
+    assert lm.engine_obj.stages() == ["tables", "columns", "difficulty", "direct", "correct", "explanation"]
 
 
 def test_direct_baseline_makes_one_call_with_the_full_schema():
@@ -95,6 +109,7 @@ def test_every_stage_is_built_whatever_the_switches():
         "self_correction.predict",
         "self_correction.revise",
         "selection.choose",
+        "explanation.predict",
     ]
 
 
@@ -102,8 +117,8 @@ def test_unknown_stage_is_refused_with_the_choices():
     with pytest.raises(UnknownStageError) as info:
         PipelineSettings(stages=("linking",))
     assert str(info.value) == (
-        "Unknown stage 'linking'; choose from schema_linking, classification, decomposition, generation, "
-        "value_check, self_correction, selection, result_check."
+        "Unknown stage 'linking'; choose from dates, schema_linking, classification, decomposition, generation, "
+        "value_check, self_correction, selection, result_check, explanation."
     )
 
 

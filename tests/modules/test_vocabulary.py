@@ -22,6 +22,13 @@ TABLES = {
 }
 
 
+_TWO_VERSIONS = pd.DataFrame(
+    [("lc_classifier", version, name) for version in ("1.0", "1.1") for name in ("SNIa", "QSO")]
+    + [("stamp_classifier", "2", "SN")],
+    columns=["classifier_name", "classifier_version", "class_name"],
+)
+
+
 class _Result:
     def __init__(self, frame: pd.DataFrame) -> None:
         self.frame = frame
@@ -122,3 +129,14 @@ def test_linked_values_leave_out_unlinked_and_open_columns():
     )
     assert text == "Values of categorical columns:\nmagstat.fid: 1, 2"
     assert linked_values_text(vocabulary, ["object"], None) == ""
+
+
+def test_class_lists_merge_shared_lists_and_name_every_classifier_and_version():
+    vocabulary = read_vocabulary(FakeEngine("db-1", {"probability": _TWO_VERSIONS}))
+    text = linked_values_text(vocabulary, ["probability"], None)
+    assert text.splitlines()[1:] == [
+        "probability.class_name of lc_classifier 1.0, 1.1: 'QSO', 'SNIa'",
+        "probability.class_name of stamp_classifier 2: 'SN'",
+    ]
+    alone = linked_values_text(vocabulary, ["probability"], {"probability": ["classifier_version"]})
+    assert alone.splitlines()[1:] == ["probability.classifier_version: '1.0', '1.1', '2'"]

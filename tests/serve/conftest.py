@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterator
 
+import dspy
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
 from engines import EngineSettings
-from lms.fake import fake_lm, render_answer
+from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules.settings import ProgramSettings
 from serve import ServeSettings, Workbench, create_app
 from serve.workbench import open_workbench
@@ -23,13 +25,18 @@ POSITIONS_SQL = "SELECT oid, meanra, meandec, ndet FROM object ORDER BY oid LIMI
 """What the fake LM writes: 120 objects with positions, so the table has pages and the sky plot has points."""
 SLOW_SQL = "SELECT count(*) AS n FROM detection a, detection b, detection c, detection d"
 """A query that runs for minutes on the tiny database: it holds a connection until its timeout."""
+OTHER_READING_SQL = "SELECT oid, meanra, meandec, ndet FROM object ORDER BY oid LIMIT 60"
+"""What the step-by-step candidate of `make_disagreeing_bench` writes instead."""
 _FIELDS = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
-_FIELDS |= {"difficulty": {"difficulty": "simple"}}
+_FIELDS |= {"difficulty": {"difficulty": "simple"}, "explanation": EXPLANATION}
 
 
-def make_bench(dsn: str, sql: str = POSITIONS_SQL, *, timeout_s: float = 30.0, **settings: object) -> Workbench:
-    """Build a workbench whose program answers every question with `sql`, each query limited to `timeout_s`."""
-    return open_bench(dsn, scripted_lm(sql), timeout_s=timeout_s, **settings)
+def make_bench(
+    dsn: str, sql: str = POSITIONS_SQL, lm: dspy.LM | None = None, *, timeout_s: float = 30.0, **settings: object
+) -> Workbench:
+    """Build a workbench whose program answers every question with `sql` (or with `lm`), each query limited to
+    `timeout_s`."""
+    return open_bench(dsn, lm or scripted_lm(sql), timeout_s=timeout_s, **settings)
 
 
 def waiting_bench(dsn: str, wait: Callable[[], object], **settings: object) -> Workbench:
@@ -43,11 +50,37 @@ def waiting_bench(dsn: str, wait: Callable[[], object], **settings: object) -> W
     return open_bench(dsn, fake_lm(answer), **settings)
 
 
-def open_bench(dsn: str, lm: object, *, timeout_s: float = 30.0, **settings: object) -> Workbench:
+def open_bench(dsn: str, lm: dspy.LM, *, timeout_s: float = 30.0, **settings: object) -> Workbench:
     """Open a workbench on `dsn` whose uncompiled program asks `lm`, as ``python -m serve`` opens one."""
     engine = EngineSettings(dsn=dsn, timeout_s=timeout_s)
     program = ProgramSettings(uncompiled=True)
     return open_workbench("fake/scripted", ServeSettings(**settings), program=program, engine=engine, lm=lm)
+
+
+def disagreeing_answer(call) -> str:
+    """Two of three candidates write POSITIONS_SQL, the step-by-step one OTHER_READING_SQL; the selector keeps the
+    first; the other stages answer as `scripted_lm` does."""
+    if "choice" in call.output_fields:
+        return render_answer(
+            {"choice": "first" if call.inputs["first_sql"] == POSITIONS_SQL else "second", "reason": "r"}
+        )
+    if "reasoning" in call.output_fields:
+        return render_answer({"reasoning": "r", "sql": OTHER_READING_SQL})
+    fields = {
+        "tables": {"tables": ["object"]},
+        "columns": {"columns": {"object": ["oid"]}},
+        "difficulty": {"difficulty": "simple"},
+        "explanation": EXPLANATION,
+    }
+    return render_answer(fields.get(call.stage, {"sql": POSITIONS_SQL}))
+
+
+def make_disagreeing_bench(dsn: str) -> Workbench:
+    """Build a workbench whose three candidates disagree (2 to 1, below the 0.9 agreement asked for)."""
+    bench = make_bench(dsn, lm=fake_lm(disagreeing_answer))
+    program = bench.t2s.program
+    program.settings = dataclasses.replace(program.settings, candidates=3, min_agreement=0.9)
+    return bench
 
 
 @pytest.fixture

@@ -7,7 +7,15 @@ from engines.errors import DatabaseUnavailable
 from engines.tap import TapEngine
 from tests.answering.scripts import BROKEN_SQL, demo_model_lm
 from tests.conftest import free_port
-from tests.serve.conftest import POSITIONS_SQL, SLOW_SQL, client_of, make_bench, open_bench
+from tests.serve.conftest import (
+    OTHER_READING_SQL,
+    POSITIONS_SQL,
+    SLOW_SQL,
+    client_of,
+    make_bench,
+    make_disagreeing_bench,
+    open_bench,
+)
 
 
 def test_ask_returns_sql_rows_and_usage(client):
@@ -16,8 +24,8 @@ def test_ask_returns_sql_rows_and_usage(client):
     assert body["columns"] == ["oid", "meanra", "meandec", "ndet"] and len(body["rows"]) == 120
     assert body["row_count"] == 120 and body["truncated"] is False
     assert body["model"] == "fake/scripted" and body["engine"] == "postgres"
-    # four LM calls (tables, columns, difficulty, sql) of 10 input and 5 output tokens each; no price for a fake
-    assert body["input_tokens"] == 40 and body["output_tokens"] == 20 and body["cost_usd"] is None
+    # five LM calls (tables, columns, difficulty, sql, explanation) of 10 input and 5 output tokens each; no price
+    assert body["input_tokens"] == 50 and body["output_tokens"] == 25 and body["cost_usd"] is None
     assert body["notice"] is None  # not a demo model
     assert client.get(body["downloads"]["csv"]).text.count("\n") == 121
 
@@ -136,6 +144,8 @@ def test_openapi_describes_the_api_and_its_errors(client):
     assert "/jobs" not in document["paths"]
     answer = document["components"]["schemas"]["AnswerOut"]["properties"]
     assert {"sql", "rows", "truncated", "cost_usd", "downloads", "notice"} <= set(answer)
+    assert {"conversation_id", "follows", "dates", "explanation", "alternatives", "as_of"} <= set(answer)
+    assert "conversation_id" in document["components"]["schemas"]["AskIn"]["properties"]
     for path in ("/api/ask", "/api/run-sql"):
         responses = document["paths"][path]["post"]["responses"]
         assert {"200", "400", "413", "422", "429", "502", "503", "504"} <= set(responses)
@@ -154,3 +164,43 @@ def test_an_answer_of_the_demo_model_says_so_in_the_api_and_the_page(tiny_dsn):
         bench.close()
     assert body["notice"].startswith("A small demo model wrote this SQL (local/gemma3-270m")
     assert '<p class="notice" id="answer-notice">A small demo model wrote this SQL' in page
+
+
+def test_the_answer_carries_dates_explanation_alternatives_and_its_conversation(client):
+    body = client.post("/api/ask", json={"question": "Where were the objects first seen in September 2023?"}).json()
+    assert body["conversation_id"] == body["id"] and body["follows"] is None
+    assert body["dates"] == [{"text": "September 2023", "start_mjd": 60188.0, "end_mjd": 60218.0, "kind": "absolute"}]
+    assert body["explanation"]["summary"] == "The rows the query returns." and body["alternatives"] == []
+    assert body["catalog"] == "ztf" and len(body["as_of"]) == 10
+
+
+def test_a_conversation_id_makes_the_question_a_follow_up_of_its_latest_answer(client):
+    first = client.post("/api/ask", json={"question": "Where are the objects?"}).json()
+    follow = {"conversation_id": first["conversation_id"]}
+    second = client.post("/api/ask", json={"question": "now only those with many detections", **follow}).json()
+    third = client.post("/api/ask", json={"question": "same for 2024", **follow}).json()
+    assert second["conversation_id"] == third["conversation_id"] == first["id"]
+    assert second["follows"] == "Where are the objects?" and third["follows"] == second["question"]
+    assert third["dates"][0]["text"] == "2024"
+
+
+def test_an_unknown_conversation_is_a_one_line_refusal(client):
+    refused = client.post("/api/ask", json={"question": "same for 2024", "conversation_id": "nope"})
+    assert refused.status_code == 400 and refused.json() == {
+        "error": "no conversation 'nope' here; it may have been dropped for newer ones",
+        "kind": "bad_request",
+        "sql": "",
+    }
+
+
+def test_the_alternatives_of_disagreeing_candidates_are_in_the_answer(tiny_dsn):
+    bench = make_disagreeing_bench(tiny_dsn)
+    try:
+        with client_of(bench) as client:
+            body = client.post("/api/ask", json={"question": "Where are the objects?"}).json()
+    finally:
+        bench.close()
+    assert body["sql"] == POSITIONS_SQL
+    assert body["alternatives"] == [
+        {"sql": OTHER_READING_SQL, "rows": 60, "difference": "limit 60 instead of 120", "candidates": [2]}
+    ]

@@ -21,7 +21,7 @@ import pytest
 from astropy.table import Table
 
 from tests.conftest import free_port
-from tests.serve.conftest import POSITIONS_SQL, serving
+from tests.serve.conftest import OTHER_READING_SQL, POSITIONS_SQL, make_disagreeing_bench, serving
 
 EDITED_SQL = "SELECT oid, meanra, meandec FROM object ORDER BY oid DESC LIMIT 7"
 
@@ -43,7 +43,18 @@ def base_url(bench) -> Iterator[str]:
 
 
 @pytest.fixture
-def page(base_url: str) -> Iterator:
+def disagreeing_url(tiny_dsn) -> Iterator[str]:
+    """A workbench whose candidates disagree, served like `base_url`."""
+    bench = make_disagreeing_bench(tiny_dsn)
+    try:
+        with serving(bench) as url:
+            yield url
+    finally:
+        bench.close()
+
+
+@pytest.fixture
+def page() -> Iterator:
     from playwright.sync_api import sync_playwright
 
     executable = chromium_path()
@@ -76,11 +87,18 @@ def test_ask_edit_download_and_plot_in_a_browser(page, base_url, tmp_path):
     page.fill("#question", "Where are the first objects?")
     page.click("#ask-button")
 
-    page.wait_for_selector('#stages li[data-stage="execution"].done')
+    page.wait_for_selector('#stages li[data-stage="explanation"].done')
     stages = page.eval_on_selector_all(
         "#stages li", "items => items.map(item => item.dataset.stage + ':' + item.className)"
     )
-    assert stages == ["schema_linking:done", "classification:done", "generation:done", "execution:done"]
+    assert stages == [
+        "dates:done",
+        "schema_linking:done",
+        "classification:done",
+        "generation:done",
+        "execution:done",
+        "explanation:done",
+    ]
     assert POSITIONS_SQL in page.inner_text('#stages li[data-stage="generation"]')
 
     page.wait_for_selector("#answer")
@@ -141,3 +159,33 @@ def test_a_page_of_another_site_cannot_frame_the_workbench(page, base_url, tmp_p
         assert framed and all(frame.query_selector("#ask-form") is None for frame in framed)
     finally:
         other_site.shutdown()
+
+
+def test_a_follow_up_continues_the_conversation_in_a_browser(page, base_url):
+    page.goto(base_url)
+    page.fill("#question", "Where are the objects?")
+    page.click("#ask-button")
+    page.wait_for_selector("#follow-up-form")
+    assert "The rows the query returns." in page.inner_text("#explanation")
+    page.fill("#follow-up", "same for 2024")
+    page.click("#follow-up-button")
+    page.wait_for_selector("#answer-follows")
+    assert page.inner_text("#answer-follows") == "follow-up of: Where are the objects?"
+    assert page.inner_text("#answer-question") == "same for 2024"
+    assert "2024: 60310 ≤ mjd < 60676 (2024-01-01 to 2025-01-01 UTC)" in page.inner_text("#dates")
+    assert page.locator("#history-list li.thread").count() == 1
+    assert page.locator("#history-list .follow-ups li").all_inner_texts() == ["same for 2024 follow-up"]
+
+
+def test_choosing_an_alternative_runs_it_in_a_browser(page, disagreeing_url):
+    page.goto(disagreeing_url)
+    page.fill("#question", "Where are the objects?")
+    page.click("#ask-button")
+    page.wait_for_selector("#alternatives")
+    assert page.input_value("#sql") == POSITIONS_SQL
+    assert "limit 60 instead of 120 · 60 rows" in page.inner_text("#alternatives")
+    page.click("#run-alternative-1")
+    page.wait_for_function(f"() => document.querySelector('#sql')?.value === {OTHER_READING_SQL!r}")
+    assert page.inner_text("#row-count").startswith("60 rows") and page.locator("#rows tbody tr").count() == 50
+    assert page.inner_text("#answer-question") == "Where are the objects?"
+    assert page.locator("#history-list li.thread").count() == 1

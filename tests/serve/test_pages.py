@@ -31,6 +31,8 @@ def test_a_question_streams_each_stage_then_its_answer(client):
     events = ask(client)
     stages = [(e["stage"], e["status"]) for e in events if e["type"] == "stage"]
     assert stages == [
+        ("dates", "running"),
+        ("dates", "done"),
         ("schema_linking", "running"),
         ("schema_linking", "done"),
         ("classification", "running"),
@@ -38,6 +40,8 @@ def test_a_question_streams_each_stage_then_its_answer(client):
         ("generation", "running"),
         ("generation", "done"),
         ("execution", "done"),
+        ("explanation", "running"),
+        ("explanation", "done"),
     ]
     assert events[0] == {"type": "started"} and events[-1]["type"] == "done" and events[-1]["error"] is None
     generation = next(e for e in events if e.get("stage") == "generation" and e["status"] == "done")
@@ -47,7 +51,7 @@ def test_a_question_streams_each_stage_then_its_answer(client):
 def test_the_checks_stream_as_stages_of_their_own(client):
     # "How many" answered with rows: the result check's count_as_rows finding asks for one revision.
     stages = [(e["stage"], e["status"]) for e in ask(client, "How many objects are there?") if e["type"] == "stage"]
-    assert stages[-2:] == [("result_check", "running"), ("result_check", "done")]
+    assert stages[-4:-2] == [("result_check", "running"), ("result_check", "done")]
 
 
 def test_the_answer_page_shows_sql_rows_pages_and_plots(client):
@@ -99,7 +103,7 @@ def test_edited_sql_runs_again_and_joins_the_history(client):
     assert rerun.status_code == 303
     page = client.get(rerun.headers["location"]).text
     assert "3 rows" in page and "SQL written by hand" in page and 'id="sky-plot"' not in page
-    assert page.count('<li><a href="/answers/') == 2
+    assert page.count('<li class="thread"><a href="/answers/') == 2
     no_sky = client.get(rerun.headers["location"].split("?")[0] + "/sky.png")
     assert no_sky.status_code == 400 and "Traceback" not in no_sky.text  # no coordinates: a message, not a 500
 
@@ -157,4 +161,4 @@ def test_candidates_and_selection_stream_as_stages(bench, client):
     bench.t2s.program.settings = dataclasses.replace(bench.t2s.program.settings, candidates=2)
     stages = [(e["stage"], e["status"]) for e in ask(client) if e["type"] == "stage"]
     assert stages.count(("generation", "done")) == 2 and stages.count(("execution", "done")) == 2
-    assert stages[-2:] == [("selection", "running"), ("selection", "done")]
+    assert stages[-4:-2] == [("selection", "running"), ("selection", "done")]

@@ -10,7 +10,8 @@ MARKED_SQL = "SELECT 'only-for-the-api-client' AS secret"
 
 
 def history_links(page: str) -> int:
-    return page.count('<li><a href="/answers/')
+    history = page[page.index('<ul id="history-list">') :]
+    return history[: history.index("</aside>")].count('<a href="/answers/')
 
 
 @pytest.mark.parametrize("cookie", ["api:127.0.0.1", "api:testclient", "mcp", "", "made-up-by-the-client"])

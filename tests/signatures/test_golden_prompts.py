@@ -12,7 +12,7 @@ import pytest
 
 from engines.errors import ErrorKind, ExecutionError
 from engines.fake import FakeEngine
-from lms.fake import fake_lm, render_answer
+from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
 from modules.result_findings import check_result
 from modules.selection import result_preview
@@ -43,6 +43,7 @@ def answer(call):
             "planned": {"sql": "SELECT oid FROM object WHERE firstmjdd > 60188"},
             "direct": {"sql": "SELECT oid FROM object"},
             "correct": {"sql": "SELECT oid FROM object WHERE firstmjd > 60188"},
+            "explanation": EXPLANATION,
         }[call.stage]
     )
 
@@ -67,6 +68,7 @@ def rendered() -> dict[str, str]:
         "decomposition.predict",
         "generation.planned",
         "self_correction.predict",
+        "explanation.predict",
     ]
     pinned = dict(zip(names, full, strict=True))
     simple = AlerceText2SQL(settings=PipelineSettings(stages=("schema_linking",)))
@@ -117,6 +119,7 @@ def predictor_prompt(predictor: dspy.Predict, answer_fields: dict, **inputs: str
         "self_correction.predict",
         "self_correction.revise",
         "selection.choose",
+        "explanation.predict",
         "direct_baseline.generation",
     ],
 )
