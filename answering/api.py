@@ -42,7 +42,7 @@ from db.engine import open_engine
 from defaults.time_limits import ASK_CONNECT_S, ASK_QUERY_S
 from engines import Engine, EngineSettings
 from modules import DirectText2SQL, FollowUp
-from modules.adapter import make_adapter
+from modules.adapter import default_adapter, make_adapter
 from modules.artifact import load_program
 from modules.settings import ProgramSettings
 
@@ -67,7 +67,8 @@ class Text2SQL:
             program: ``AlerceText2SQL`` or ``DirectText2SQL``, already holding ``executor``.
             lm: The LM every stage uses (unless a predictor has its own).
             executor: The engine that runs the generated SQL; closed by ``close()``.
-            adapter: The adapter the program was compiled with (None: DSPy's default ChatAdapter).
+            adapter: The adapter the program was compiled with, or the model's ``default_adapter`` when uncompiled
+                (None: DSPy's default ChatAdapter).
             manifest: The artifact's manifest, or None when running uncompiled.
         """
         self.program = program
@@ -229,7 +230,7 @@ def load(
     except BaseException:
         engine.close()
         raise
-    adapter = make_adapter(manifest["adapter"]) if manifest and manifest.get("adapter") else None
+    adapter = make_adapter((manifest or {}).get("adapter") or default_adapter(model))
     return Text2SQL(built, lm=lm, executor=engine, adapter=adapter, manifest=manifest)
 
 

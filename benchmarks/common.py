@@ -1,4 +1,8 @@
-"""Helpers shared by the benchmarks: gold queries of a dataset, latency summaries, a throwaway server, versions."""
+"""Helpers shared by the benchmarks: a split's questions and golds, latency summaries, a throwaway server, versions.
+
+A benchmark whose input holds or matches nothing raises `EmptyInputError` (a `DataError`), so that it exits 1 with
+one line instead of printing zeros.
+"""
 
 import contextlib
 import importlib.metadata
@@ -10,12 +14,49 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import dspy
+
+from data.errors import DataError
 from data.loader import load_dataset, resolve_dataset_path, split_file
 
-__all__ = ["free_port", "gold_queries", "latency_summary_ms", "package_versions", "throwaway_data_dir"]
+__all__ = [
+    "EmptyInputError",
+    "free_port",
+    "gold_queries",
+    "latency_summary_ms",
+    "package_versions",
+    "split_examples",
+    "throwaway_data_dir",
+]
 
 
-def gold_queries(dataset: str | None, split: str = "dev") -> tuple[Path, list[tuple[int, str]]]:
+class EmptyInputError(DataError):
+    """A benchmark's input holds, or matches, nothing to measure."""
+
+
+def split_examples(dataset: str | Path | None, split: str = "dev") -> tuple[Path, list[dspy.Example]]:
+    """Load the questions of one split.
+
+    Args:
+        dataset: The ``--dataset`` value (file or folder), or None for env ALERCE_T2S_DATA / the fetch cache.
+        split: Split to read when ``dataset`` is a folder.
+
+    Returns:
+        The CSV file read and its examples (see ``data.loader.load_dataset``).
+
+    Raises:
+        DatasetNotFound: No dataset at the given or default place.
+        DatasetFormatError: The file is not a benchmark CSV.
+        EmptyInputError: The file holds no question.
+    """
+    file = split_file(resolve_dataset_path(dataset), split)
+    examples = load_dataset(file, split)
+    if not examples:
+        raise EmptyInputError(f"'{file}' holds no questions; pass a benchmark CSV with questions as --dataset.")
+    return file, examples
+
+
+def gold_queries(dataset: str | Path | None, split: str = "dev") -> tuple[Path, list[tuple[int, str]]]:
     """Load the gold SQL of one split, ordered by req_id.
 
     Args:
@@ -28,9 +69,9 @@ def gold_queries(dataset: str | None, split: str = "dev") -> tuple[Path, list[tu
     Raises:
         DatasetNotFound: No dataset at the given or default place.
         DatasetFormatError: The file is not a benchmark CSV.
+        EmptyInputError: The file holds no question.
     """
-    file = split_file(resolve_dataset_path(dataset), split)
-    examples = load_dataset(file, split)
+    file, examples = split_examples(dataset, split)
     golds = [(int(ex.req_id), str(ex.gold_sql).strip().rstrip(";").strip()) for ex in examples]
     return file, sorted(golds)
 

@@ -17,16 +17,16 @@ import re
 import sys
 from datetime import date
 
-from benchmarks.common import package_versions
+from benchmarks.common import EmptyInputError, package_versions, split_examples
 from data.errors import DataError
-from data.loader import load_dataset, resolve_dataset_path, split_file
 from modules.dates import DateRange, date_ranges
 
 EXAMPLES = """examples:
   python -m benchmarks.date_hints --as-of 2023-10-01
   python -m benchmarks.date_hints --dataset ../shared/alerce-t2s --as-of 2023-10-01 --tolerance-days 0.5
 
-Prints one JSON object on stdout; exit codes: 0 done, 1 dataset not found or unreadable, 2 bad command line."""
+Prints one JSON object on stdout; exit codes: 0 done, 1 dataset not found or unreadable, or no question with an
+MJD hint (one line on stderr), 2 bad command line."""
 
 _MJD_NUMBER = re.compile(r"(?<![\d.])\d{5}(?:\.\d+)?(?![\d.])")
 
@@ -97,15 +97,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        file = split_file(resolve_dataset_path(args.dataset), "dev")
-        examples = load_dataset(file, "dev")
+        file, examples = split_examples(args.dataset, "dev")
+        results = measure(examples, args.as_of, args.tolerance_days)
+        if not results["questions_with_hints"]:
+            raise EmptyInputError(f"no question of '{file}' has an MJD hint in its external knowledge to compare with.")
     except DataError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     report = {
         "benchmark": "date_hints",
         "params": {"dataset": str(file), "as_of": args.as_of.isoformat(), "tolerance_days": args.tolerance_days},
-        "results": measure(examples, args.as_of, args.tolerance_days),
+        "results": results,
         "versions": package_versions("astropy"),
     }
     print(json.dumps(report, indent=2))

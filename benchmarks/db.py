@@ -31,6 +31,7 @@ from db.provision import database_name, read_build_info
 from db.server import ServerInfo, ServerSettings, down, up
 from engines.errors import EngineError
 from engines.postgres import PostgresEngine, PostgresSettings
+from replica.grounding.sources import GroundingError, read_queries
 from replica.synthetic.scales import SCALES
 
 EXAMPLES = """examples:
@@ -265,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         dataset, golds = gold_queries(args.dataset)
         ground = tuple(args.ground) if args.ground else grounding_files(dataset)
+        if args.ground and not read_queries(list(ground)):
+            raise GroundingError(f"--ground {' '.join(map(str, ground))}: no query to ground on in these files.")
         if args.data_dir is not None:
             results = run(args.scales, golds, args.data_dir, port, ground)
         else:

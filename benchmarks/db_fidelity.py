@@ -2,7 +2,9 @@
 
 Runs every gold query, then plausible mutations of it (drop `ranking = 1`, swap lc/stamp classifier, shift an
 MJD literal by one day, drop one WHERE conjunct), and reports whether each gold is non-empty, fast and
-discriminative (at least one mutation returns a different identifier set).
+discriminative (at least one mutation returns a different identifier set). The mutations are the catalog's
+(``benchmarks.mutations``): on the multi-survey catalog the classifier swap also swaps classifier ids, the
+conditions of HAVING and JOIN ... ON are dropped too, and numeric bounds are moved by a fifth.
 
 With ``--peer-predictions`` (default: peer_predictions_dev.csv beside the dataset, when present) it also scores
 real LLM predictions on the database and reports how often the row and formatted-column verdicts agree with the
@@ -23,16 +25,16 @@ import time
 from pathlib import Path
 
 import psycopg
-import sqlglot
-from sqlglot import exp
 
 from benchmarks.common import gold_queries
+from benchmarks.mutations import mutations
+from benchmarks.peer_fidelity import peer_agreement, read_peers
+from data.errors import DataError
 from metric.perfect_match import IDS
 
 log = logging.getLogger("benchmarks.db_fidelity")
 
 _PEER_MAX_BYTES = 1024 * 1024 * 1024  # large gold results (tens of thousands of wide rows) must not be truncated
-_CLASSIFIER_SWAP = {"lc_classifier": "stamp_classifier", "stamp_classifier": "lc_classifier"}
 
 
 def identifier_index(columns: list[str]) -> int | None:
@@ -45,79 +47,6 @@ def identifier_index(columns: list[str]) -> int | None:
         if "oid" in c or "id" in c:
             return i
     return None
-
-
-def _is_ranking_one(node: exp.Expression) -> bool:
-    if not isinstance(node, exp.EQ):
-        return False
-    col, lit = node.this, node.expression
-    return (
-        isinstance(col, exp.Column)
-        and col.name.lower() == "ranking"
-        and isinstance(lit, exp.Literal)
-        and lit.this in ("1", "1.0")
-    )
-
-
-def _conjuncts(where: exp.Where) -> list[exp.Expression]:
-    return list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
-
-
-def mutations(sql: str) -> list[tuple[str, str]]:
-    """(description, mutated SQL) pairs for a gold query."""
-    tree = sqlglot.parse_one(sql, read="postgres")
-    out: list[tuple[str, str]] = []
-
-    def variant(desc: str, edit) -> None:
-        t = tree.copy()
-        if edit(t):
-            out.append((desc, t.sql(dialect="postgres")))
-
-    def drop_ranking(t) -> bool:
-        hits = [n for n in t.find_all(exp.EQ) if _is_ranking_one(n)]
-        for n in hits:
-            n.replace(exp.true())
-        return bool(hits)
-
-    def swap_classifier(t) -> bool:
-        hits = [n for n in t.find_all(exp.Literal) if n.is_string and n.this in _CLASSIFIER_SWAP]
-        for n in hits:
-            n.replace(exp.Literal.string(_CLASSIFIER_SWAP[n.this]))
-        return bool(hits)
-
-    variant("drop ranking = 1", drop_ranking)
-    variant("swap classifier", swap_classifier)
-    mjds = [n for n in tree.find_all(exp.Literal) if not n.is_string and _as_float(n.this) > 50000]
-    for i, lit in enumerate(mjds):
-        for delta in (-1, 1):
-            variant(f"mjd {lit.this} {delta:+d}", lambda t, i=i, d=delta: _shift(t, i, d))
-    wheres = list(tree.find_all(exp.Where))
-    for w_i, where in enumerate(wheres):
-        for c_i, conj in enumerate(_conjuncts(where)):
-            variant(
-                f"drop where[{w_i}] {conj.sql(dialect='postgres')[:60]}",
-                lambda t, w=w_i, c=c_i: _drop_conjunct(t, w, c),
-            )
-    return out
-
-
-def _as_float(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        return 0.0
-
-
-def _shift(t, index: int, delta: int) -> bool:
-    lits = [n for n in t.find_all(exp.Literal) if not n.is_string and _as_float(n.this) > 50000]
-    lits[index].replace(exp.Literal.number(_as_float(lits[index].this) + delta))
-    return True
-
-
-def _drop_conjunct(t, w_i: int, c_i: int) -> bool:
-    conj = _conjuncts(list(t.find_all(exp.Where))[w_i])[c_i]
-    conj.replace(exp.true())
-    return True
 
 
 def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None) -> dict:
@@ -148,8 +77,8 @@ def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None) -> d
     return res
 
 
-def evaluate(conn, req_id: int, sql: str, timeout_s: float) -> dict:
-    """Gold result plus mutation results for one query."""
+def evaluate(conn, req_id: int, sql: str, timeout_s: float, *, catalog: str = "ztf") -> dict:
+    """Gold result plus the results of the catalog's mutations for one query."""
     gold = run_ids(conn, sql, timeout_s)
     item = {
         "req_id": req_id,
@@ -163,7 +92,7 @@ def evaluate(conn, req_id: int, sql: str, timeout_s: float) -> dict:
     }
     if gold["error"] is not None or gold["identifier"] is None:
         return item
-    for desc, mutated in mutations(sql):
+    for desc, mutated in mutations(sql, catalog):
         m = run_ids(conn, mutated, timeout_s, gold["ids"])
         item["mutations"].append(
             {"mutation": desc, "differed": m["differs"], "error": m["error"], "seconds": m["seconds"]}
@@ -204,7 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
     if not args.dataset:
         parser.error("--dataset is required (or set ALERCE_T2S_DATA)")
-    _, golds = gold_queries(args.dataset)
+    try:
+        _, golds = gold_queries(args.dataset)
+        peers_path = _peer_file(args.peer_predictions, args.dataset)
+        peers = read_peers(peers_path, dict(golds)) if peers_path is not None else None
+    except (DataError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     items = []
     dsn = _resolve_dsn(args.dsn, args.dataset)
     with psycopg.connect(dsn) as conn:
@@ -228,27 +163,23 @@ def main(argv: list[str] | None = None) -> int:
         "within_10s": sum(1 for i in items if i["runs"] and i["seconds"] <= 10.0),
     }
     report = {"totals": totals}
-    peers = _peer_file(args.peer_predictions, args.dataset)
     if peers is not None:
-        report["peer_predictions"] = _peer_report(dsn, peers, dict(golds), args.timeout)
+        report["peer_predictions"] = {"file": peers_path.name, **_peer_report(dsn, peers, dict(golds), args.timeout)}
     print(json.dumps({**report, "queries": items}, indent=1))
     return 0
 
 
-def _peer_report(dsn: str, path: Path, golds: dict[int, str], timeout_s: float) -> dict:
-    import pandas as pd
-
-    from benchmarks.peer_fidelity import peer_agreement
+def _peer_report(dsn: str, peers, golds: dict[int, str], timeout_s: float) -> dict:
     from engines.postgres import PostgresEngine, PostgresSettings
 
     with PostgresEngine(PostgresSettings(dsn=dsn, timeout_s=timeout_s, max_bytes=_PEER_MAX_BYTES)) as executor:
-        result = peer_agreement(executor, pd.read_csv(path), golds, timeout_s)
+        result = peer_agreement(executor, peers, golds, timeout_s)
     log.info(
         "peer predictions: row agreement %s, formatted column agreement %s",
         result["row_agreement"],
         result["col_formatted_agreement"],
     )
-    return {"file": path.name, **result}
+    return result
 
 
 if __name__ == "__main__":

@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import package_versions
+from benchmarks.common import package_versions, split_examples
 from benchmarks.local_lm_pipeline import PipelineBenchmarkSettings, measure_pipeline, select_questions
+from cli import positive_int
 from data.errors import DataError
-from data.loader import load_dataset, resolve_dataset_path, split_file
 from engines.errors import EngineError
 from engines.options import add_dsn_argument
 from lms import LOCAL_MODELS, LOCAL_PREFIX, LlamaSettings, LMConfigError, build_engine
@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--speed-only", action="store_true", help="skip the pipeline part")
     parser.add_argument("--dataset", help="benchmark CSV or folder (default: $ALERCE_T2S_DATA, else the fetch cache)")
     parser.add_argument(
-        "--limit", type=int, help="dev questions to answer, round-robin over difficulties (default: all)"
+        "--limit", type=positive_int, help="dev questions to answer, round-robin over difficulties (default: all)"
     )
     parser.add_argument(
         "--stages",
@@ -152,9 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _pipeline(args: argparse.Namespace) -> dict[str, Any]:
-    dataset = split_file(resolve_dataset_path(args.dataset), "dev")
-    examples = select_questions(load_dataset(dataset, "dev"), args.limit)
+def _pipeline(args: argparse.Namespace, dataset: Path, examples: list) -> dict[str, Any]:
     settings = PipelineBenchmarkSettings(
         dataset=dataset,
         report_dir=args.report_dir,
@@ -179,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     params = {key: str(value) if isinstance(value, Path) else value for key, value in vars(args).items()}
     params["threads"] = os.cpu_count()
     try:
+        # The dataset is read first, so that a wrong one fails before the models load.
+        dataset, examples = (None, []) if args.speed_only else split_examples(args.dataset, "dev")
         speed = {
             name: measure(
                 name, prompt_tokens=args.prompt_tokens, generate_tokens=args.generate_tokens, n_ctx=args.n_ctx
@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             for name in args.models
         }
         with contextlib.redirect_stdout(sys.stderr):  # DSPy prints on stdout
-            pipeline = None if args.speed_only else _pipeline(args)
+            pipeline = None if args.speed_only else _pipeline(args, dataset, select_questions(examples, args.limit))
     except (LMConfigError, DataError, EngineError, OptimizerError, PipelineError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

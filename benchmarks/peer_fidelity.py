@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import pandas as pd
 from tqdm import tqdm
 
+from benchmarks.common import EmptyInputError
+from data.errors import DatasetFormatError
 from engines.errors import ExecutionError
 from engines.postgres import PostgresEngine
 from metric.perfect_match import column_match_formatted, row_match
 
-__all__ = ["peer_agreement"]
+__all__ = ["PEER_COLUMNS", "peer_agreement", "read_peers"]
+
+PEER_COLUMNS = ("req_id", "sql", "live_row_pm", "live_col_pm_formatted", "live_gold_error", "live_pred_error")
 
 logger = logging.getLogger(__name__)
 
@@ -32,12 +37,34 @@ def _frame(executor: PostgresEngine, sql: str, timeout_s: float, memo: dict) -> 
     return memo[sql]
 
 
-def peer_agreement(executor: PostgresEngine, peers: pd.DataFrame, golds: dict[int, str], timeout_s: float) -> dict:
-    """Score every peer prediction whose live gold ran and report agreement with the live verdicts.
+def read_peers(path: Path, golds: dict[int, str]) -> pd.DataFrame:
+    """Read the peer predictions that answer a question of `golds` whose live gold ran.
+
+    Raises:
+        OSError: The file cannot be read.
+        DatasetFormatError: The file lacks a column of `PEER_COLUMNS`.
+        EmptyInputError: No prediction answers such a question.
+    """
+    peers = pd.read_csv(path)
+    missing = tuple(column for column in PEER_COLUMNS if column not in peers.columns)
+    if missing:
+        raise DatasetFormatError(f"'{path}' lacks the column(s) {', '.join(missing)}.", str(path), missing)
+    live_gold_ran = peers["live_gold_error"].isna() | (peers["live_gold_error"].astype(str).str.strip() == "")
+    items = peers[live_gold_ran & peers["req_id"].isin(list(golds))]
+    if items.empty:
+        raise EmptyInputError(
+            f"none of the {len(peers)} predictions in '{path}' answers a question of the dataset whose live gold "
+            "ran; pass the peer predictions of this split."
+        )
+    return items
+
+
+def peer_agreement(executor: PostgresEngine, items: pd.DataFrame, golds: dict[int, str], timeout_s: float) -> dict:
+    """Score every peer prediction and report agreement with the live verdicts.
 
     Args:
         executor: Runs gold and predicted SQL on the database under test.
-        peers: The peer predictions (columns req_id, sql, live_row_pm, live_col_pm_formatted, live_gold_error).
+        items: The peer predictions as `read_peers` keeps them.
         golds: Gold SQL per req_id.
         timeout_s: Time limit of one query.
 
@@ -45,8 +72,6 @@ def peer_agreement(executor: PostgresEngine, peers: pd.DataFrame, golds: dict[in
         Counts and agreement rates overall and over the items whose prediction did not time out on the live server
         (a live timeout says nothing about the data), and the disagreements per req_id and cause.
     """
-    live_gold_ran = peers["live_gold_error"].isna() | (peers["live_gold_error"].astype(str).str.strip() == "")
-    items = peers[live_gold_ran & peers["req_id"].isin(list(golds))]
     memo: dict[str, pd.DataFrame | None] = {}
     agree, agree_ran_live, ran_live = Counter(), Counter(), 0
     by_question: dict[int, Counter] = defaultdict(Counter)
@@ -71,8 +96,8 @@ def peer_agreement(executor: PostgresEngine, peers: pd.DataFrame, golds: dict[in
     n = len(items)
     return {
         "items": n,
-        "row_agreement": round(agree["row"] / n, 4) if n else None,
-        "col_formatted_agreement": round(agree["col"] / n, 4) if n else None,
+        "row_agreement": round(agree["row"] / n, 4),
+        "col_formatted_agreement": round(agree["col"] / n, 4),
         "without_live_timeouts": {
             "items": ran_live,
             "row_agreement": round(agree_ran_live["row"] / ran_live, 4) if ran_live else None,

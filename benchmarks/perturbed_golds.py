@@ -1,7 +1,8 @@
 """Write the gold queries of a benchmark split with every literal redrawn: questions the data was never fitted to.
 
 Oids, AllWISE names, solar-system names, positions, class names, classifier and feature versions, thresholds and
-MJD windows are redrawn from the value domains of ALeRCE (DATABASE.md); each query keeps its shape. The generality
+MJD windows are redrawn from the value domains of ALeRCE (DATABASE.md); each query keeps its shape. Gold queries
+of the multi-survey catalog are redrawn from its own domains (``perturbed_multisurvey``). The generality
 test of the grounding (tests/replica/test_grounding_generality.py) grounds on such queries, and `benchmarks.db --ground`
 times grounding on more questions than the dev split holds (the test split stays unseen).
 """
@@ -18,6 +19,7 @@ import sqlglot
 from sqlglot import exp
 
 from benchmarks.common import gold_queries
+from benchmarks.perturbed_multisurvey import perturb_multisurvey
 from cli import positive_int
 from data.errors import DataError
 from replica.synthetic import vocab
@@ -122,8 +124,10 @@ def _positions(tree: exp.Expression, rng: random.Random) -> None:
             numbers[1].replace(exp.Literal.number(round(rng.uniform(-25, 80), 5)))
 
 
-def perturb(sql: str, seed: int) -> str:
-    """The gold query with its literals redrawn (deterministic for a seed)."""
+def perturb(sql: str, seed: int, catalog: str = "ztf") -> str:
+    """The gold query on a catalog with its literals redrawn (deterministic for a seed)."""
+    if catalog == "multisurvey":
+        return perturb_multisurvey(sql, seed)
     rng = random.Random(f"{seed}:{sql}")
     tree = sqlglot.parse_one(sql, read="postgres")
     _positions(tree, rng)

@@ -2,7 +2,8 @@
 
 Every candidate SQL of a CSV (columns req_id, sql, and a candidate id column, or model/prompting/run as in the
 peer predictions) is executed on the database, scored with row PM against its gold, and pooled per question:
-each model's own candidates, the four stronger models together, everything. For each pool and difficulty it
+each model's own candidates, the stronger models together (--stronger, or else the better half of the file's
+models by mean candidate row PM, rounded up), everything. For each pool and difficulty it
 reports the mean candidate's row PM, the row PM of the candidate the result vote selects (ties broken uniformly,
 as an expectation), and the oracle (any candidate right); how many candidates the value check flags, its precision
 (flagged ones that are wrong) and recall (wrong ones it flags), and row PM after replacing the flagged literals;
@@ -10,7 +11,9 @@ and precision and recall of every result check on the executed candidates. "Wron
 ``precision_live`` and the ``*_live`` scores use the file's live verdicts (items whose live gold ran), and
 ``precision_column_pm`` counts a flagged candidate as wrong when its formatted column PM is 0.
 
-Without --dsn the embedded database is used, grounded on every split file of the dataset folder.
+Candidates are matched to the questions of --split; a file none of whose candidates answers a question of that
+split is refused (exit 1), and candidates of other questions are left out with a warning. Without --dsn the
+embedded database is used, grounded on every split file of the dataset folder.
 """
 
 import argparse
@@ -24,9 +27,10 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from benchmarks.common import package_versions
+from benchmarks.common import EmptyInputError, package_versions, split_examples
 from benchmarks.selection_scoring import Scored, pool_report
-from data.loader import grounding_files, load_dataset, resolve_dataset_path
+from data.errors import DataError
+from data.loader import SPLITS, grounding_files
 from db.engine import open_engine
 from engines import EngineSettings
 from engines.errors import ExecutionError
@@ -42,11 +46,10 @@ log = logging.getLogger("benchmarks.selection")
 EXAMPLES = """examples:
   python -m benchmarks.selection --dataset ../shared/alerce-t2s > selection.json
   python -m benchmarks.selection --candidates my_candidates.csv --id-column candidate --timeout 5
+  python -m benchmarks.selection --split test --candidates test_predictions.csv --stronger gpt-4.1,o3
 
-Prints one JSON object on stdout; exit 0 done, 1 on a missing file or database, 2 on a bad command line."""
-
-STRONGER_MODELS = ("gpt-4.1-2025-04-14", "gpt-4.1-mini-2025-04-14", "gpt-4o-mini-2024-07-18", "claude-3-haiku-20240307")
-"""The four stronger models of the peer predictions, pooled together."""
+Prints one JSON object on stdout; exit 0 done, 1 on a missing file or database, or candidates that match no
+question of the split or name no --stronger model (one line on stderr), 2 on a bad command line."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,9 +63,19 @@ def _parser() -> argparse.ArgumentParser:
         "--dataset", default=os.environ.get("ALERCE_T2S_DATA"), help="dataset file or folder (default: %(default)s)"
     )
     parser.add_argument(
-        "--candidates", default=None, help="candidates CSV (default: peer_predictions_dev.csv beside it)"
+        "--split", choices=SPLITS, default="dev", help="split the candidates answer (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--candidates", default=None, help="candidates CSV (default: peer_predictions_<split>.csv beside it)"
     )
     parser.add_argument("--id-column", default=None, help="candidate id column (default: model, prompting and run)")
+    parser.add_argument(
+        "--stronger",
+        type=lambda text: tuple(name.strip() for name in text.split(",") if name.strip()),
+        default=None,
+        metavar="MODEL,...",
+        help="models of the file pooled as 'stronger' (default: the better half by mean candidate row PM)",
+    )
     parser.add_argument("--dsn", default=None, help="PostgreSQL DSN (default: the embedded database)")
     parser.add_argument(
         "--timeout", type=float, default=10.0, help="time limit of one query in s (default: %(default)s)"
@@ -147,11 +160,28 @@ def score_candidates(engine, candidates: pd.DataFrame, examples: dict, *, timeou
     return scored
 
 
-def report(scored: list[Scored]) -> dict:
-    """Group the scored candidates into pools and difficulties and report each."""
+def stronger_models(scored: list[Scored]) -> tuple[str, ...]:
+    """Return the better half of the models by mean candidate row PM (rounded up); none with fewer than two models.
+
+    Examples:
+        >>> def item(model, pm):
+        ...     return Scored(1, "simple", model, model, "", None, pm, pm, None, False, "", None, pm)
+        >>> stronger_models([item("a", False), item("b", True), item("c", True)])
+        ('b', 'c')
+    """
+    models = sorted({item.model for item in scored})
+    if len(models) < 2:
+        return ()
+    means = {model: pool_report([i for i in scored if i.model == model])["mean_row_pm"] for model in models}
+    ranked = sorted(models, key=lambda model: (-means[model], model))
+    return tuple(sorted(ranked[: (len(models) + 1) // 2]))
+
+
+def report(scored: list[Scored], stronger: tuple[str, ...]) -> dict:
+    """Group the scored candidates into pools (each model, the `stronger` models, all) and difficulties."""
     models = sorted({item.model for item in scored})
     pools = {f"model:{model}": [i for i in scored if i.model == model] for model in models}
-    pools["stronger"] = [i for i in scored if i.model in STRONGER_MODELS]
+    pools["stronger"] = [i for i in scored if i.model in stronger]
     pools["all"] = list(scored)
     result = {}
     for name, items in pools.items():
@@ -166,19 +196,47 @@ def report(scored: list[Scored]) -> dict:
     return result
 
 
+def matching_candidates(candidates: pd.DataFrame, examples: dict, path: Path, split: str) -> pd.DataFrame:
+    """Keep the candidates of the split's questions.
+
+    Raises:
+        EmptyInputError: No candidate answers a question of the split.
+    """
+    matched = candidates[candidates["req_id"].astype(str).str.strip().isin({str(req_id) for req_id in examples})]
+    if matched.empty:
+        raise EmptyInputError(
+            f"none of the {len(candidates)} candidates in '{path}' answers a question of the {split} split; "
+            "pass the split they answer with --split (or its --dataset)."
+        )
+    if len(matched) < len(candidates):
+        log.warning(
+            "%d of %d candidates answer no question of the %s split; left out",
+            len(candidates) - len(matched),
+            len(candidates),
+            split,
+        )
+    return matched
+
+
+def _check_stronger(names: tuple[str, ...] | None, candidates: pd.DataFrame) -> None:
+    unknown = sorted(set(names or ()) - set(candidates["model"].astype(str)))
+    if unknown:
+        raise EmptyInputError(f"--stronger names models the candidates do not have: {', '.join(unknown)}.")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: prints one JSON object on stdout."""
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, stream=sys.stderr, format="%(message)s")
     try:
-        dataset = resolve_dataset_path(args.dataset)
-        folder = dataset if dataset.is_dir() else dataset.parent
-        path = Path(args.candidates) if args.candidates else folder / "peer_predictions_dev.csv"
-        candidates = _candidates(path, args.id_column)
-    except (OSError, ValueError) as err:
+        dataset, split_list = split_examples(args.dataset, args.split)
+        examples = {int(example.req_id): example for example in split_list}
+        path = Path(args.candidates) if args.candidates else dataset.parent / f"peer_predictions_{args.split}.csv"
+        candidates = matching_candidates(_candidates(path, args.id_column), examples, path, args.split)
+        _check_stronger(args.stronger, candidates)
+    except (OSError, ValueError, DataError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    examples = {int(example.req_id): example for example in load_dataset(dataset, "dev")}
     settings = EngineSettings(dsn=args.dsn, timeout_s=args.timeout, pool_size=max(2, args.workers))
     if not args.dsn:
         settings = EngineSettings(
@@ -186,8 +244,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     with open_engine(settings) as engine:
         scored = score_candidates(engine, candidates, examples, timeout_s=args.timeout, workers=args.workers)
-    params = {"candidates": str(path), "timeout_s": args.timeout, "stronger_models": list(STRONGER_MODELS)}
-    output = {"benchmark": "selection", "params": params, "pools": report(scored)}
+    stronger = args.stronger or stronger_models(scored)
+    params = {
+        "candidates": str(path),
+        "split": args.split,
+        "timeout_s": args.timeout,
+        "stronger_models": list(stronger),
+    }
+    params["stronger_rule"] = "--stronger" if args.stronger else "better half by mean candidate row PM"
+    output = {"benchmark": "selection", "params": params, "pools": report(scored, stronger)}
     output["versions"] = package_versions("sqlglot", "pandas")
     print(json.dumps(output, indent=2))
     return 0

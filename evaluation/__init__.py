@@ -2,9 +2,10 @@
 
 from evaluation.checkpoint import Checkpoint
 from evaluation.errors import CheckpointMismatch, EvaluationError, PredictionsError
+from evaluation.item_record import ItemRecord
 from evaluation.predictions import Prediction, complete_predictions, read_predictions
 from evaluation.report import build_report, render_table, write_report
-from evaluation.runner import ItemRecord, score_item, score_predictions
+from evaluation.runner import score_item, score_predictions
 
 __all__ = [
     "Checkpoint",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from evaluation.errors import ReportNotWritten
-from evaluation.runner import ItemRecord
+from evaluation.item_record import ItemRecord
 from fileio import write_files
 from metric.aggregate import aggregate
 

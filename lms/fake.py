@@ -35,16 +35,18 @@ class Call:
 
     @property
     def stage(self) -> str:
-        """Name the predictor from its fields: tables, columns, difficulty, plan, explanation, planned, correct,
-        direct."""
+        """Name the predictor from its fields: tables, columns, difficulty, plan, choice, explanation, correct,
+        revise, planned, direct."""
         outputs = set(self.output_fields) - {"reasoning"}
-        for name in ("tables", "columns", "difficulty", "plan"):
+        for name in ("tables", "columns", "difficulty", "plan", "choice"):
             if name in outputs:
                 return name
         if "assumptions" in outputs:
             return "explanation"
         if "failed_sql" in self.input_fields:
             return "correct"
+        if "checked_sql" in self.input_fields:
+            return "revise"
         return "planned" if "plan" in self.input_fields else "direct"
 
 
@@ -58,9 +60,9 @@ EXPLANATION = {
 
 
 def parse_call(system: str, messages: list[tuple[str, str]]) -> Call:
-    """Parse a ChatAdapter request (no demos) into a `Call`."""
+    """Parse a ChatAdapter or CompactChatAdapter request (no demos) into a `Call`."""
     inputs_part, _, rest = system.partition("Your output fields are:")
-    outputs_part = rest.partition("All interactions")[0]
+    outputs_part = rest.partition("All interactions")[0].partition("\n\n")[0]
     user = messages[-1][1] if messages else ""
     return Call(
         system=system,
@@ -144,6 +146,7 @@ class OracleAnswers:
             "columns": {"columns": self._columns(tables, row.gold_query)},
             "difficulty": {"difficulty": row.difficulty},
             "plan": {"plan": [f"Answer with tables {', '.join(tables)}."]},
+            "choice": {"choice": "first", "reason": "From the labels."},
             "explanation": EXPLANATION,
         }
         fields = answers.get(call.stage, {"sql": row.gold_query})

@@ -5,6 +5,7 @@ Gold results are keyed by ``sha256(sql)`` under ``<cache_dir>/<executor.fingerpr
 a shorter time limit than the one now asked for, which is retried.
 """
 
+import functools
 import hashlib
 import logging
 import pickle
@@ -19,6 +20,7 @@ from engines import Engine
 from engines.errors import ErrorKind, ExecutionError, GuardError
 from engines.outage import raise_if_connection_lost
 from fileio import write_atomic
+from metric.value_match import normalized_rows
 
 __all__ = ["GoldCache", "GoldResult", "default_cache_dir"]
 
@@ -42,6 +44,11 @@ class GoldResult:
     error: ExecutionError | None
     elapsed_s: float
     truncated: bool = False
+
+    @functools.cached_property
+    def rows(self) -> list[tuple] | None:
+        """The rows as the value match compares them, computed once for every prediction scored against them."""
+        return None if self.frame is None else normalized_rows(self.frame)
 
 
 def default_cache_dir() -> Path:

@@ -264,7 +264,14 @@ def column_match_formatted(pred_sql: str, gold_df: pd.DataFrame | None, pred_df:
     return ColumnScore(set(gold_df.columns) <= labels, Comparison.OK)
 
 
-def score_frames(gold_df: pd.DataFrame | None, gold_sql: str, pred_df: pd.DataFrame | None, pred_sql: str) -> Scores:
+def score_frames(
+    gold_df: pd.DataFrame | None,
+    gold_sql: str,
+    pred_df: pd.DataFrame | None,
+    pred_sql: str,
+    *,
+    gold_rows: list[tuple] | None = None,
+) -> Scores:
     """Score one prediction against its gold with every metric.
 
     Args:
@@ -272,6 +279,7 @@ def score_frames(gold_df: pd.DataFrame | None, gold_sql: str, pred_df: pd.DataFr
         gold_sql: The gold SQL (its top-level ORDER BY makes the value match order-sensitive).
         pred_df: The predicted result, or None if the predicted query failed.
         pred_sql: The predicted SQL as executed.
+        gold_rows: ``normalized_rows(gold_df)`` when the caller keeps it for several predictions; None computes it.
 
     Returns:
         Row PM, raw and formatted column PM, and the value match.
@@ -280,5 +288,5 @@ def score_frames(gold_df: pd.DataFrame | None, gold_sql: str, pred_df: pd.DataFr
         row=row_match(gold_df, pred_df, pred_sql),
         column_raw=column_match_raw(gold_df, pred_df),
         column_formatted=column_match_formatted(pred_sql, gold_df, pred_df),
-        value=value_match(gold_df, pred_df, gold_sql),
+        value=value_match(gold_df, pred_df, gold_sql, gold_rows=gold_rows),
     )

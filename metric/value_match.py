@@ -12,7 +12,7 @@ import pandas as pd
 
 from metric.select_list import has_top_level_order_by
 
-__all__ = ["ValueComparison", "ValueScore", "value_match"]
+__all__ = ["ValueComparison", "ValueScore", "normalized_rows", "value_match"]
 
 _GREEDY_MAX_ROWS = 500
 
@@ -91,13 +91,28 @@ def _rows_equal(gold: tuple, pred: tuple, rel_tol: float) -> bool:
     return len(gold) == len(pred) and all(_cells_equal(g, p, rel_tol) for g, p in zip(gold, pred, strict=True))
 
 
+class _BoolTag:
+    """Stands for a boolean in an exact-match key: equal only to itself, so True never equals 1 (nor False 0)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+
+_BOOL_TAGS = {True: _BoolTag(True), False: _BoolTag(False)}
+
+
 def _exact_key(row: tuple) -> tuple:
-    """Key a row for exact matching; booleans are tagged so that True does not equal 1."""
-    return tuple((isinstance(value, bool), value) for value in row)
+    """Key a row for exact matching; booleans are tagged so that True does not equal 1.
+
+    The row's other values are kept as they are (no tuple per cell), which keeps large results small in memory.
+    """
+    return tuple(_BOOL_TAGS[value] if isinstance(value, bool) else value for value in row)
 
 
 def _unkey(key: tuple) -> tuple:
-    return tuple(value for _, value in key)
+    return tuple(value.value if isinstance(value, _BoolTag) else value for value in key)
 
 
 def _multisets_match(gold: list[tuple], pred: list[tuple], rel_tol: float) -> bool:
@@ -134,12 +149,23 @@ def _matched_positions(gold_columns: pd.Index, pred_columns: pd.Index) -> list[i
     return matched
 
 
-def _rows(frame: pd.DataFrame) -> list[tuple]:
+def normalized_rows(frame: pd.DataFrame) -> list[tuple]:
+    """Return the rows of `frame` as tuples of comparable Python values (see `value_match`).
+
+    Examples:
+        >>> normalized_rows(pd.DataFrame({"oid": ["ZTF1"], "ndet": [3], "ra": [float("nan")]}))
+        [('ZTF1', 3, None)]
+    """
     return [tuple(_normalize(v) for v in row) for row in frame.itertuples(index=False, name=None)]
 
 
 def value_match(
-    gold_df: pd.DataFrame | None, pred_df: pd.DataFrame | None, gold_sql: str, rel_tol: float = 1e-6
+    gold_df: pd.DataFrame | None,
+    pred_df: pd.DataFrame | None,
+    gold_sql: str,
+    rel_tol: float = 1e-6,
+    *,
+    gold_rows: list[tuple] | None = None,
 ) -> ValueScore:
     """Tell whether the prediction returns the gold rows, on every gold column.
 
@@ -153,6 +179,7 @@ def value_match(
         pred_df: The predicted result, or None if the predicted query failed.
         gold_sql: The gold SQL, read for a top-level ORDER BY.
         rel_tol: Relative tolerance for numbers.
+        gold_rows: ``normalized_rows(gold_df)`` when the caller keeps it for several predictions; None computes it.
 
     Returns:
         The score and the first reason for a mismatch.
@@ -174,7 +201,8 @@ def value_match(
         return ValueScore(False, ValueComparison.MISSING_COLUMNS)
     if len(gold_df) != len(pred_df):
         return ValueScore(False, ValueComparison.ROW_COUNT)
-    gold_rows, pred_rows = _rows(gold_df), _rows(pred_df.iloc[:, positions])
+    gold_rows = normalized_rows(gold_df) if gold_rows is None else gold_rows
+    pred_rows = normalized_rows(pred_df.iloc[:, positions])
     if has_top_level_order_by(gold_sql):
         matched = all(_rows_equal(g, p, rel_tol) for g, p in zip(gold_rows, pred_rows, strict=True))
     else:

@@ -2,10 +2,28 @@
 
 import dspy
 
-__all__ = ["ADAPTERS", "make_adapter"]
+from lms import DEFAULT_LOCAL_MODEL, LOCAL_PREFIX
+from modules.compact_chat_adapter import CompactChatAdapter
 
-ADAPTERS = ("chat", "json")
-"""Adapter names: ``chat`` = ``dspy.ChatAdapter()`` (JSON fallback on parse errors), ``json`` = ``JSONAdapter()``."""
+__all__ = ["ADAPTERS", "default_adapter", "make_adapter"]
+
+ADAPTERS = ("compact", "chat", "json")
+"""Adapter names: ``compact`` = ``CompactChatAdapter()`` (ChatAdapter's markers in fewer tokens), ``chat`` =
+``dspy.ChatAdapter()`` (JSON fallback on parse errors), ``json`` = ``JSONAdapter()``."""
+
+
+def default_adapter(model: str | None) -> str:
+    """Name the adapter of an uncompiled program and of a new compile for `model` (an artifact keeps its own).
+
+    A provider's model gets ``compact``: it pays per token, and the default K candidates multiply each call. An
+    embedded ``local/...`` model (None: the default one) keeps ``chat``, whose fuller template these small models
+    were compiled and measured with.
+
+    Examples:
+        >>> default_adapter("openai/gpt-4.1-mini"), default_adapter("local/gemma3-270m"), default_adapter(None)
+        ('compact', 'chat', 'chat')
+    """
+    return "chat" if (model or DEFAULT_LOCAL_MODEL).startswith(LOCAL_PREFIX) else "compact"
 
 
 def make_adapter(name: str) -> dspy.Adapter:
@@ -14,6 +32,8 @@ def make_adapter(name: str) -> dspy.Adapter:
     Raises:
         ValueError: The name is not in ``ADAPTERS``.
     """
+    if name == "compact":
+        return CompactChatAdapter()
     if name == "chat":
         return dspy.ChatAdapter()
     if name == "json":

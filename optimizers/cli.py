@@ -106,7 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--reflection-model", help="model that writes instructions: required by gepa, used by mipro for its proposals"
     )
-    parser.add_argument("--adapter", choices=ADAPTERS, default="chat", help="prompt format (default: %(default)s)")
+    parser.add_argument(
+        "--adapter", choices=ADAPTERS, help="prompt format (default: chat for local/ models, else compact)"
+    )
     parser.add_argument("--k", type=positive_int, default=3, help="demos per question (mqs) or per stage (labeled) "
                         "(default: %(default)s)")  # fmt: skip
     parser.add_argument(

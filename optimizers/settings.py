@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from modules.adapter import ADAPTERS
+from modules.adapter import ADAPTERS, default_adapter
 from modules.settings import PipelineSettings
 
 __all__ = ["LM_CALLS_PER_RUN", "CompileSettings"]
@@ -19,7 +19,8 @@ class CompileSettings:
         model: The task model string (``lms.resolve_lm``).
         optimizer: Strategy name from ``optimizers.strategies.STRATEGIES``.
         stages: Stages switched on in the compiled program.
-        adapter: ``chat`` or ``json``, applied around compile and recorded for inference.
+        adapter: A name of ``ADAPTERS``, applied around compile and recorded for inference (None:
+            ``default_adapter`` of the model).
         seed: Seed of the train/validation split and of the optimiser.
         train_fraction: Share of each difficulty that goes to the train (demo source) split; of the rest, half
             validates (strategies that select among candidates) and the others are held out for the reported score.
@@ -37,7 +38,7 @@ class CompileSettings:
     model: str
     optimizer: str = "random-search"
     pipeline: PipelineSettings = field(default_factory=PipelineSettings)
-    adapter: str = "chat"
+    adapter: str | None = None
     seed: int = 0
     train_fraction: float = 0.4
     num_threads: int = 2
@@ -54,6 +55,8 @@ class CompileSettings:
         Raises:
             ValueError: A value is out of range (the message names it).
         """
+        if self.adapter is None:
+            object.__setattr__(self, "adapter", default_adapter(self.model))
         if self.adapter not in ADAPTERS:
             raise ValueError(f"Unknown adapter {self.adapter!r}; choose from {', '.join(ADAPTERS)}.")
         if not 0.0 < self.train_fraction < 1.0:

@@ -130,6 +130,7 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
         Rows per table.
     """
     from replica.grounding.entities import literal_oids
+    from replica.synthetic.grounding import ZTF_PROFILE
 
     size = get_scale(scale)
     t0 = time.monotonic()
@@ -139,7 +140,7 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
     for name, frame in bookkeeping_frames().items():
         writer.write(name, frame)
     read_started = time.monotonic()
-    reserved = literal_oids(queries)  # reads (and caches) every query's worlds, so it counts as grounding
+    reserved = literal_oids(queries, ZTF_PROFILE)  # reads (and caches) every query's worlds, so it counts as grounding
     read_s = time.monotonic() - read_started
     _random_chunks(writer, seed, size, reserved)
     _unlinked_allwise(writer, seed, size)
@@ -183,13 +184,13 @@ def ground_queries(
     from replica.grounding.density import answers_many
     from replica.grounding.entities import entities_for_queries
     from replica.grounding.report import GroundingReport
-    from replica.grounding.rows import grounded_tables
     from replica.grounding.thinning import thin_unordered_limits
+    from replica.synthetic.grounding import ZTF_PROFILE, grounded_tables
 
     size = get_scale(scale)
     started = time.monotonic()
     conn.execute("SET search_path TO alerce, public")
-    plan = entities_for_queries(queries, lambda sql: answers_many(conn, sql))
+    plan = entities_for_queries(queries, ZTF_PROFILE, lambda sql: answers_many(conn, sql))
     chosen = time.monotonic()
     tables = grounded_tables(
         plan.entities,
@@ -197,10 +198,10 @@ def ground_queries(
         old_feature_fraction=size.old_feature_fraction,
         max_forced_rows=size.max_forced_rows,
     )
-    clear_base_rows(conn, tables)
+    clear_base_rows(conn, tables, ZTF_PROFILE)
     _grounded_chunk(writer or TableWriter(conn), tables)
     written = time.monotonic()
-    thinned = thin_unordered_limits(conn, queries, {e.oid for e in plan.entities if e.needs_object})
+    thinned = thin_unordered_limits(conn, queries, {e.oid for e in plan.entities if e.needs_object}, ZTF_PROFILE)
     stages = {"entities": chosen - started, "rows": written - chosen, "thinning": time.monotonic() - written}
     return GroundingReport(queries, plan.skipped, entities=len(plan.entities), thinned=thinned, stages_s=stages)
 

@@ -6,7 +6,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from replica.grounding.literals import literal
-from replica.grounding.worlds import Cone, World
+from replica.grounding.worlds import Cone, Link, World
 
 __all__ = ["ConeReader"]
 
@@ -43,6 +43,17 @@ class ConeReader:
                 ref = table_side[0][0]
                 world.cones.append(Cone(ref, (table_side[0][1], table_side[1][1]), tuple(centres), radius))
                 return
+        self._near(coords, radius_node, scope, world)
+
+    def _near(self, coords: list, radius_node, scope: Scope, world: World) -> None:
+        """Positions of two tables within a literal radius of each other: a Link between their ra columns."""
+        columns = [self._column(c, scope) for c in coords]
+        radius = literal(radius_node)
+        if not all(columns) or not isinstance(radius, float) or radius <= 0:
+            return
+        (ra1, dec1), (ra2, dec2) = columns[:2], columns[2:]
+        if ra1[0] == dec1[0] and ra2[0] == dec2[0] and ra1[0] != ra2[0]:
+            world.links.append(Link(ra1, "near", ra2, radius))
 
     def _centres(self, pair: list, scope: Scope) -> list[tuple[float, float]]:
         values = [literal(node) for node in pair]

@@ -13,6 +13,7 @@ import pandas as pd
 import psycopg
 
 from replica.grounding.constraints import primary_key
+from replica.grounding.profile import Profile
 from replica.grounding.thinning import delete_objects
 
 __all__ = ["clear_base_rows"]
@@ -20,22 +21,24 @@ __all__ = ["clear_base_rows"]
 logger = logging.getLogger(__name__)
 
 
-def clear_base_rows(conn: psycopg.Connection, tables: dict[str, pd.DataFrame]) -> None:
+def clear_base_rows(conn: psycopg.Connection, tables: dict[str, pd.DataFrame], profile: Profile) -> None:
     """Delete what the database holds under the keys of the grounded rows about to be written.
 
     A base object named like a grounded object is deleted whole; in a table keyed by one column other than oid
     (AllWISE sources), the base row with a grounded key is deleted.
 
     Args:
-        conn: Connection of the builder (search_path alerce, public), inside the build transaction.
+        conn: Connection of the builder (search_path on the catalog's schema), inside the build transaction.
         tables: The grounded rows per table.
+        profile: The catalog's grounding profile.
     """
+    schema = profile.schema
     oids = tables["object"]["oid"].tolist() if "object" in tables else []
-    taken = [row[0] for row in conn.execute("SELECT oid FROM alerce.object WHERE oid = ANY(%s)", (oids,))]
+    taken = [row[0] for row in conn.execute(f"SELECT oid FROM {schema}.object WHERE oid = ANY(%s)", (oids,))]
     if taken:
         logger.info("%d base objects replaced by grounded objects of the same oid", len(taken))
-        delete_objects(conn, sorted(taken))
+        delete_objects(conn, sorted(taken), profile)
     for name, frame in tables.items():
-        key = primary_key(name)
+        key = primary_key(name, profile.catalog)
         if len(key) == 1 and key != ("oid",) and not frame.empty:
-            conn.execute(f"DELETE FROM alerce.{name} WHERE {key[0]} = ANY(%s)", (frame[key[0]].tolist(),))
+            conn.execute(f"DELETE FROM {schema}.{name} WHERE {key[0]} = ANY(%s)", (frame[key[0]].tolist(),))

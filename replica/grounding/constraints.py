@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -38,41 +39,43 @@ _TRUTH |= {"f": False, "false": False, "n": False, "no": False, "off": False, "0
 
 
 @functools.cache
-def _tables() -> dict[str, Table]:
+def _tables(catalog: str) -> dict[str, Table]:
     """Catalog tables (and partitions) by name, parents before the tables that reference them (catalog order)."""
-    return {table.name: table for table in load_catalog().tables}
+    return {table.name: table for table in load_catalog(catalog).tables}
 
 
-def _column(table: str, column: str) -> Column | None:
-    found = _tables().get(table)
+def _column(table: str, column: str, catalog: str) -> Column | None:
+    found = _tables(catalog).get(table)
     return found.column(column) if found is not None else None
 
 
-def primary_key(table: str) -> tuple[str, ...]:
+def primary_key(table: str, catalog: str = "ztf") -> tuple[str, ...]:
     """The primary-key columns of ``table`` (none for a table outside the catalog)."""
-    found = _tables().get(table)
+    found = _tables(catalog).get(table)
     return tuple(found.primary_key) if found is not None else ()
 
 
-def foreign_keys(table: str) -> list[ForeignKey]:
+def foreign_keys(table: str, catalog: str = "ztf") -> list[ForeignKey]:
     """The foreign keys of ``table`` (none for a table outside the catalog)."""
-    found = _tables().get(table)
+    found = _tables(catalog).get(table)
     return list(found.foreign_keys) if found is not None else []
 
 
-def referencing(table: str) -> list[tuple[str, ForeignKey]]:
+def referencing(table: str, catalog: str = "ztf") -> list[tuple[str, ForeignKey]]:
     """(child table, foreign key) for every foreign key that points at ``table``."""
-    return [(child.name, fk) for child in _tables().values() for fk in child.foreign_keys if fk.ref_table == table]
+    return [
+        (child.name, fk) for child in _tables(catalog).values() for fk in child.foreign_keys if fk.ref_table == table
+    ]
 
 
-def fitting(table: str, column: str, value):
+def fitting(table: str, column: str, value, catalog: str = "ztf"):
     """``value`` as ``table.column`` holds it, or ``...`` when the column cannot hold it.
 
     A column cannot hold NULL (None, NaN) when it is NOT NULL, text that PostgreSQL does not read as its type, a
     number when it holds text, or a fraction or an out-of-range number when it holds whole numbers. Columns of
     other types (dates, arrays) take the value as it is.
     """
-    found = _column(table, column)
+    found = _column(table, column, catalog)
     if found is None:
         return ...
     if value is not None:
@@ -103,13 +106,16 @@ def _converted(sql_type: str, value):
     return int(value) if isinstance(value, int) else int(number)
 
 
-def conform(tables: dict[str, pd.DataFrame]) -> None:
+def conform(
+    tables: dict[str, pd.DataFrame], catalog: str = "ztf", fixed: Mapping[str, pd.DataFrame] | None = None
+) -> None:
     """Drop the grounded rows the schema would refuse, in place; the first row of a repeated key stays.
 
     Refused are rows with NULL in a NOT NULL column, rows repeating the primary key of an earlier row, and rows
-    whose foreign key names no grounded row (every grounded row belongs to a grounded object).
+    whose foreign key names no grounded row of its parent table (every grounded row belongs to a grounded object)
+    or no row of a table of fixed content (``fixed``: the lookup tables the database holds).
     """
-    for name, table in _tables().items():
+    for name, table in _tables(catalog).items():
         frame = tables.get(name)
         if frame is None or frame.empty:
             continue
@@ -120,7 +126,7 @@ def conform(tables: dict[str, pd.DataFrame]) -> None:
         key = [column for column in table.primary_key if column in frame.columns]
         keep[np.flatnonzero(keep)[frame[keep].duplicated(key).to_numpy()]] = False
         for fk in table.foreign_keys:
-            parent = tables.get(fk.ref_table)
+            parent = tables.get(fk.ref_table, (fixed or {}).get(fk.ref_table))
             if parent is not None:
                 keep &= _has_parent(frame[fk.columns], parent[fk.ref_columns])
         if not keep.all():

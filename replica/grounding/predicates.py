@@ -4,8 +4,9 @@ A query is parsed and qualified with sqlglot, then read as one or more *worlds*:
 branch (an entity satisfying any branch is an answer), INTERSECT joins its branches into one world, an OR
 contributes its first branch. Inside a world every base-table reference (``object AS o``, each ``probability``
 of a self-join, the tables of subqueries and CTEs) is a ``RowRef``; comparisons of its columns with literals
-become ``Atom``s, comparisons of two columns ``Diff``s, and q3c calls ``Cone``s. All references of a world are
-taken to describe one astronomical object (ALeRCE tables join on oid), which is what the entity builder makes.
+become ``Atom``s, differences of two columns ``Diff``s, and q3c calls ``Cone``s. Comparisons of two columns (join
+keys, q3c joins of two tables) are kept as ``Link``s: a catalog's profile reads which references describe one
+object from them, and resolves conditions on lookup tables through them.
 
 Example:
     >>> worlds = read_worlds("SELECT oid FROM probability WHERE class_name = 'SNIa' AND probability > 0.7")
@@ -23,9 +24,11 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
+from sqlglot.schema import MappingSchema
 
 from catalog import load_catalog
 from replica.grounding.cones import ConeReader
+from replica.grounding.joins import JoinReader
 from replica.grounding.literals import literal, values_catalogs
 from replica.grounding.worlds import Atom, Diff, RowRef, World
 
@@ -39,14 +42,20 @@ _AGGREGATES = (exp.Max, exp.Min, exp.Avg, exp.Sum)
 
 
 @functools.cache
-def schema() -> dict[str, dict[str, str]]:
-    """Table -> column -> type of the ALeRCE catalog (loaded once)."""
-    return {t.name: {c.name: c.sql_type for c in t.columns} for t in load_catalog().tables}
+def schema(catalog: str = "ztf") -> dict[str, dict[str, str]]:
+    """Table -> column -> type of a catalog (loaded once)."""
+    return {t.name: {c.name: c.sql_type for c in t.columns} for t in load_catalog(catalog).tables}
+
+
+@functools.cache
+def _qualifying_schema(catalog: str) -> MappingSchema:
+    """The catalog's schema as sqlglot qualifies against it (normalised once, not per query)."""
+    return MappingSchema(schema(catalog), dialect="postgres")
 
 
 @functools.lru_cache(maxsize=1024)
-def read_worlds(sql: str) -> tuple[World, ...]:
-    """Return the worlds of one gold query; an unparseable query gives no world (logged at debug level).
+def read_worlds(sql: str, catalog: str = "ztf") -> tuple[World, ...]:
+    """Return the worlds of one gold query on a catalog; an unparseable query gives no world (logged at debug level).
 
     Cached, since a build reads each query twice (its literal oids first, its entities later): treat the worlds
     as read-only.
@@ -56,26 +65,27 @@ def read_worlds(sql: str) -> tuple[World, ...]:
         catalogs = values_catalogs(tree)
         tree = qualify(
             tree,
-            schema=schema(),
+            schema=_qualifying_schema(catalog),
             dialect="postgres",
             validate_qualify_columns=False,
             expand_stars=False,
             quote_identifiers=False,
             identify=False,
         )
-        reader = _Reader(tree, catalogs)
+        reader = _Reader(tree, catalogs, schema(catalog))
         return tuple(reader.world(choice) for choice in reader.choices())
     except (SqlglotError, RecursionError, ValueError, KeyError) as err:
         logger.debug("cannot read gold query (%s): %.80s", err, sql)
         return ()
 
 
-class _Reader(ConeReader):
+class _Reader(ConeReader, JoinReader):
     """Walks the qualified tree of one query."""
 
-    def __init__(self, tree: exp.Expression, catalogs: dict[str, list[dict[str, object]]]):
+    def __init__(self, tree: exp.Expression, catalogs: dict[str, list[dict[str, object]]], tables: dict[str, dict]):
         self.tree = tree
         self.catalogs = catalogs
+        self.tables = tables
         self.scopes = traverse_scope(tree)
         self.scope_of = {id(s.expression): s for s in self.scopes}
         self.unions = [n for n in tree.find_all(exp.Union)]
@@ -92,7 +102,7 @@ class _Reader(ConeReader):
             if not isinstance(select, exp.Select) or not self._active(select, choice):
                 continue
             for alias, source in scope.sources.items():
-                if isinstance(source, exp.Table) and source.name in schema() and alias == source.alias_or_name:
+                if isinstance(source, exp.Table) and source.name in self.tables and alias == source.alias_or_name:
                     world.refs.append(RowRef(source.name, id(source)))
             for clause in (select.args.get("where"), select.args.get("having")):
                 if clause is not None:
@@ -100,6 +110,8 @@ class _Reader(ConeReader):
             for join in select.args.get("joins") or []:
                 if join.args.get("on") is not None:
                     self._conditions(join.args["on"], scope, world)
+        refs = set(world.refs)
+        world.links = [link for link in world.links if link.left[0] in refs and link.right[0] in refs]
         return world
 
     def _active(self, node: exp.Expression, choice: dict[int, int]) -> bool:
@@ -145,6 +157,8 @@ class _Reader(ConeReader):
             values = tuple(v for v in (literal(e) for e in node.expressions) if v is not None)
             if ref and values:
                 world.atoms.append(Atom(ref[0], ref[1], "notin" if negate else "in", values))
+            elif node.args.get("query") is not None and not negate:
+                self._link(node.this, node.args["query"], "=", scope, world)
         elif isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
             ref = self._column(node.this, scope)
             if ref:
@@ -175,6 +189,8 @@ class _Reader(ConeReader):
             ref = self._column(_unwrap_aggregate(left), scope)
             if ref:
                 world.atoms.append(Atom(ref[0], ref[1], op, (value,)))
+                if isinstance(left, _AGGREGATES):
+                    world.whole.add(ref)
                 return
             if isinstance(left, exp.Anonymous | exp.Func) and left.name.lower() == "q3c_dist" and op in ("<", "<="):
                 self._distance(left, float(value), scope, world)
@@ -184,6 +200,7 @@ class _Reader(ConeReader):
                 self._within(left.this, op, value, scope, world)
             return
         self._linear(left, right, op, scope, world)
+        self._link(left, right, op, scope, world)
 
     def _within(self, node, op: str, bound: float, scope: Scope, world: World) -> None:
         """``abs(column) < bound`` as ``-bound < column < bound``."""
@@ -219,9 +236,9 @@ class _Reader(ConeReader):
         source = scope.sources.get(node.table) if node.table else None
         if source is None and not node.table:
             tables = [s for s in scope.sources.values() if isinstance(s, exp.Table)]
-            source = next((t for t in tables if node.name in schema().get(t.name, {})), None)
+            source = next((t for t in tables if node.name in self.tables.get(t.name, {})), None)
         if isinstance(source, exp.Table):
-            if source.name in schema() and node.name in schema()[source.name]:
+            if source.name in self.tables and node.name in self.tables[source.name]:
                 return RowRef(source.name, id(source)), node.name
             return None
         if isinstance(source, Scope):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Atom", "Cone", "Diff", "RowRef", "World"]
+__all__ = ["Atom", "Cone", "Diff", "Link", "RowRef", "World"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,20 @@ class Cone:
     radius_deg: float
 
 
+@dataclass(frozen=True)
+class Link:
+    """``left op right`` between columns of two references.
+
+    Op '=' is a join key; any other comparison orders two columns; 'near' says that the positions whose ra columns
+    are ``left`` and ``right`` lie within ``value`` degrees of each other (a q3c join of two tables).
+    """
+
+    left: tuple[RowRef, str]
+    op: str
+    right: tuple[RowRef, str]
+    value: float = 0.0
+
+
 @dataclass
 class World:
     """The conditions of one way to satisfy a query."""
@@ -54,3 +68,6 @@ class World:
     diffs: list[Diff] = field(default_factory=list)
     cones: list[Cone] = field(default_factory=list)
     counts: list[tuple[RowRef, str, float]] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    whole: set[tuple[RowRef, str]] = field(default_factory=set)
+    """Columns read through an aggregate (``HAVING max(x) < c``): every row of an answer must meet their conditions."""

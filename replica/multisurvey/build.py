@@ -2,6 +2,7 @@
 
 import logging
 import time
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ from replica.multisurvey.crossmatch import allwise_rows, attach_sources, xmatch_
 from replica.multisurvey.dia_objects import dia_chunk
 from replica.multisurvey.features import feature_rows
 from replica.multisurvey.gaia import gaia_rows
+from replica.multisurvey.grounding.ground import check_answers, ground_queries
 from replica.multisurvey.lookups import LSST_BANDS, lookup_frames
 from replica.multisurvey.lsst_tables import DETECTION_SQL
 from replica.multisurvey.scales import Scale, get_scale
@@ -105,14 +107,19 @@ def _chunks(total: int, size: int) -> list[int]:
     return [min(size, total - start) for start in range(0, total, size)]
 
 
-def build(conn: psycopg.Connection, *, scale: str = "default", seed: int = 0, schema: str = SCHEMA) -> dict[str, int]:
+def build(
+    conn: psycopg.Connection, *, scale: str = "default", seed: int = 0, schema: str = SCHEMA, ground: Sequence[str] = ()
+) -> dict[str, int]:
     """Fill `schema` (its tables must exist, e.g. from the multisurvey catalog's DDL) and commit.
 
     Args:
         conn: psycopg 3 connection with rights to write the schema's tables.
         scale: 'tiny' or 'default' (see scales.py).
-        seed: random seed; the same (scale, seed) always gives the same rows.
+        seed: random seed; the same (scale, seed, ground) always gives the same rows.
         schema: the PostgreSQL schema holding the catalog's tables.
+        ground: gold queries whose answers (and near misses) are added on top of the random population (see
+            ``grounding.ground_queries``); the summary is logged in one line, each grounded query still without
+            rows in one warning line.
 
     Returns:
         Rows per table.
@@ -129,8 +136,11 @@ def build(conn: psycopg.Connection, *, scale: str = "default", seed: int = 0, sc
         _solar_system(run, np.random.default_rng([seed, 2, k]), n)
     for k, n in enumerate(_chunks(size.n_ztf, size.chunk_objects)):
         _ztf_only(run, np.random.default_rng([seed, 3, k]), n)
+    report = ground_queries(conn, list(ground), seed=seed, schema=schema, writer=run.writer) if ground else None
     for _, definition in indexes:
         conn.execute(definition)
+    if report is not None:
+        check_answers(conn, report)
     conn.execute("SET session_replication_role = origin")
     conn.commit()
     analyze(conn)

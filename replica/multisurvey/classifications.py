@@ -10,7 +10,7 @@ import pandas as pd
 from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id, classifier_version_code
 from replica.synthetic.probabilities import distinct_probabilities, ranks
 
-__all__ = ["probability_rows", "solar_system_probability_rows"]
+__all__ = ["probability_block", "probability_rows", "solar_system_probability_rows"]
 
 _TRUE_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "moving": "asteroid", "bogus": "bogus"}
 _HIT_RATE = {STAMP_CLASSIFIERS[0]: 0.75, STAMP_CLASSIFIERS[-1]: 0.85}
@@ -43,7 +43,8 @@ def _matrix(rng: np.random.Generator, top: np.ndarray) -> np.ndarray:
     return distinct_probabilities(rest)
 
 
-def _block(oids: np.ndarray, sid: np.ndarray, classifier: int, p: np.ndarray, lastmjd: np.ndarray) -> pd.DataFrame:
+def probability_block(oids: np.ndarray, sid: np.ndarray, classifier: int, p: np.ndarray, lastmjd: np.ndarray):
+    """Return one classifier's rows for objects whose class probabilities (CLASS_NAMES order) are the rows of `p`."""
     n, k = p.shape
     return pd.DataFrame(
         {
@@ -66,7 +67,7 @@ def probability_rows(rng: np.random.Generator, objects: pd.DataFrame, kinds: np.
     older = np.where(rng.random(len(truth)) < 0.8, newest, _top_class(rng, truth, _HIT_RATE[STAMP_CLASSIFIERS[0]]))
     oids, sid, lastmjd = (objects[c].to_numpy() for c in ("oid", "sid", "lastmjd"))
     blocks = [
-        _block(oids, sid, classifier, _matrix(rng, top), lastmjd)
+        probability_block(oids, sid, classifier, _matrix(rng, top), lastmjd)
         for classifier, top in zip(STAMP_CLASSIFIERS, (older, newest), strict=True)
     ]
     return pd.concat(blocks, ignore_index=True)
@@ -77,4 +78,4 @@ def solar_system_probability_rows(objects: pd.DataFrame) -> pd.DataFrame:
     p = np.zeros((len(objects), len(CLASS_NAMES)))
     p[:, CLASS_NAMES.index("asteroid")] = 1.0
     oids, sid, lastmjd = (objects[c].to_numpy() for c in ("oid", "sid", "lastmjd"))
-    return pd.concat([_block(oids, sid, c, p, lastmjd) for c in STAMP_CLASSIFIERS], ignore_index=True)
+    return pd.concat([probability_block(oids, sid, c, p, lastmjd) for c in STAMP_CLASSIFIERS], ignore_index=True)

@@ -19,14 +19,23 @@ _MATCH_RATE = {"VS": (0.5, 0.9), "AGN": (0.85, 0.35), "SN": (0.08, 0.02), "bogus
 _GAIA_LIMIT_MAG = 20.8
 
 
-def attach_sources(rng: np.random.Generator, spec: pd.DataFrame) -> None:
-    """Add wise_name, wise_ra, wise_dec, gaia_id, gaia_ra, gaia_dec (empty when unmatched) to `spec`."""
+def attach_sources(rng: np.random.Generator, spec: pd.DataFrame, wanted: np.ndarray | None = None) -> None:
+    """Add wise_name, wise_ra, wise_dec, gaia_id, gaia_ra, gaia_dec (empty when unmatched) to `spec`.
+
+    Args:
+        rng: random generator.
+        spec: the objects' spec.
+        wanted: per object, whether it must have (1) or lack (0) an AllWISE and a Gaia counterpart; NaN draws.
+    """
     n = len(spec)
     kind = spec["kind"].to_numpy()
     rates = np.array([_MATCH_RATE[k] for k in kind]).reshape(n, 2)
     mag = 31.4 - 2.5 * np.log10(np.maximum(spec["flux"].to_numpy(), 1e-3))
     wise = rng.random(n) < rates[:, 0]
     gaia = (rng.random(n) < rates[:, 1]) & ((mag < _GAIA_LIMIT_MAG) | (kind == "bogus"))
+    if wanted is not None:
+        wise = np.where(np.isnan(wanted[:, 0]), wise, wanted[:, 0] == 1)
+        gaia = np.where(np.isnan(wanted[:, 1]), gaia, wanted[:, 1] == 1)
     host = kind == "SN"
     wise_dist = np.where(host, rng.uniform(0.4, 1.8, n), rng.uniform(0.05, 0.6, n)) / 3600.0
     ra, dec = spec["ra"].to_numpy(), spec["dec"].to_numpy()

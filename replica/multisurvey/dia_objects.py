@@ -11,7 +11,7 @@ from replica.multisurvey.lsst_tables import detection_frames, forced_frames
 from replica.multisurvey.population import random_spec
 from replica.multisurvey.sky import offset_positions
 
-__all__ = ["DiaChunk", "dia_chunk"]
+__all__ = ["DiaChunk", "dia_chunk", "measured_rows", "measurement_tables"]
 
 LSST_DIA_SID = 1
 
@@ -72,6 +72,20 @@ def dia_chunk(rng: np.random.Generator, n: int, first_counter: int, max_forced: 
         max_forced: cap on forced-photometry epochs per object.
     """
     spec, visits = observe(rng, random_spec(rng, n), max_forced)
+    spec, detections, forced, ids_used = measured_rows(rng, spec, visits, first_counter)
+    tables = measurement_tables(rng, detections, forced)
+    return DiaChunk(spec, detections, forced, tables, ids_used)
+
+
+def measured_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame, first_counter: int):
+    """Name the objects and their measurements: (spec with oid, detections, forced epochs, ids used).
+
+    Args:
+        rng: random generator.
+        spec: the objects' spec (each detected at least once in `visits`).
+        visits: measured visits with `_obj`, `is_det` and `is_forced` (see `dia_sources.observe`).
+        first_counter: first unused LSST id counter.
+    """
     det_visits, forced_visits = visits[visits["is_det"]], visits[visits["is_forced"]]
     ids = lsst_ids(np.arange(first_counter, first_counter + len(det_visits) + len(forced_visits)))
     det_ids, forced_ids = ids[: len(det_visits)], ids[len(det_visits) :]
@@ -81,13 +95,20 @@ def dia_chunk(rng: np.random.Generator, n: int, first_counter: int, max_forced: 
     kind = spec["kind"].to_numpy()[detections["_obj"].to_numpy()]
     detections = detections.assign(diaobjectid=detections["oid"], **_detection_extras(rng, kind))
     forced = _identified(spec, forced_visits, forced_ids)
+    return spec, detections, forced, len(ids)
+
+
+def measurement_tables(rng: np.random.Generator, detections: pd.DataFrame, forced: pd.DataFrame) -> dict:
+    """Return the detection, lsst_detection, forced_photometry and lsst_forced_photometry rows of measurements.
+
+    Adds each detection's `raerr` to `detections` (lsst_dia_object's position error is computed from it).
+    """
     detection, lsst_detection = detection_frames(rng, detections)
     detections["raerr"] = lsst_detection["raerr"].to_numpy()
     forced_photometry, lsst_forced = forced_frames(rng, forced)
-    tables = {
+    return {
         "detection": detection,
         "lsst_detection": lsst_detection,
         "forced_photometry": forced_photometry,
         "lsst_forced_photometry": lsst_forced,
     }
-    return DiaChunk(spec, detections, forced, tables, len(ids))

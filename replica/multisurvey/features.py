@@ -12,7 +12,7 @@ import pandas as pd
 
 from replica.multisurvey.lookups import feature_names
 
-__all__ = ["feature_rows"]
+__all__ = ["MULTIBAND_BAND", "feature_rows", "is_multiband"]
 
 FEATURE_VERSION = 1
 MULTIBAND_BAND = 0
@@ -27,6 +27,11 @@ _MIN_POINTS |= {"fleet_": 5, "Period_band": 10, "delta_period": 10}
 _RANGES = {"SPM_t0": (-20.0, 60.0), "SPM_tau_rise": (1.0, 20.0), "SPM_tau_fall": (5.0, 120.0)}
 _RANGES |= {"Period_band": (0.05, 500.0)}
 _RANGES |= {"GP_DRW_tau": (1.0, 400.0), "SPM_A": (0.1, 10.0), "Autocor_length": (1.0, 30.0), "Con": (0.0, 0.2)}
+
+
+def is_multiband(name: str) -> bool:
+    """Whether a feature is computed over all bands at once (its rows have band 0)."""
+    return name in _MULTIBAND or bool(_COLOUR.match(name) or _WISE_COLOUR.match(name))
 
 
 def _mag(flux: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ big-endian integer, which reproduces the sample ssObjectIds of FACTS.md §2.
 import numpy as np
 
 __all__ = [
+    "designation_of",
     "lsst_ids",
     "pack_designation",
     "ss_object_id",
@@ -92,6 +93,19 @@ def ss_object_id(packed: str) -> int:
     21163641423278146
     """
     return int.from_bytes(packed.encode("ascii"), "big")
+
+
+def designation_of(ssobjectid: int) -> str | None:
+    """Return the unpacked designation an ssObjectId encodes (the inverse of `ss_object_id`), or None.
+
+    >>> designation_of(21165806405629509), designation_of(313853496686280764)
+    ('2020 TE16', None)
+    """
+    try:
+        packed = int(ssobjectid).to_bytes(8, "big").lstrip(b"\x00").decode("ascii")
+        return unpack_designation(packed) if len(packed) == 7 and packed[0] in _CENTURIES else None
+    except (ValueError, KeyError, IndexError, OverflowError, UnicodeDecodeError):
+        return None
 
 
 def lsst_ids(counters: np.ndarray) -> np.ndarray:

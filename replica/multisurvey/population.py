@@ -80,9 +80,9 @@ def _one_night(rng: np.random.Generator, spec: pd.DataFrame, m: np.ndarray, fain
     spec.loc[m, "extendedness"] = rng.uniform(0.0, 1.0, n)
 
 
-def random_spec(rng: np.random.Generator, n: int) -> pd.DataFrame:
-    """Return the spec of `n` random diaObjects (no ids yet)."""
-    kind = rng.choice(np.array(KINDS), size=n, p=np.array(_KIND_WEIGHTS))
+def random_spec(rng: np.random.Generator, n: int, kinds: np.ndarray | None = None) -> pd.DataFrame:
+    """Return the spec of `n` random diaObjects (no ids yet), of the given kinds (default: drawn)."""
+    kind = rng.choice(np.array(KINDS), size=n, p=np.array(_KIND_WEIGHTS)) if kinds is None else np.asarray(kinds)
     ra, dec, deep = lsst_positions(rng, n, _DEEP_FRACTION)
     spec = pd.DataFrame({"kind": kind, "subtype": kind, "ra": ra, "dec": dec, "deep": deep})
     for column in ("flux", "t0", "tau_rise", "tau_fall", "color", "host", "extendedness", "period", "amplitude"):

@@ -13,7 +13,7 @@ from replica.multisurvey.lightcurves import DETECTION_SNR, band_flux, measure
 from replica.multisurvey.orbits import apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
-__all__ = ["SS_SID", "random_designations", "ss_observations"]
+__all__ = ["SS_SID", "name_orbits", "observed_epochs", "random_designations", "ss_observations"]
 
 SS_SID = 2
 _HALF_MONTHS = "ABCDEFGHJKLMNOPQRSTUVWXY"
@@ -67,13 +67,8 @@ def _epochs(rng: np.random.Generator, start: np.ndarray) -> pd.DataFrame:
     return frame.sort_values(["_obj", "mjd"], kind="stable").drop_duplicates(["_obj", "mjd"]).reset_index(drop=True)
 
 
-def ss_observations(rng: np.random.Generator, n: int, first_counter: int, taken: set[str]):
-    """Return (orbits with designations and ssobjectid, detections with their ephemeris) of `n` candidates.
-
-    Only objects detected twice or more are kept; detections carry measurement ids from `first_counter` on.
-    """
-    elements, start = _visible_orbits(rng, n)
-    epochs = _epochs(rng, start)
+def observed_epochs(rng: np.random.Generator, elements: pd.DataFrame, epochs: pd.DataFrame) -> pd.DataFrame:
+    """Return the epochs (`_obj` indexes `elements`) with their ephemeris, V magnitude and measured fluxes."""
     orbit = elements.iloc[epochs["_obj"].to_numpy()].reset_index(drop=True)
     eph = ephemeris(orbit, epochs["mjd"].to_numpy())
     v = apparent_v(orbit["h"].to_numpy(), orbit["g"].to_numpy(), eph["heliorange"], eph["toporange"], eph["phaseangle"])
@@ -84,6 +79,22 @@ def ss_observations(rng: np.random.Generator, n: int, first_counter: int, taken:
     for prefix, key in vectors.items():
         for axis, column in enumerate("xyz"):
             det[prefix + column] = eph[key][:, axis]
+    return det
+
+
+def name_orbits(elements: pd.DataFrame) -> None:
+    """Add the packed designation and the ssObjectId of each orbit's (unpacked) designation."""
+    elements["packed"] = [pack_designation(name) for name in elements["designation"]]
+    elements["ssobjectid"] = [ss_object_id(packed) for packed in elements["packed"]]
+
+
+def ss_observations(rng: np.random.Generator, n: int, first_counter: int, taken: set[str]):
+    """Return (orbits with designations and ssobjectid, detections with their ephemeris) of `n` candidates.
+
+    Only objects detected twice or more are kept; detections carry measurement ids from `first_counter` on.
+    """
+    elements, start = _visible_orbits(rng, n)
+    det = observed_epochs(rng, elements, _epochs(rng, start))
     det = det[det["snr"].to_numpy() >= DETECTION_SNR]
     counts = det.groupby("_obj").size()
     seen = counts.index[counts.to_numpy() >= 2].to_numpy()
@@ -91,7 +102,6 @@ def ss_observations(rng: np.random.Generator, n: int, first_counter: int, taken:
     elements = elements.iloc[seen].reset_index(drop=True)
     det["_obj"] = np.searchsorted(seen, det["_obj"].to_numpy())
     elements["designation"] = random_designations(rng, len(elements), taken)
-    elements["packed"] = [pack_designation(name) for name in elements["designation"]]
-    elements["ssobjectid"] = [ss_object_id(packed) for packed in elements["packed"]]
+    name_orbits(elements)
     det["measurement_id"] = lsst_ids(np.arange(first_counter, first_counter + len(det)))
     return elements, det

@@ -17,7 +17,7 @@ from replica.multisurvey.sky import date_text, offset_positions, uniform_sky
 from replica.multisurvey.summaries import object_rows
 from replica.synthetic.photometry import candid_of
 
-__all__ = ["ZtfNamer", "counterpart_spec", "ztf_only_spec", "ztf_tables"]
+__all__ = ["ZtfNamer", "counterpart_spec", "ztf_only_spec", "ztf_rows", "ztf_tables"]
 
 ZTF_SID = 0
 ZTF_TID = 0
@@ -48,12 +48,16 @@ class ZtfNamer:
         return out
 
 
-def counterpart_spec(rng: np.random.Generator, lsst_spec: pd.DataFrame) -> pd.DataFrame:
-    """Return the spec of the ZTF counterparts of bright SN, VS and AGN among `lsst_spec` (with `lsst_oid`)."""
-    bright = lsst_spec["flux"].to_numpy() > _FAINTEST_FLUX
-    north = lsst_spec["dec"].to_numpy() > -28.0
-    lasting = np.isin(lsst_spec["kind"].to_numpy(), ("SN", "VS", "AGN"))
-    chosen = bright & north & lasting & (rng.random(len(lsst_spec)) < _COUNTERPART_SHARE)
+def counterpart_spec(rng: np.random.Generator, lsst_spec: pd.DataFrame, chosen: np.ndarray | None = None):
+    """Return the spec of the ZTF counterparts (with `lsst_oid`) of the chosen objects of `lsst_spec`.
+
+    By default the chosen are a share of the bright SN, VS and AGN north of -28 deg.
+    """
+    if chosen is None:
+        bright = lsst_spec["flux"].to_numpy() > _FAINTEST_FLUX
+        north = lsst_spec["dec"].to_numpy() > -28.0
+        lasting = np.isin(lsst_spec["kind"].to_numpy(), ("SN", "VS", "AGN"))
+        chosen = bright & north & lasting & (rng.random(len(lsst_spec)) < _COUNTERPART_SHARE)
     spec = lsst_spec[chosen].copy().reset_index(drop=True)
     distance_deg = rng.uniform(0.05, 0.8, len(spec)) / 3600.0
     angle = rng.uniform(0.0, 2 * np.pi, len(spec))
@@ -87,6 +91,11 @@ def ztf_tables(rng: np.random.Generator, spec: pd.DataFrame, namer: ZtfNamer, gi
     names = np.empty(len(spec), dtype=object)
     names[order] = namer.names(_years(rng, spec, firstmjd)[order])
     spec["oid"] = [ztf_oid(name) for name in names]
+    return ztf_rows(rng, spec, visits, gidx0)
+
+
+def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame, gidx0: int):
+    """Return (tables, spec, measurements used) of named ZTF objects (spec with oid) from their measured visits."""
     obj = visits["_obj"].to_numpy()
     pid, candid = candid_of(visits["mjd"].to_numpy(), gidx0 + np.arange(len(visits)))
     rows = visits.assign(

@@ -21,12 +21,7 @@ ROWS = [
 
 @pytest.fixture
 def split(tmp_path):
-    path = tmp_path / "dev.csv"
-    with path.open("w", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(["req_id", "request", "gold_query", "difficulty", "external_knowledge"])
-        writer.writerows([index, question, "SELECT 1", "simple", hint] for index, (question, hint) in enumerate(ROWS))
-    return path
+    return _write_split(tmp_path / "dev.csv", ROWS)
 
 
 def test_counts_hinted_values_found_again(split, capsys):
@@ -49,6 +44,30 @@ def test_a_missing_dataset_is_one_line_and_exit_1(tmp_path, capsys):
     assert main(["--dataset", str(tmp_path / "none.csv"), "--as-of", "2023-10-01"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: Dataset not found") and err.count("\n") == 1
+
+
+def _write_split(path, rows):
+    with path.open("w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["req_id", "request", "gold_query", "difficulty", "external_knowledge"])
+        writer.writerows([index, question, "SELECT 1", "simple", hint] for index, (question, hint) in enumerate(rows))
+    return path
+
+
+def test_a_split_without_mjd_hints_is_one_line_and_exit_1(tmp_path, capsys):
+    path = _write_split(tmp_path / "dev.csv", ROWS[3:])
+    assert main(["--dataset", str(path), "--as-of", "2023-10-01"]) == 1
+    assert capsys.readouterr().err == (
+        f"error: no question of '{path}' has an MJD hint in its external knowledge to compare with.\n"
+    )
+
+
+def test_a_split_without_questions_is_one_line_and_exit_1(tmp_path, capsys):
+    path = _write_split(tmp_path / "dev.csv", [])
+    assert main(["--dataset", str(path), "--as-of", "2023-10-01"]) == 1
+    assert capsys.readouterr().err == (
+        f"error: '{path}' holds no questions; pass a benchmark CSV with questions as --dataset.\n"
+    )
 
 
 def test_a_bad_as_of_is_a_usage_error(split, capsys):

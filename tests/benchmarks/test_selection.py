@@ -53,7 +53,7 @@ def test_pool_report_check_precision_and_recall():
 def test_report_pools_models_stronger_and_all():
     items = [_item(1, "a", ["ZTF1"], True)]
     items.append(Scored(**{**items[0].__dict__, "model": "gpt-4.1-2025-04-14", "id": "b"}))
-    pools = selection.report(items)
+    pools = selection.report(items, ("gpt-4.1-2025-04-14",))
     assert set(pools) == {"model:m", "model:gpt-4.1-2025-04-14", "stronger", "all"}
     assert pools["stronger"]["all"]["candidates"] == 1
     assert pools["all"]["simple"]["candidates"] == 2
@@ -77,3 +77,33 @@ def test_cli_help(capsys):
         selection.main(["--help"])
     assert exit_info.value.code == 0
     assert "python -m benchmarks.selection --dataset" in capsys.readouterr().out
+
+
+def test_stronger_models_are_the_better_half_of_the_file_and_need_two_models():
+    items = [_item(1, "a", ["ZTF1"], True), _item(1, "b", ["ZTF2"], False)]
+    items = [Scored(**{**item.__dict__, "model": model}) for item, model in zip(items, ("x", "y"), strict=True)]
+    assert selection.stronger_models(items) == ("x",)
+    assert selection.stronger_models(items[:1]) == ()
+
+
+def _candidates_file(tmp_path, req_ids, models=("m1", "m2")):
+    path = tmp_path / "candidates.csv"
+    rows = [{"req_id": r, "sql": "SELECT 1", "model": m, "prompting": "p", "run": 0} for r in req_ids for m in models]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_cli_candidates_of_questions_outside_the_split_exit_1(dev_csv_path, tmp_path, capsys):
+    path = _candidates_file(tmp_path, [990001, 990002])
+    assert selection.main(["--dataset", str(dev_csv_path), "--candidates", str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"error: none of the 4 candidates in '{path}' answers a question of the dev split; "
+        "pass the split they answer with --split (or its --dataset).\n"
+    )
+
+
+def test_cli_stronger_models_absent_from_the_candidates_exit_1(dev_csv_path, tmp_path, capsys):
+    path = _candidates_file(tmp_path, [int(pd.read_csv(dev_csv_path)["req_id"].iloc[0])])
+    argv = ["--dataset", str(dev_csv_path), "--candidates", str(path), "--stronger", "m1,gpt-9"]
+    assert selection.main(argv) == 1
+    assert capsys.readouterr().err == "error: --stronger names models the candidates do not have: gpt-9.\n"

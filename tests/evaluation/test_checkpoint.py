@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from evaluation import checkpoint as checkpoint_module
 from evaluation.checkpoint import Checkpoint
 from evaluation.errors import CheckpointMismatch
 
@@ -48,3 +49,16 @@ def test_checkpoint_refuses_a_foreign_file(tmp_path):
     (tmp_path / "checkpoint.jsonl").write_text('{"something": "else"}\n')
     with pytest.raises(CheckpointMismatch, match="is not a checkpoint of this evaluator"):
         Checkpoint(tmp_path / "checkpoint.jsonl", IDENTITY).load()
+
+
+def test_appends_within_the_sync_interval_share_one_fsync(tmp_path, monkeypatch):
+    clock = iter([100.0, 100.0, 100.5, 101.2, 101.2])
+    synced = []
+    monkeypatch.setattr(checkpoint_module.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(checkpoint_module.os, "fsync", synced.append)
+    checkpoint = Checkpoint(tmp_path / "checkpoint.jsonl", IDENTITY)
+    checkpoint.append_all([{"req_id": 1, "run": 0}, {"req_id": 1, "run": 1}])  # at 100.0: synced
+    checkpoint.append({"req_id": 2, "run": 0})  # at 100.5: flushed only
+    checkpoint.append({"req_id": 3, "run": 0})  # at 101.2: synced again
+    assert len(synced) == 2
+    assert [(record["req_id"], record["run"]) for record in checkpoint.load()] == [(1, 0), (1, 1), (2, 0), (3, 0)]

@@ -4,8 +4,8 @@ import json
 
 import pandas as pd
 
+from evaluation.item_record import ItemRecord
 from evaluation.report import PER_QUESTION_COLUMNS, PLOT_FILE, build_report, render_table, write_report
-from evaluation.runner import ItemRecord
 
 SETTINGS = {"timeout_s": 10.0, "gold_timeout_s": 30.0, "database_fingerprint": "fp"}
 

@@ -6,8 +6,9 @@ import threading
 import pytest
 
 from evaluation.checkpoint import Checkpoint
+from evaluation.item_record import ItemRecord
 from evaluation.predictions import Prediction
-from evaluation.runner import MISSING_MESSAGE, ItemRecord, score_item, score_predictions
+from evaluation.runner import MISSING_MESSAGE, score_item, score_predictions
 from metric.gold_cache import GoldCache
 from metric.select_list import parse_select_list
 
@@ -124,7 +125,9 @@ def test_missing_prediction_is_a_general_error(dev_examples, module_executor, go
 
 def test_resume_skips_checkpointed_items_and_matches_a_clean_run(dev_examples, module_executor, gold_cache, tmp_path):
     examples = dev_examples[:8]
-    predictions = [Prediction(ex.req_id, run, ex.gold_sql) for run in (0, 1) for ex in examples]
+    predictions = [
+        Prediction(ex.req_id, run, f"SELECT * FROM ({ex.gold_sql}) AS run{run}") for run in (0, 1) for ex in examples
+    ]
     clean = score_predictions(predictions, examples, module_executor, gold_cache, timeout_s=10, workers=2)
     full = Checkpoint(tmp_path / "clean.jsonl", IDENTITY)
     for record in clean[:6]:
@@ -155,15 +158,11 @@ def test_resume_recomputes_items_whose_sql_changed(dev_examples, module_executor
         checkpoint=checkpoint,
     )
     counting = CountingExecutor(module_executor)
+    changed = f"SELECT * FROM ({example.gold_sql}) AS g"
     (record,) = score_predictions(
-        [Prediction(example.req_id, 0, example.gold_sql)],
-        [example],
-        counting,
-        gold_cache,
-        timeout_s=10,
-        checkpoint=checkpoint,
+        [Prediction(example.req_id, 0, changed)], [example], counting, gold_cache, timeout_s=10, checkpoint=checkpoint
     )
-    assert counting.calls == [example.gold_sql] and record.row_pm
+    assert counting.calls == [changed] and record.sql == changed
 
 
 class ExplodingExecutor(CountingExecutor):

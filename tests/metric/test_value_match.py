@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from metric.value_match import ValueComparison, value_match
+from metric.value_match import ValueComparison, normalized_rows, value_match
 from tests.optimizers.cases import frame, params
 
 
@@ -38,3 +38,18 @@ def test_value_match_compares_array_cells():
     gold = pd.DataFrame({"arr": [[1, 2]]})
     assert value_match(gold, pd.DataFrame({"arr": [[1, 2]]}), "SELECT arr FROM t").pm
     assert not value_match(gold, pd.DataFrame({"arr": [[2, 1]]}), "SELECT arr FROM t").pm
+
+
+def test_value_match_tells_booleans_from_integers():
+    gold = pd.DataFrame({"flag": pd.array([True, False], dtype=object), "n": [1, 2]})
+    as_integers = pd.DataFrame({"flag": pd.array([1, 0], dtype=object), "n": [1, 2]})
+    assert value_match(gold, as_integers, "SELECT flag, n FROM t").comparison == ValueComparison.VALUES
+    assert value_match(gold, pd.DataFrame({"flag": [False, True], "n": [2, 1]}), "SELECT flag, n FROM t").pm
+
+
+def test_value_match_with_kept_gold_rows_scores_as_without():
+    gold = pd.DataFrame({"oid": ["ZTF1", "ZTF2"], "ndet": [3, 4]})
+    pred = pd.DataFrame({"oid": ["ZTF2", "ZTF1"], "ndet": [4, 5]})
+    for sql in ("SELECT oid, ndet FROM object", "SELECT oid, ndet FROM object ORDER BY ndet"):
+        kept = value_match(gold, pred, sql, gold_rows=normalized_rows(gold))
+        assert kept == value_match(gold, pred, sql)

@@ -117,3 +117,9 @@ def test_compile_gains_and_reloads_to_identical_predictions(optimizer, extra, ex
     load_artifact(fresh, tmp_path / "artifact")
     assert answers(fresh, lm) == answers(compiled, lm)
     assert answers(AlerceText2SQL(executor), lm) != answers(compiled, lm)
+
+
+def test_compile_settings_take_the_model_default_adapter_unless_given():
+    assert CompileSettings(model="openai/gpt-4.1-mini").adapter == "compact"
+    assert CompileSettings(model="local/gemma3-270m").adapter == "chat"
+    assert CompileSettings(model="openai/gpt-4.1-mini", adapter="json").adapter == "json"

@@ -11,9 +11,9 @@ from db.cli import main as db_main
 from optimizers.cli import EXAMPLES_CSV
 from replica.grounding.entities import entities_for_queries
 from replica.grounding.predicates import read_worlds
-from replica.grounding.rows import grounded_tables
 from replica.grounding.sources import GroundingError, grounding_digest, read_queries
 from replica.grounding.thinning import _counting_queries
+from replica.synthetic.grounding import ZTF_PROFILE, grounded_tables
 
 _SCALE = {"old_feature_fraction": 0.3, "max_forced_rows": 80}
 
@@ -81,7 +81,7 @@ def test_unparseable_query_gives_no_world():
 
 def test_entities_answer_and_nearly_answer_a_query():
     entities = entities_for_queries(
-        ["SELECT oid FROM probability WHERE class_name = 'YSO' AND probability > 0.7"]
+        ["SELECT oid FROM probability WHERE class_name = 'YSO' AND probability > 0.7"], ZTF_PROFILE
     ).entities
     answers = [e for e in entities if e.spec.get("lc_class") == "YSO" and e.spec.get("lc_p", 0) > 0.7]
     misses = [e for e in entities if e not in answers]
@@ -101,7 +101,7 @@ def test_entities_answer_and_nearly_answer_a_query():
     ids=["above", "above-fraction", "below", "between"],
 )
 def test_whole_number_columns_get_whole_numbers_that_meet_the_bounds(condition, meets):
-    entities = entities_for_queries([f"SELECT oid FROM reference WHERE {condition}"]).entities
+    entities = entities_for_queries([f"SELECT oid FROM reference WHERE {condition}"], ZTF_PROFILE).entities
     values = [columns["nframesref"] for e in entities for table, _, columns in e.patches if table == "reference"]
     assert values and all(float(v).is_integer() for v in values)
     assert all(meets(v) for v in values[:2])  # the two answering entities; the rest are near misses
@@ -110,7 +110,7 @@ def test_whole_number_columns_get_whole_numbers_that_meet_the_bounds(condition, 
 def test_literal_oids_name_entities_and_some_of_many_break_a_condition():
     oids = [f"ZTF21aaaaaa{c}" for c in "abcdef"]
     sql = f"SELECT * FROM ss_ztf WHERE oid IN ({', '.join(repr(o) for o in oids)}) AND ssdistnr > 2"
-    entities = {e.oid: e for e in entities_for_queries([sql]).entities}
+    entities = {e.oid: e for e in entities_for_queries([sql], ZTF_PROFILE).entities}
     assert set(entities) == set(oids)
     distances = [entities[o].spec["ssdistnr"] for o in oids]
     assert sum(d > 2 for d in distances) == 3
@@ -119,14 +119,14 @@ def test_literal_oids_name_entities_and_some_of_many_break_a_condition():
 
 def test_entities_naming_the_same_oid_are_merged():
     sqls = ["SELECT * FROM gaia_ztf WHERE oid = 'ZTF20aaaaaaa'", "SELECT * FROM ss_ztf WHERE oid = 'ZTF20aaaaaaa'"]
-    assert [e.oid for e in entities_for_queries(sqls).entities] == ["ZTF20aaaaaaa"]
+    assert [e.oid for e in entities_for_queries(sqls, ZTF_PROFILE).entities] == ["ZTF20aaaaaaa"]
 
 
 def test_only_limits_without_order_by_are_thinned():
-    counting = _counting_queries("SELECT * FROM probability WHERE probability > 0.9 LIMIT 100")
+    counting = _counting_queries("SELECT * FROM probability WHERE probability > 0.9 LIMIT 100", ZTF_PROFILE)
     assert [limit for _, limit in counting] == [100]
     assert "LIMIT" not in counting[0][0]
-    assert _counting_queries("SELECT * FROM probability ORDER BY oid LIMIT 10") == []
+    assert _counting_queries("SELECT * FROM probability ORDER BY oid LIMIT 10", ZTF_PROFILE) == []
 
 
 def test_read_queries_from_csv_and_sql_files(tmp_path: Path):
@@ -162,24 +162,24 @@ def test_db_up_with_a_missing_ground_file_is_one_line_and_exit_1(tmp_path: Path,
 def test_a_having_count_over_detections_sets_the_number_of_detections():
     sql = "SELECT oid FROM detection GROUP BY oid HAVING count(*) > 40"
     assert read_worlds(sql)[0].counts[0][1:] == (">", 40.0)
-    assert all(e.spec.get("_ndet", 0) > 40 for e in entities_for_queries([sql]).entities)
+    assert all(e.spec.get("_ndet", 0) > 40 for e in entities_for_queries([sql], ZTF_PROFILE).entities)
 
 
 def test_a_partition_of_probability_grounds_like_probability_of_its_classifier():
     entities = entities_for_queries(
-        ["SELECT oid FROM lc_classifier WHERE class_name = 'QSO' AND probability > 0.8"]
+        ["SELECT oid FROM lc_classifier WHERE class_name = 'QSO' AND probability > 0.8"], ZTF_PROFILE
     ).entities
     assert any(e.spec.get("lc_class") == "QSO" and e.spec["lc_p"] > 0.8 for e in entities)
 
 
 def test_literals_are_written_as_their_columns_hold_them():
     sql = "SELECT oid FROM forced_photometry WHERE procstatus IN ('0', '57') AND mag <> 'NaN' AND nframesref > 35"
-    tables = grounded_tables(entities_for_queries([sql]).entities, np.random.default_rng(0), **_SCALE)
+    tables = grounded_tables(entities_for_queries([sql], ZTF_PROFILE).entities, np.random.default_rng(0), **_SCALE)
     assert tables["forced_photometry"]["mag"].isna().any()  # the near miss of mag <> 'NaN' holds NaN
 
 
 def test_the_projects_own_examples_ground_without_error():
-    plan = entities_for_queries(read_queries([EXAMPLES_CSV]))
+    plan = entities_for_queries(read_queries([EXAMPLES_CSV]), ZTF_PROFILE)
     tables = grounded_tables(plan.entities, np.random.default_rng(0), **_SCALE)
     assert plan.skipped == []
     assert len(tables["object"]) > 100
@@ -201,5 +201,7 @@ def test_an_absolute_value_bound_reads_as_two_bounds():
 
 def test_an_allwise_source_without_an_object_gets_the_magnitudes_asked_for():
     sql = "SELECT oid_catalog FROM allwise WHERE w1mpro - w2mpro >= 1.9 AND w1mpro < 12"
-    wise = grounded_tables(entities_for_queries([sql]).entities, np.random.default_rng(0), **_SCALE)["allwise"]
+    wise = grounded_tables(entities_for_queries([sql], ZTF_PROFILE).entities, np.random.default_rng(0), **_SCALE)[
+        "allwise"
+    ]
     assert ((wise["w1mpro"] < 12) & (wise["w1mpro"] - wise["w2mpro"] >= 1.9)).any()

@@ -19,7 +19,7 @@ from catalog import load_catalog, render_ddl
 from db.q3c import install_q3c
 from replica.build import build
 from replica.grounding.entities import Skipped, entities_for_queries
-from replica.grounding.rows import grounded_tables
+from replica.synthetic.grounding import ZTF_PROFILE, grounded_tables
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "grounding_cases.yaml").read_text(encoding="utf-8"))
 _SCALE = {"old_feature_fraction": 0.3, "max_forced_rows": 20}
@@ -31,7 +31,7 @@ def _queries(case: dict) -> list[str]:
 
 
 def _tables(queries: list[str]) -> dict[str, pd.DataFrame]:
-    return grounded_tables(entities_for_queries(queries).entities, np.random.default_rng(0), **_SCALE)
+    return grounded_tables(entities_for_queries(queries, ZTF_PROFILE).entities, np.random.default_rng(0), **_SCALE)
 
 
 def _broken_constraints(tables: dict[str, pd.DataFrame]) -> list[str]:
@@ -80,7 +80,7 @@ def test_a_grounded_name_never_takes_the_oid_a_query_names() -> None:
 @pytest.mark.parametrize("case", CASES["skipped"], ids=lambda case: case["id"])
 def test_a_query_no_object_answers_is_skipped_in_one_line(case: dict, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="replica.grounding.entities"):
-        plan = entities_for_queries([case["sql"]])
+        plan = entities_for_queries([case["sql"]], ZTF_PROFILE)
     assert plan.entities == []
     assert [s.query for s in plan.skipped] == [case["sql"]]
     assert case["reason"] in plan.skipped[0].reason
@@ -91,7 +91,7 @@ def test_a_query_no_object_answers_is_skipped_in_one_line(case: dict, caplog: py
 
 def test_skipping_a_query_keeps_the_others() -> None:
     skipped, kept = CASES["skipped"][0]["sql"], CASES["answered"][0]["sql"]
-    plan = entities_for_queries([skipped, kept])
+    plan = entities_for_queries([skipped, kept], ZTF_PROFILE)
     assert [s.query for s in plan.skipped] == [skipped] and isinstance(plan.skipped[0], Skipped)
     assert plan.entities
 

@@ -10,6 +10,7 @@ import pytest
 
 from replica.grounding.density import answers_many
 from replica.grounding.thinning import thin_unordered_limits
+from replica.synthetic.grounding import ZTF_PROFILE
 
 SCHEMA = (
     "CREATE SCHEMA alerce",
@@ -51,7 +52,7 @@ def state(conn: psycopg.Connection) -> tuple:
 
 
 def test_thinning_deletes_whole_base_objects_until_an_unordered_limit_has_headroom(builder):
-    deleted = thin_unordered_limits(builder, ["SELECT oid FROM object WHERE ndet > 10 LIMIT 20"], GROUNDED)
+    deleted = thin_unordered_limits(builder, ["SELECT oid FROM object WHERE ndet > 10 LIMIT 20"], GROUNDED, ZTF_PROFILE)
     qualifying = {row[0] for row in builder.execute("SELECT oid FROM object WHERE ndet > 10")}
     assert deleted == 11  # 30 qualifying rows, 19 left: under the limit of 20
     assert len(qualifying) == 19
@@ -64,7 +65,7 @@ def test_thinning_deletes_whole_base_objects_until_an_unordered_limit_has_headro
 
 def test_thinning_leaves_ordered_limits_and_limits_with_headroom_alone(builder):
     queries = ["SELECT oid FROM object WHERE ndet > 10 ORDER BY ndet LIMIT 20", "SELECT oid FROM object LIMIT 41"]
-    assert thin_unordered_limits(builder, queries, set()) == 0
+    assert thin_unordered_limits(builder, queries, set(), ZTF_PROFILE) == 0
     assert builder.execute("SELECT count(*) FROM object").fetchone()[0] == 40
 
 
@@ -72,6 +73,6 @@ def test_thinning_leaves_ordered_limits_and_limits_with_headroom_alone(builder):
 def test_a_hostile_ground_query_never_runs_as_the_builder(builder, sql):
     before = state(builder)
     assert answers_many(builder, sql) is False
-    assert thin_unordered_limits(builder, [sql], set()) == 0
+    assert thin_unordered_limits(builder, [sql], set(), ZTF_PROFILE) == 0
     builder.commit()
     assert state(builder) == before

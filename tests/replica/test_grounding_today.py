@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from replica.grounding.entities import entities_for_queries
-from replica.grounding.rows import grounded_tables
+from replica.synthetic.grounding.profile import ZTF_PROFILE
+from replica.synthetic.grounding.rows import grounded_tables
 
 _SCALE = {"old_feature_fraction": 0.3, "max_forced_rows": 80}
 
@@ -17,7 +18,9 @@ def _answers(sql_filter: str, probability: pd.DataFrame) -> set[str]:
 
 
 def _ground(sql: str) -> pd.DataFrame:
-    return grounded_tables(entities_for_queries([sql]).entities, np.random.default_rng(0), **_SCALE)["probability"]
+    return grounded_tables(entities_for_queries([sql], ZTF_PROFILE).entities, np.random.default_rng(0), **_SCALE)[
+        "probability"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Each stage's rendered prompt is pinned in tests/fixtures/prompts/<predictor>.txt.
+"""Each stage's rendered prompt, as a provider's model gets it, is pinned in tests/fixtures/prompts/<predictor>.txt.
 
 Regenerate after a deliberate prompt change with `UPDATE_GOLDEN=1 pytest tests/signatures` (and recompile).
 """
@@ -14,8 +14,12 @@ from engines.errors import ErrorKind, ExecutionError
 from engines.fake import FakeEngine
 from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
+from modules.adapter import make_adapter
 from modules.result_findings import check_result
 from modules.selection import result_preview
+
+PROVIDER_ADAPTER = "compact"
+"""The adapter of an uncompiled program on a provider's model (``modules.adapter.default_adapter``)."""
 
 GOLDEN_DIR = Path(__file__).parents[1] / "fixtures" / "prompts"
 QUESTION = "Which SNIa were first detected in September 2023?"
@@ -50,7 +54,7 @@ def answer(call):
 
 def prompts(program) -> list[str]:
     lm = fake_lm(answer)
-    with dspy.context(lm=lm):
+    with dspy.context(lm=lm, adapter=make_adapter(PROVIDER_ADAPTER)):
         program(question=QUESTION, external_knowledge=EXTERNAL, domain_knowledge="0")
     return [_render(entry["messages"]) for entry in lm.history]
 
@@ -102,7 +106,7 @@ def rendered() -> dict[str, str]:
 
 def predictor_prompt(predictor: dspy.Predict, answer_fields: dict, **inputs: str) -> str:
     lm = fake_lm(lambda call: render_answer(answer_fields))
-    with dspy.context(lm=lm):
+    with dspy.context(lm=lm, adapter=make_adapter(PROVIDER_ADAPTER)):
         predictor(**inputs)
     return _render(lm.history[0]["messages"])
 

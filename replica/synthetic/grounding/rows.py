@@ -1,7 +1,7 @@
-"""Generate the rows of grounded entities with the base generator, apply their patches, and keep the schema's keys.
+"""Generate the rows of grounded ZTF entities with the base generator, apply their patches, keep the schema's keys.
 
-A patch writes only values its column can hold; a value for a key column names one row, and the rows whose foreign
-key names that row follow it; the rows of all entities together then keep every key (``constraints.conform``).
+The engine's patching writes the values the spec does not model (``replica.grounding.patching``); the rows of all
+entities together then keep every key (``replica.grounding.constraints.conform``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import logging
 import numpy as np
 import pandas as pd
 
-from replica.grounding.constraints import conform, fitting, foreign_keys, primary_key, referencing
-from replica.grounding.entities import Entity
+from replica.grounding.constraints import conform, fitting
+from replica.grounding.entity import Entity
+from replica.grounding.patching import apply_patches, fitted
 from replica.synthetic import crossmatch, vocab
 from replica.synthetic.chunk import generate_chunk
 from replica.synthetic.objects import spec_for_kinds, year_of
@@ -67,7 +68,7 @@ def grounded_tables(
         spec["ps1_both"] = False
         _override(spec, objects, rng)
         tables = generate_chunk(rng, spec, GROUNDED_GIDX, max_forced_rows)
-        _apply_patches(tables, objects)
+        apply_patches(tables, objects, special={"xmatch_catalog": _rename_catalog})
     extra = [source for e in entities for source in e.allwise]
     if extra:
         tables["allwise"] = pd.concat([tables.get("allwise", pd.DataFrame()), _allwise_rows(rng, extra)])
@@ -139,107 +140,9 @@ def _normalise(spec: pd.DataFrame) -> None:
         spec[col] = spec[col].astype(np.int64)
 
 
-class _RowIndex:
-    """Row positions of each oid in each table and the columns filters read, computed once per table.
-
-    Patching then scans no table twice and converts no column twice (a pandas column of Arrow strings costs
-    milliseconds per conversion, and there are hundreds of patches).
-    """
-
-    def __init__(self, tables: dict[str, pd.DataFrame]):
-        self.tables = tables
-        self._by_oid: dict[str, dict[str, np.ndarray]] = {}
-        self._columns: dict[tuple[str, str], np.ndarray] = {}
-        self._keyed: set[tuple[str, int]] = set()
-
-    def rows(self, table: str, oid: str, filt: dict) -> np.ndarray:
-        if table not in self._by_oid:
-            frame = self.tables[table].reset_index(drop=True)
-            self.tables[table] = frame
-            self._by_oid[table] = {key: np.asarray(rows) for key, rows in frame.groupby("oid").indices.items()}
-        rows = self._by_oid[table].get(oid, np.empty(0, dtype=np.int64))
-        for column, value in filt.items():
-            if column in self.tables[table].columns and len(rows):
-                rows = rows[self._column(table, column)[rows] == value]
-        return rows
-
-    def set(self, table: str, rows: np.ndarray, columns: dict) -> None:
-        """Write the columns' values into the rows; a key column's value names one row, so only one row gets it.
-
-        A value its column cannot hold is dropped with a log line: the entity then misses that one condition.
-        """
-        if not len(rows):
-            return
-        key = primary_key(table)
-        for column, value in columns.items():
-            fitted = fitting(table, column, value)
-            if fitted is ...:
-                logger.debug("%s.%s cannot hold %r; patch dropped", table, column, value)
-                continue
-            if column not in self.tables[table].columns:  # a column the database fills (dataquality's noise)
-                self.tables[table][column] = None
-            if column in key:
-                if not (self._column(table, column)[rows] == fitted).any():  # else a row holds it already
-                    self._set_key(table, self._unkeyed(table, rows), column, fitted)
-            else:
-                self._write(table, rows, column, fitted)
-
-    def _unkeyed(self, table: str, rows: np.ndarray) -> int:
-        """The first of the rows whose key no patch has set yet (two references name two rows), else the first."""
-        row = next((int(row) for row in rows if (table, int(row)) not in self._keyed), int(rows[0]))
-        self._keyed.add((table, row))
-        return row
-
-    def _set_key(self, table: str, row: int, column: str, value) -> None:
-        """Change a key column of one row, keeping foreign keys whole.
-
-        A column that names a parent row (dataquality's candid names a detection) changes in the parent, and every
-        row naming the changed row follows it. Grounded rows are found by oid, which every such key includes.
-        """
-        frame = self.tables[table]
-        for fk in foreign_keys(table):
-            if column in fk.columns and fk.ref_table in self.tables:
-                wanted = {theirs: frame.at[row, mine] for mine, theirs in zip(fk.columns, fk.ref_columns, strict=True)}
-                parents = self.rows(fk.ref_table, str(wanted.pop("oid")), wanted)
-                if len(parents):
-                    self._set_key(fk.ref_table, parents[0], fk.ref_columns[fk.columns.index(column)], value)
-                    return
-        for child, fk in referencing(table):
-            if child in self.tables and column in fk.ref_columns:
-                named = {mine: frame.at[row, theirs] for mine, theirs in zip(fk.columns, fk.ref_columns, strict=True)}
-                rows = self.rows(child, str(named.pop("oid")), named)
-                self._write(child, rows, fk.columns[fk.ref_columns.index(column)], value)
-        self._write(table, np.array([row]), column, value)
-
-    def _write(self, table: str, rows: np.ndarray, column: str, value) -> None:
-        frame = self.tables[table]
-        frame.loc[frame.index[rows], column] = value
-        self._columns.pop((table, column), None)
-
-    def _column(self, table: str, column: str) -> np.ndarray:
-        if (table, column) not in self._columns:
-            self._columns[(table, column)] = self.tables[table][column].to_numpy()
-        return self._columns[(table, column)]
-
-
-def _apply_patches(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> None:
-    index = _RowIndex(tables)
-    for entity in objects:
-        for table, filt, columns in entity.patches:
-            if table == "xmatch_catalog":
-                _rename_catalog(tables, entity.oid, columns["oid_catalog"])
-            elif table in tables:
-                index.set(table, index.rows(table, entity.oid, filt), columns)
-        for table, filt, satisfy, violate in entity.alternating:
-            if table not in tables:
-                continue
-            rows = index.rows(table, entity.oid, filt)
-            index.set(table, rows[::2] if violate else rows, satisfy)
-            if violate:
-                index.set(table, rows[1::2], violate)
-
-
-def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, name) -> None:
+def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, columns: dict) -> None:
+    """Give the object's AllWISE counterpart the designation a query names (in xmatch and allwise alike)."""
+    name = columns["oid_catalog"]
     if fitting("allwise", "oid_catalog", name) is ...:
         logger.debug("an AllWISE source cannot be named %r; patch dropped", name)
         return
@@ -250,7 +153,7 @@ def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, name) -> None:
 
 
 def _allwise_rows(rng: np.random.Generator, sources: list[dict]) -> pd.DataFrame:
-    sources = [_fitted("allwise", source) for source in sources]
+    sources = [fitted("allwise", source) for source in sources]
     ra = np.array([s["ra"] for s in sources], dtype=float)
     dec = np.array([s["dec"] for s in sources], dtype=float)
     w1 = np.array([s.get("w1mpro", np.nan) for s in sources], dtype=float)
@@ -260,9 +163,3 @@ def _allwise_rows(rng: np.random.Generator, sources: list[dict]) -> pd.DataFrame
             if column in rows.columns and column not in ("ra", "dec"):
                 rows.loc[rows.index[i], column] = value
     return rows
-
-
-def _fitted(table: str, values: dict) -> dict:
-    """The values that the table's columns can hold, as the columns hold them."""
-    fitted = {column: fitting(table, column, value) for column, value in values.items()}
-    return {column: value for column, value in fitted.items() if value is not ...}

@@ -6,8 +6,8 @@ derives the rows of every classifier and version from them, so probabilities sum
 
 from __future__ import annotations
 
-from replica.grounding.domains import categories
 from replica.synthetic import vocab
+from replica.synthetic.grounding.domains import categories
 from replica.synthetic.today import lc_class_of, today_class_of
 
 __all__ = ["bind_probabilities"]

@@ -1,4 +1,4 @@
-"""Bind chosen column values to an entity: spec overrides where the generator derives the value, patches elsewhere.
+"""Bind chosen column values to a ZTF entity: spec overrides where the generator derives the value, patches elsewhere.
 
 Spec overrides keep the generator's invariants (ndet is the detection count, first/last MJD are the detection
 extremes, probabilities sum to 1 with rankings by probability, candids are shared by the per-alert tables).
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from replica.grounding.bind_probabilities import bind_probabilities
 from replica.grounding.worlds import Cone, Diff, RowRef, World
 from replica.synthetic import vocab
+from replica.synthetic.grounding.bind_probabilities import bind_probabilities
 
 __all__ = ["bind_values"]
 

@@ -1,0 +1,139 @@
+"""Bind chosen column values to a multi-survey entity: its generator spec, and patches for what the spec omits.
+
+The spec says what the generator derives (so object and lsst_dia_object aggregates, probabilities and features stay
+consistent with the detections): the survey (sid), the kind of source, position, number and span of detections,
+bands, flux level, forced photometry, classes per classifier, cross-matches, a ZTF twin nearby, and for a
+solar-system object its orbit and designation. Per-row values the spec does not derive (reliability, trail length,
+orbit geometry) are patched into the rows, on half of an answer's rows when a near miss exists for them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from replica.grounding.worlds import Cone, Diff, Link, RowRef, World
+from replica.multisurvey.grounding.bind_tables import BINDERS, PER_ROW, bind_rows
+from replica.multisurvey.grounding.bodies import SOURCE_TABLES, bodies
+from replica.multisurvey.ids import designation_of
+from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id
+
+__all__ = ["bind_values"]
+
+_KIND_OF_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "asteroid": "moving", "bogus": "bogus"}
+_SS_TABLES = ("lsst_ss_detection", "lsst_mpc_orbits")
+_ARCSEC = 1 / 3600
+_ZTF_PREFIX = 1 << 55
+
+
+def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
+    """Fill ``entity`` (spec, patches, alternating rows) from per-reference values and the world's links."""
+    found = bodies(world)
+    _apply_diffs(by_ref, world.diffs)
+    spec = entity.spec
+    if found.primary and all(ref.table in SOURCE_TABLES for ref in found.primary):
+        entity.needs_object = False
+        spec["orphans"] = [(ref.table, _columns(by_ref.get(ref, {}))) for ref in found.primary]
+    else:
+        spec["sid"] = _survey(found.primary, by_ref, entity.oid)
+        for ref in found.primary:
+            values = by_ref.get(ref, {})
+            if ref.table in PER_ROW:
+                bind_rows(entity, ref, values, whole={c for r, c in world.whole if r == ref})
+            elif ref.table in BINDERS:
+                BINDERS[ref.table](entity, ref.table, values)
+        _counts(spec, world.counts, set(found.primary))
+        _precursors(spec, world.links)
+        _twin(spec, found.companions, by_ref)
+        _finish(spec)
+    for cone, outside in cones:
+        _place(spec, cone, outside, variant)
+
+
+def _columns(values: dict) -> dict:
+    return {column: value for column, value in values.items() if not column.startswith("_")}
+
+
+def _apply_diffs(by_ref: dict[RowRef, dict], diffs: list[Diff]) -> None:
+    """Choose both columns of ``a - b op c``: a span for last - first MJDs, else b from a (default 15)."""
+    for diff in diffs:
+        (ref_a, col_a), (ref_b, col_b) = diff.left, diff.right
+        if "mjd" in col_a and "mjd" in col_b:
+            by_ref.setdefault(ref_a, {})["_span"] = diff.value * 1.5 + 10 if diff.op in (">", ">=") else None
+            continue
+        a = by_ref.setdefault(ref_a, {}).get(col_a, 15.0)
+        if not isinstance(a, int | float):
+            continue
+        margin = max(abs(diff.value) * 0.5, 0.05)
+        target = diff.value - margin if diff.op in ("<", "<=") else diff.value + margin
+        by_ref[ref_a][col_a] = a
+        by_ref.setdefault(ref_b, {})[col_b] = round(a - target, 4)
+
+
+def _survey(refs: list[RowRef], by_ref: dict[RowRef, dict], oid) -> int:
+    """The sid of the primary object: asked for, else told by a literal id or by the tables the query reads."""
+    for ref in refs:
+        sid = by_ref.get(ref, {}).get("sid")
+        if isinstance(sid, int | float) and int(sid) in (0, 1, 2):
+            return int(sid)
+    if isinstance(oid, int):
+        if oid >> 55 == 1 and oid < 2 * _ZTF_PREFIX:
+            return 0
+        return 2 if designation_of(oid) else 1
+    if any(ref.table in _SS_TABLES for ref in refs):
+        return 2
+    return 1
+
+
+def _counts(spec: dict, counts: list[tuple[RowRef, str, float]], refs: set[RowRef]) -> None:
+    """``HAVING count(*) > n`` over measurements: enough rows, twice over (half an answer's rows may miss)."""
+    for ref, op, value in counts:
+        if ref not in refs or op not in (">", ">=", "="):
+            continue
+        needed = math.floor(value) + 1 if op == ">" else math.ceil(value)
+        key = "n_forced" if "forced" in ref.table else "n_det"
+        spec[key] = max(spec.get(key, 0), 2 * needed + 4)
+        if spec.get("sid") == 2:
+            spec["nights"] = max(spec.get("nights", 1), min(needed + 1, 8))
+
+
+def _precursors(spec: dict, links: list[Link]) -> None:
+    """Forced photometry before the first detection (``f.mjd < o.firstmjd``)."""
+    for link in links:
+        (a, column_a), column_b = link.left, link.right[1]
+        if link.op in ("<", "<=") and "forced" in a.table and column_a == "mjd" and column_b == "firstmjd":
+            spec["precursors"] = max(spec.get("precursors", 0), 6)
+
+
+def _twin(spec: dict, companions: list[list[RowRef]], by_ref: dict[RowRef, dict]) -> None:
+    """A ZTF object at the primary's position, when a companion asks for sid 0 (or for no survey)."""
+    for refs in companions:
+        values = [by_ref.get(ref, {}) for ref in refs]
+        sids = [v["sid"] for v in values if isinstance(v.get("sid"), int | float)]
+        if spec.get("sid") == 1 and (not sids or int(sids[0]) == 0):
+            n_det = [int(v["n_det"]) for v in values if isinstance(v.get("n_det"), int | float)]
+            spec["twin"] = {"n_det": max(n_det[0], 1)} if n_det else {}
+
+
+def _finish(spec: dict) -> None:
+    """The kind of source, from the class the newest classifier must give, else from the light curve asked for."""
+    newest = spec.get("classes", {}).get(STAMP_CLASSIFIERS[-1]) or next(iter(spec.get("classes", {}).values()), None)
+    if spec.get("sid") == 2:
+        spec["kind"] = "moving"
+    elif newest is not None and newest[0] is not None and newest[2] == 1:
+        names = {class_id(STAMP_CLASSIFIERS[-1], name): name for name in CLASS_NAMES}
+        spec["kind"] = _KIND_OF_CLASS[names.get(newest[0], "SN")]
+    elif spec.get("span", 0.0) > 120.0 or spec.get("n_det", 0) > 60 or spec.get("features"):
+        spec["kind"] = "VS"
+    else:
+        spec["kind"] = "SN"
+    if spec["kind"] in ("bogus", "moving") and spec.get("sid") != 2:
+        spec["span"] = min(spec.get("span", 0.05), 0.2)
+
+
+def _place(spec: dict, cone: Cone, outside: bool, variant: int) -> None:
+    """Put the object (or an orphan source) inside the cone, or just outside it for a near miss."""
+    ra, dec = cone.centres[variant % len(cone.centres)]
+    r = cone.radius_deg
+    offset = r * (1 + max(0.15, 2 * _ARCSEC / r)) if outside else r * 0.5
+    dec2 = dec + offset if dec + offset <= 89.0 else dec - offset
+    spec.update(ra=ra % 360.0, dec=dec2)

@@ -1,0 +1,203 @@
+"""Per-table binders of the multi-survey catalog: chosen values of one table reference -> spec keys and patches.
+
+Spec keys (read by ``generate``): n_det, firstmjd, lastmjd, span, ra, dec, mjd_hint, bands (band -> fewest
+detections), only_band, flux (band -> mean psfflux level, nJy), positive, n_forced, classes (classifier ->
+(class_id, probability, ranking)), sources (wise, gaia), features, measured (flux values of measurement rows),
+designation, orbit, unfilled.
+"""
+
+from __future__ import annotations
+
+import re
+
+from replica.grounding.worlds import RowRef
+from replica.multisurvey.features import MULTIBAND_BAND, is_multiband
+from replica.multisurvey.ids import pack_designation, unpack_designation
+from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, classifier_version_code, feature_names
+
+__all__ = ["BINDERS", "PER_ROW", "bind_rows"]
+
+PER_ROW = ("detection", "lsst_detection", "forced_photometry", "lsst_forced_photometry", "lsst_ss_detection")
+MEASURED = ("psfflux", "psffluxerr", "scienceflux", "sciencefluxerr", "snr", "isnegative")
+"""Measurement columns the object's aggregates derive from: set before the aggregates are computed."""
+_SKIPPED = {"oid", "sid", "tid", "ssobjectid", "diaobjectid", "measurement_id", "oid_catalog"}
+_BAND_STAT = re.compile(r"^([ugrizy])_(\w+)$")
+_FLUX_STATS = ("psffluxmean", "sciencefluxmean", "psffluxmax", "fpfluxmean")
+_R_BAND = LSST_BANDS["r"]
+_VERSION_CLASSIFIER = {classifier_version_code(c): c for c in STAMP_CLASSIFIERS}
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _rest(values: dict, used: set[str]) -> dict:
+    return {c: v for c, v in values.items() if c not in used and c not in _SKIPPED and not c.startswith("_")}
+
+
+def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
+    """A measurement table: its band, epoch and flux values go to the spec, the others to half of its rows."""
+    spec, table = entity.spec, ref.table
+    used = set()
+    band = _number(values.get("band"))
+    if band is not None and table in ("detection", "forced_photometry"):
+        spec.setdefault("only_band", int(band))
+        used.add("band")
+    mjd = _number(values.get("mjd"))
+    if mjd is not None and table == "detection":
+        spec.setdefault("mjd_hint", mjd)
+        used.add("mjd")
+    for column in ("ra", "dec"):  # a measurement's position is its object's, give or take an arcsecond
+        if _number(values.get(column)) is not None and table in ("detection", "forced_photometry"):
+            spec.setdefault(column, float(values[column]))
+            used.add(column)
+    if table == "lsst_ss_detection" and isinstance(values.get("designation"), str):
+        if _unpacked(values["designation"]):
+            spec.setdefault("designation", _unpacked(values["designation"]))
+        used.add("designation")
+    violate = {c: v for c, v in values.get("_violate", {}).items() if c not in whole}
+    measured = {c: v for c, v in _rest(values, used).items() if c in MEASURED}
+    if measured and table in ("lsst_detection", "lsst_forced_photometry"):
+        kind = "detection" if table == "lsst_detection" else "forced"
+        spec.setdefault("measured", []).append((kind, measured, {c: v for c, v in violate.items() if c in measured}))
+        used |= set(measured)
+    rest = _rest(values, used)
+    if rest:
+        entity.alternating.append((table, {}, rest, {c: v for c, v in violate.items() if c in rest}))
+
+
+def _unpacked(designation: str) -> str | None:
+    """The unpacked form of a provisional designation, written either way; None for text that is not one."""
+    for unpacked in (designation, _unpack(designation)):
+        try:
+            if unpacked and pack_designation(unpacked) and unpack_designation(pack_designation(unpacked)) == unpacked:
+                return unpacked
+        except (KeyError, ValueError, IndexError, StopIteration):
+            continue
+    return None
+
+
+def _unpack(packed: str) -> str | None:
+    try:
+        return unpack_designation(packed)
+    except (KeyError, ValueError, IndexError):
+        return None
+
+
+def _bind_object(entity, table: str, values: dict) -> None:
+    spec, used = entity.spec, set()
+    for column, key in (("n_det", "n_det"), ("n_forced", "n_forced"), ("firstmjd", "firstmjd")):
+        if _number(values.get(column)) is not None:
+            spec[key] = int(values[column]) if key.startswith("n_") else float(values[column])
+            used.add(column)
+    for column, key in (("lastmjd", "lastmjd"), ("deltamjd", "span"), ("meanra", "ra"), ("meandec", "dec")):
+        if _number(values.get(column)) is not None:
+            spec[key] = float(values[column])
+            used.add(column)
+    if values.get("_span"):
+        spec["span"] = max(spec.get("span", 0.0), values["_span"])
+    _patch(entity, table, _rest(values, used))
+
+
+def _bind_dia_object(entity, table: str, values: dict) -> None:
+    spec, used = entity.spec, set()
+    renamed = {"ndiasources": "n_det", "firstdiasourcemjdtai": "firstmjd", "lastdiasourcemjdtai": "lastmjd"}
+    for column, key in {**renamed, "ra": "ra", "dec": "dec"}.items():
+        if _number(values.get(column)) is not None:
+            spec[key] = int(values[column]) if key == "n_det" else float(values[column])
+            used.add(column)
+    for column, value in values.items():
+        match = _BAND_STAT.match(column)
+        if match and _number(value) is not None and _band_statistic(spec, LSST_BANDS[match[1]], match[2], value):
+            used.add(column)
+    _patch(entity, table, _rest(values, used))
+
+
+def _band_statistic(spec: dict, band: int, statistic: str, value: float) -> bool:
+    """Read a per-band statistic of lsst_dia_object into the spec; whether the spec holds it."""
+    if statistic == "psffluxndata":
+        if value >= 1:
+            spec.setdefault("bands", {})[band] = max(spec.get("bands", {}).get(band, 0), int(value))
+        return True
+    if statistic in _FLUX_STATS:
+        spec.setdefault("flux", {})[band] = float(value)
+        return True
+    if statistic == "psffluxmin":
+        spec["positive"] = True
+        spec.setdefault("flux", {})[band] = max(spec.get("flux", {}).get(band, 0.0), 2.0 * float(value), 200.0)
+        return True
+    return False
+
+
+def _bind_probability(entity, table: str, values: dict) -> None:
+    classifier = _number(values.get("classifier_id"))
+    version = _number(values.get("classifier_version"))
+    if classifier is None and version is not None:
+        classifier = _VERSION_CLASSIFIER.get(int(version), STAMP_CLASSIFIERS[0])
+    classifier = int(classifier) if classifier is not None else STAMP_CLASSIFIERS[-1]
+    class_id = _number(values.get("class_id"))
+    rank = _number(values.get("ranking"))
+    p = _number(values.get("probability"))
+    wanted = (None if class_id is None else int(class_id), p if p is not None and 0 < p < 1 else None, int(rank or 1))
+    entity.spec.setdefault("classes", {}).setdefault(classifier, wanted)
+
+
+def _bind_feature(entity, table: str, values: dict) -> None:
+    feature = _number(values.get("feature_id"))
+    if feature is None or not 0 <= feature < len(feature_names()):
+        return
+    name = feature_names()[int(feature)]
+    band = _number(values.get("band"))
+    band = MULTIBAND_BAND if is_multiband(name) else int(band) if band else _R_BAND
+    entity.spec.setdefault("features", []).append((int(feature), band))
+    value = _number(values.get("feature_value"))
+    if value is not None:
+        entity.patches.append(("feature", {"feature_id": int(feature), "band": band}, {"feature_value": value}))
+
+
+def _bind_xmatch(entity, table: str, values: dict) -> None:
+    catid = _number(values.get("catid"))
+    source = "gaia" if catid == 1 else "wise"
+    entity.spec.setdefault("sources", {})[source] = True
+    rest = _rest(values, {"catid"})
+    if rest:
+        entity.patches.append(("xmatch", {"catid": 1 if source == "gaia" else 0}, rest))
+
+
+def _bind_source(entity, table: str, values: dict) -> None:
+    entity.spec.setdefault("sources", {})["gaia" if table == "gaiadr3_source" else "wise"] = True
+    _patch(entity, table, _rest(values, set()))
+
+
+def _bind_orbit(entity, table: str, values: dict) -> None:
+    spec, used = entity.spec, set()
+    for column in ("designation", "unpacked_primary_provisional_designation", "packed_primary_provisional_designation"):
+        if isinstance(values.get(column), str):
+            if _unpacked(values[column]):
+                spec.setdefault("designation", _unpacked(values[column]))
+            used.add(column)
+    for column in ("a", "e", "i", "q", "h"):
+        if _number(values.get(column)) is not None:
+            spec.setdefault("orbit", {})[column] = float(values[column])
+            used.add(column)
+    if spec.get("orbit", {}).get("a") == 0.0:
+        spec["unfilled"] = True
+        del spec["orbit"]["a"]
+    _patch(entity, table, _rest(values, used))
+
+
+def _patch(entity, table: str, columns: dict) -> None:
+    if columns:
+        entity.patches.append((table, {}, columns))
+
+
+BINDERS = {
+    "object": _bind_object,
+    "lsst_dia_object": _bind_dia_object,
+    "probability": _bind_probability,
+    "feature": _bind_feature,
+    "xmatch": _bind_xmatch,
+    "allwise": _bind_source,
+    "gaiadr3_source": _bind_source,
+    "lsst_mpc_orbits": _bind_orbit,
+}

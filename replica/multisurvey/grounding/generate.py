@@ -1,0 +1,111 @@
+"""Rows of grounded multi-survey entities: each survey's objects, cross-match sources without an object, patches.
+
+Objects are made by survey (LSST diaObjects with their ZTF twins, solar-system objects, ZTF-only objects) from the
+generator's pieces; sources a query asks for without an object (an AllWISE or Gaia row alone) come from the
+generator's source models. The engine's patching then writes what the spec does not model, and the rows of all
+entities keep every key of the catalog, lookups included (``constraints.conform``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from replica.grounding.constraints import conform
+from replica.grounding.entity import Entity
+from replica.grounding.patching import apply_patches, fitted
+from replica.multisurvey.gaia import gaia_rows
+from replica.multisurvey.grounding.dia import dia_objects, merged, ztf_only_objects
+from replica.multisurvey.grounding.ss import ss_objects
+from replica.multisurvey.grounding.ztf_objects import ZtfNames
+from replica.multisurvey.lookups import lookup_frames
+from replica.multisurvey.population import flux_of_mag
+from replica.multisurvey.sky import lsst_positions
+from replica.synthetic.crossmatch import allwise_sources
+
+__all__ = ["GROUNDED_COUNTER", "grounded_tables"]
+
+GROUNDED_COUNTER = 10**12
+"""LSST id counter of the first grounded measurement: base counters stay far below it, so ids never collide."""
+CATALOG = "multisurvey"
+_OWNED_BY_SSOBJECT = ("lsst_ss_detection", "lsst_mpc_orbits")
+
+
+def grounded_tables(entities: list[Entity], rng: np.random.Generator) -> dict[str, pd.DataFrame]:
+    """Rows of every table for the entities (unnamed ones are named), within the catalog's keys."""
+    objects = [e for e in entities if e.needs_object]
+    names, counter, tables = ZtfNames(), GROUNDED_COUNTER, {}
+    dia = [e for e in objects if e.spec.get("sid", 1) == 1]
+    if dia:
+        part, counter = dia_objects(rng, dia, counter, names)
+        tables = merged(tables, part)
+    solar = [e for e in objects if e.spec.get("sid") == 2]
+    if solar:
+        part, counter = ss_objects(rng, solar, counter, set())
+        tables = merged(tables, part)
+    ztf = [e for e in objects if e.spec.get("sid") == 0]
+    if ztf:
+        tables = merged(tables, ztf_only_objects(rng, ztf, names))
+    orphans = [e for e in entities if not e.needs_object]
+    if orphans:
+        tables = merged(tables, _orphan_sources(rng, orphans))
+    _patched(tables, objects)
+    conform(tables, CATALOG, fixed=lookup_frames())
+    return tables
+
+
+def _orphan_sources(rng: np.random.Generator, entities: list[Entity]) -> dict[str, pd.DataFrame]:
+    """AllWISE and Gaia rows a query asks for alone, at the position asked for (else a random one)."""
+    rows: dict[str, list[pd.DataFrame]] = {"allwise": [], "gaiadr3_source": []}
+    for entity in entities:
+        ra, dec, _ = lsst_positions(rng, 1, 0.0)
+        ra, dec = np.array([entity.spec.get("ra", ra[0])]), np.array([entity.spec.get("dec", dec[0])])
+        for table, values in entity.spec.get("orphans", []):
+            frame = _allwise(rng, ra, dec) if table == "allwise" else _gaia(rng, ra, dec)
+            for column, value in fitted(table, values, CATALOG).items():
+                if column in frame.columns:
+                    frame[column] = value
+            rows[table].append(frame)
+    return {table: pd.concat(frames, ignore_index=True) for table, frames in rows.items() if frames}
+
+
+def _allwise(rng: np.random.Generator, ra: np.ndarray, dec: np.ndarray) -> pd.DataFrame:
+    return allwise_sources(rng, ra, dec, np.full(len(ra), np.nan), np.full(len(ra), np.nan))
+
+
+def _gaia(rng: np.random.Generator, ra: np.ndarray, dec: np.ndarray) -> pd.DataFrame:
+    spec = pd.DataFrame(
+        {
+            "kind": "VS",
+            "flux": flux_of_mag(rng.uniform(14.0, 19.0, len(ra))),
+            "color": rng.normal(0.5, 0.3, len(ra)),
+            "gaia_id": pd.array(rng.integers(4 * 10**18, 6 * 10**18, len(ra)), dtype="Int64"),
+            "gaia_ra": ra,
+            "gaia_dec": dec,
+        }
+    )
+    return gaia_rows(rng, spec)
+
+
+def _patched(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> None:
+    """Apply the entities' patches; rows without an oid are found through the object they belong to."""
+    owners = _owners(tables)
+    for table, owner in owners.items():
+        tables[table] = tables[table].assign(oid=owner)
+    apply_patches(tables, objects, CATALOG)
+    for table in owners:
+        tables[table] = tables[table].drop(columns="oid")
+
+
+def _owners(tables: dict[str, pd.DataFrame]) -> dict[str, np.ndarray]:
+    """The object each row of the tables without an oid belongs to (sources through xmatch, orbits by id)."""
+    out = {table: tables[table]["ssobjectid"].to_numpy() for table in _OWNED_BY_SSOBJECT if table in tables}
+    xmatch = tables.get("xmatch", pd.DataFrame(columns=["oid", "catid", "oid_catalog"]))
+    for table, catid, key in (("allwise", 0, str), ("gaiadr3_source", 1, int)):
+        if table in tables:
+            mine = xmatch[xmatch["catid"] == catid]
+            owner = dict(zip(mine["oid_catalog"].map(key), mine["oid"], strict=True))
+            out[table] = (
+                tables[table]["oid_catalog"].map(lambda name, owner=owner, key=key: owner.get(key(name))).to_numpy()
+            )
+    return out

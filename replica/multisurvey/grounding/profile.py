@@ -1,0 +1,62 @@
+"""The multi-survey catalog as the grounding engine sees it: ``MULTISURVEY_PROFILE``.
+
+Objects are named by integer ids (oid; ssobjectid for solar-system rows), classes and classifiers by id, and the
+lookup tables (bands, classes, feature names, catalogues, surveys) have the published content: a condition on
+a lookup is a condition on the ids it joins.
+"""
+
+from __future__ import annotations
+
+import math
+
+from catalog import load_catalog
+from replica.grounding.entity import Entity
+from replica.grounding.profile import Profile
+from replica.multisurvey.grounding.bind import bind_values
+from replica.multisurvey.grounding.bind_tables import PER_ROW
+from replica.multisurvey.grounding.bodies import IDENTITY
+from replica.multisurvey.grounding.domains import categories, domain
+from replica.multisurvey.lookups import lookup_frames
+
+__all__ = ["MULTISURVEY_PROFILE"]
+
+_BIGINT_END = 2**63
+_MAX_ROWS = 5000
+"""Detections or forced epochs the generator makes for one object at most (a build must not run out of memory)."""
+
+
+def _object_id(column: str, value) -> int | None:
+    """An object is named by a positive bigint (the notebooks also quote ids: '313853496686280764')."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
+        return int(value) if 0 < value < _BIGINT_END else None
+    return None
+
+
+def _unmakeable(entity: Entity) -> str | None:
+    """Why the generator cannot make the entity (a non-finite value, too many rows), or None."""
+    for key, value in entity.spec.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"it needs a {key} of {value}, which no object has"
+    rows = max(int(entity.spec.get("n_det", 0)), int(entity.spec.get("n_forced", 0)))
+    if rows > _MAX_ROWS:
+        return f"it needs {rows} measurements of one object; the generator makes at most {_MAX_ROWS}"
+    return None
+
+
+MULTISURVEY_PROFILE = Profile(
+    catalog="multisurvey",
+    schema=load_catalog("multisurvey").schema,
+    identity=frozenset(IDENTITY),
+    per_row=frozenset(PER_ROW),
+    classifier_column="classifier_id",
+    class_column="class_id",
+    domain=domain,
+    categories=categories,
+    bind=bind_values,
+    object_id=_object_id,
+    unmakeable=_unmakeable,
+    lookups={name: tuple(frame.to_dict("records")) for name, frame in lookup_frames().items()},
+    owners=IDENTITY,
+)

@@ -1,0 +1,137 @@
+"""Grounded solar-system objects (sid 2): the orbit, designation, nights and detections a query asks for.
+
+The orbit's elements a query names are kept and the others drawn; among candidate orientations the one nearest
+opposition on the first night is taken (where LSST finds such objects, moving fastest). Detections are measured
+along the orbit like the base's, every one above the detection threshold; the tables are the base build's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from replica.grounding.entity import Entity
+from replica.multisurvey.cadence import LSST_CADENCE, snap_to_visits
+from replica.multisurvey.classifications import solar_system_probability_rows
+from replica.multisurvey.ids import designation_of, lsst_ids
+from replica.multisurvey.orbits import GAUSS_K, apparent_v, ephemeris, random_elements
+from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
+from replica.multisurvey.ss_objects import name_orbits, observed_epochs, random_designations
+from replica.multisurvey.ss_tables import mpc_orbit_rows, ss_detection_tables
+from replica.multisurvey.summaries import object_rows
+
+__all__ = ["ss_objects"]
+
+_CANDIDATES = 64
+_G_SLOPE = 0.15
+_DETECTION_SNR = 5.5
+
+
+def _start(rng: np.random.Generator, spec: dict) -> float:
+    """The first night: the one asked for (within the survey), else a random one."""
+    first = spec.get("firstmjd", rng.uniform(LSST_START_MJD, LSST_END_MJD - 10.0))
+    return float(np.floor(np.clip(first, LSST_START_MJD, LSST_END_MJD - 9.0))) + 0.05
+
+
+def _asked_elements(orbit: dict, rng: np.random.Generator) -> dict[str, float]:
+    """The elements a query asks for; q with a or e gives the other (values no orbit has are left out)."""
+    a, e, q = (orbit.get(name) for name in ("a", "e", "q"))
+    a, q = (value if value is not None and value > 0 else None for value in (a, q))
+    e = e if e is not None and 0 <= e < 1 else None
+    if q is not None and a is None:
+        e = e if e is not None else float(rng.uniform(0.1, 0.6))
+        a = q / max(1.0 - e, 0.01)
+    elif q is not None:
+        e = min(max(1.0 - q / a, 0.0), 0.99)
+    return {name: float(value) for name, value in (("a", a), ("e", e), ("i", orbit.get("i"))) if value is not None}
+
+
+def _orbits(rng: np.random.Generator, specs: list[dict], starts: np.ndarray) -> pd.DataFrame:
+    """One orbit per object: the candidate nearest opposition on its first night (H as asked, else drawn)."""
+    candidates = random_elements(rng, _CANDIDATES * len(specs))
+    for k, spec in enumerate(specs):
+        for column, value in _asked_elements(spec.get("orbit", {}), rng).items():
+            candidates.loc[k * _CANDIDATES : (k + 1) * _CANDIDATES - 1, column] = value
+    eph = ephemeris(candidates, np.repeat(starts, _CANDIDATES))
+    best = eph["elongation"].reshape(len(specs), _CANDIDATES).argmax(axis=1)  # near opposition: it moves fast
+    chosen = np.arange(len(specs)) * _CANDIDATES + best
+    orbits = candidates.iloc[chosen].reset_index(drop=True)
+    geometry = apparent_v(0.0, _G_SLOPE, eph["heliorange"][chosen], eph["toporange"][chosen], eph["phaseangle"][chosen])
+    drawn = rng.uniform(19.0, 22.0, len(specs)) - geometry
+    orbits["h"] = [spec.get("orbit", {}).get("h", h) for spec, h in zip(specs, drawn, strict=True)]
+    orbits["g"] = _G_SLOPE
+    return orbits
+
+
+def _epochs(rng: np.random.Generator, spec: dict, start: float) -> np.ndarray:
+    """The MJDs of the object's detections: n_det over its nights, a few minutes apart within a night."""
+    span = spec.get("span")
+    if span is None and "lastmjd" in spec:
+        span = spec["lastmjd"] - spec.get("firstmjd", start)
+    nights = spec.get("nights") or (int(np.ceil(span)) + 1 if span is not None else int(rng.integers(1, 6)))
+    nights = int(min(max(nights, 1), 8))
+    n_det = max(spec.get("n_det") or int(rng.integers(8, 40)), 2)
+    night = start + np.repeat(np.arange(nights), int(np.ceil(n_det / nights)))[:n_det]
+    step = np.arange(n_det) % max(n_det // nights, 1) * 0.012
+    return np.unique(snap_to_visits(night + rng.uniform(0.0, 0.05, n_det) + step))
+
+
+def _visits(rng: np.random.Generator, mjds: list[np.ndarray]) -> pd.DataFrame:
+    """The detections' visits (``_obj`` indexes ``mjds``), bands and noise drawn as LSST's."""
+    obj = np.concatenate([np.full(len(m), k) for k, m in enumerate(mjds)])
+    names = np.array(list(LSST_CADENCE.band_codes))
+    band = names[rng.choice(len(names), size=len(obj), p=np.array(LSST_CADENCE.band_weights))]
+    frame = pd.DataFrame({"_obj": obj, "mjd": np.concatenate(mjds), "band_name": band})
+    frame["noise"] = frame["band_name"].map(LSST_CADENCE.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(obj))
+    frame["band"] = frame["band_name"].map(LSST_CADENCE.band_codes)
+    return frame
+
+
+def _detected(det: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """Every visit detected: the noise is lowered where the flux is below the detection threshold."""
+    sigma = np.minimum(
+        det["psffluxerr"].to_numpy(), np.abs(det["psfflux"].to_numpy()) / rng.uniform(_DETECTION_SNR, 9.0, len(det))
+    )
+    det["psfflux"] = np.abs(det["psfflux"].to_numpy())
+    det["psffluxerr"], det["sciencefluxerr"] = sigma, sigma * 0.9
+    det["snr"] = det["psfflux"] / sigma
+    return det
+
+
+def ss_objects(
+    rng: np.random.Generator, entities: list[Entity], counter: int, taken: set[str]
+) -> tuple[dict[str, pd.DataFrame], int]:
+    """Rows of grounded solar-system objects (entities named as they are written), and the next free id counter."""
+    starts = np.array([_start(rng, entity.spec) for entity in entities])
+    elements = _orbits(rng, [entity.spec for entity in entities], starts)
+    epochs = _visits(rng, [_epochs(rng, e.spec, s) for e, s in zip(entities, starts, strict=True)])
+    det = _detected(observed_epochs(rng, elements, epochs), rng)
+    named = [e.spec.get("designation") or (designation_of(e.oid) if e.oid else None) for e in entities]
+    drawn = iter(random_designations(rng, sum(name is None for name in named), taken))
+    elements["designation"] = [name if name is not None else next(drawn) for name in named]
+    name_orbits(elements)
+    for k, entity in enumerate(entities):
+        if entity.oid is not None and designation_of(entity.oid) is None:
+            elements.at[k, "ssobjectid"] = int(entity.oid)  # an id that encodes no designation keeps it
+        entity.oid = int(elements.at[k, "ssobjectid"])
+    det["measurement_id"] = lsst_ids(np.arange(counter, counter + len(det)))
+    tables = ss_detection_tables(rng, elements, det)
+    objects = object_rows(tables["detection"], pd.Series(dtype=np.int64), 1)
+    first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
+    orbits = mpc_orbit_rows(rng, elements, first_mjd)
+    _fill(orbits, elements, [bool(e.spec.get("unfilled")) for e in entities])
+    tables |= {"object": objects, "lsst_mpc_orbits": orbits, "probability": solar_system_probability_rows(objects)}
+    return tables, counter + len(det)
+
+
+def _fill(orbits: pd.DataFrame, elements: pd.DataFrame, unfilled: list[bool]) -> None:
+    """The placeholder zeros where a query asks for them, the orbit's own values everywhere else."""
+    motion = np.degrees(GAUSS_K / elements["a"].to_numpy() ** 1.5)
+    filled = {
+        "a": elements["a"],
+        "period": 360.0 / motion,
+        "mean_anomaly": elements["mean_anomaly"],
+        "mean_motion": motion,
+    }
+    for column, values in filled.items():
+        orbits[column] = np.where(np.array(unfilled), 0.0, np.asarray(values, dtype=float))
