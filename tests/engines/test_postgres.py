@@ -270,10 +270,10 @@ def test_execute_types_a_failure_while_building_the_frame(executor, monkeypatch)
 
 
 UNCANCELLABLE_SQL = (
-    "SELECT xpath('count(//a[count(//a[count(//a)>0])>0])', ('<r>' || repeat('<a/>', 600) || '</r>')::xml)"
+    "SELECT xpath('count(//a[count(//a[count(//a)>0])>0])', ('<r>' || repeat('<a/>', 900) || '</r>')::xml)"
 )
-"""libxml2 work that no cancel or terminate interrupts (about 5 s on an idle core); only the superuser may run it,
-since EXECUTE on xpath is revoked from the reader."""
+"""libxml2 work that no cancel or terminate interrupts (about 5 s on an idle core, well past the 2 s after which the
+executor abandons the connection); only the superuser may run it, since EXECUTE on xpath is revoked from the reader."""
 
 
 def test_execute_abandons_a_backend_that_ignores_its_cancel(admin_dsn_tiny, server_has_xml, monkeypatch):
