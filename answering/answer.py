@@ -55,6 +55,8 @@ class Answer:
         adql: The ADQL the TAP engine sent for the final SQL ("" on PostgreSQL or when nothing ran).
         service_table: The astropy Table the TAP service returned, or None (``table`` builds on it).
         engine: The engine that ran the SQL; ``plot_lightcurve`` queries it (None: no light curves).
+        notice: One line saying that a small demo model wrote the SQL and how to use a real one (None for other
+            models).
     """
 
     question: str
@@ -81,6 +83,7 @@ class Answer:
     adql: str = ""
     service_table: Any = None
     engine: Engine | None = dataclasses.field(default=None, repr=False, compare=False)
+    notice: str | None = None
 
     @property
     def is_answered(self) -> bool:

@@ -48,7 +48,7 @@ from modules.adapter import default_adapter, make_adapter
 from modules.artifact import load_program
 from modules.settings import ProgramSettings
 
-__all__ = ["Answer", "Text2SQL", "load"]
+__all__ = ["Answer", "Text2SQL", "ask_defaults", "load"]
 
 
 class Text2SQL:
@@ -168,6 +168,7 @@ class Text2SQL:
             adql=getattr(pred.result, "adql", ""),
             service_table=getattr(pred.result, "table", None),
             engine=self.executor,
+            notice=lms.demo_model_notice(self.lm.model),
         )
 
     def close(self) -> None:
@@ -226,7 +227,7 @@ def load(
     program = program or ProgramSettings()
     lm = lm if lm is not None else lms.resolve_lm(model)
     if isinstance(engine, EngineSettings | None):
-        engine = open_engine(_ask_defaults(engine or EngineSettings()))
+        engine = open_engine(ask_defaults(engine or EngineSettings()))
     try:
         built, manifest = _build(model, engine, program)
         engine.fingerprint()  # fail fast on an unreachable database or service, before any LM call
@@ -237,7 +238,7 @@ def load(
     return Text2SQL(built, lm=lm, executor=engine, adapter=adapter, manifest=manifest)
 
 
-def _ask_defaults(settings: EngineSettings) -> EngineSettings:
+def ask_defaults(settings: EngineSettings) -> EngineSettings:
     """Fill the time limits an interactive question has by default (30 s per query, 5 s to connect)."""
     return dataclasses.replace(
         settings,

@@ -68,8 +68,9 @@ stderr); --show adql adds the ADQL sent to the TAP service; --show dates,explana
 ranges of the question's dates, what the SQL returns in plain words with its assumptions, and the other readings
 when the candidates disagreed, and --show plan,attempts the difficulty, plan and execution attempts, all on stderr.
 json prints one object on stdout: question, catalog, sql, adql, as_of, dates, explanation, alternatives,
-difficulty, plan, attempts, columns, rows, truncated, row_count, usage, error, error_kind (and more). votable prints
-a VOTable document.
+difficulty, plan, attempts, columns, rows, truncated, row_count, usage, error, error_kind, notice (and more). votable
+prints a VOTable document. An answer of a small demo model (local/...) ends with a note on stderr saying so and how
+to use a real model.
 
 environment: {DSN_ENV} (database when --dsn is not given), {TAP_URL_ENV} (service when --tap-url is not given),
 {CATALOG_ENV} (catalog when --catalog is not given), provider API keys such as OPENAI_API_KEY
@@ -180,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     with contextlib.suppress(BrokenPipeError):
         _print_answer(answer, args)
+    if answer.notice:
+        print(f"note: {answer.notice}", file=sys.stderr)
     if not answer.is_answered:
         print(f"error: {answer.error}", file=sys.stderr)
         return 1

@@ -3,6 +3,7 @@
 import re
 
 from answering.errors import BadQuestion
+from fileio.text import encodable
 
 __all__ = ["EXAMPLE_QUESTION", "MAX_KNOWLEDGE_CHARS", "MAX_QUESTION_CHARS", "clean_text"]
 
@@ -12,10 +13,14 @@ MAX_KNOWLEDGE_CHARS = 32_000
 """Longest external or domain knowledge text accepted, in characters."""
 EXAMPLE_QUESTION = "How many objects have more than 50 detections?"
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0/C1 controls except tab and newline
+# PostgreSQL ends a -- comment at a CR as at a LF, and editors show CR, NEL and the Unicode separators as line
+# breaks: each becomes a newline, so SQL runs as it reads instead of being joined to the comment's line.
+_LINE_BREAK = re.compile("\r\n?|[\x85\u2028\u2029]")
 
 
 def clean_text(text: object, *, field: str = "question", max_chars: int = MAX_QUESTION_CHARS) -> str:
-    """Remove control characters (tab and newline stay) and surrounding blanks; refuse an over-long text.
+    """Make line breaks newlines, remove other control characters (tab stays) and surrounding blanks, replace what
+    UTF-8 cannot encode (lone surrogates) with U+FFFD; refuse an over-long text.
 
     Args:
         text: The text (None counts as empty).
@@ -31,8 +36,11 @@ def clean_text(text: object, *, field: str = "question", max_chars: int = MAX_QU
     Examples:
         >>> clean_text("  How many\\x00 objects?\\x1b ")
         'How many objects?'
+        >>> clean_text("SELECT 1 AS a -- note\\r, 2 AS b\\r\\n")
+        'SELECT 1 AS a -- note\\n, 2 AS b'
     """
-    cleaned = _CONTROL.sub("", "" if text is None else str(text)).strip()
+    lines = _LINE_BREAK.sub("\n", "" if text is None else str(text))
+    cleaned = encodable(_CONTROL.sub("", lines)).strip()
     if len(cleaned) > max_chars:
         raise BadQuestion(
             field,

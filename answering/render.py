@@ -117,7 +117,7 @@ def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
     Keys: question, follows (the earlier question of a follow-up, else null), sql, adql (TAP only, else ""),
     catalog, as_of, dates, explanation, alternatives, difficulty, plan, attempts, columns, rows (lists in column
     order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage,
-    candidates, selection, findings, error, error_kind.
+    candidates, selection, findings, error, error_kind, notice (who wrote the SQL, for a small demo model).
     """
     frame = answer.frame
     rows = _rows(frame, limit) if frame is not None else []
@@ -144,6 +144,7 @@ def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
         "findings": answer.findings,
         "error": answer.error,
         "error_kind": answer.error_kind,
+        "notice": answer.notice,
     }
 
 

@@ -24,7 +24,7 @@ from benchmarks.common import gold_queries, latency_summary_ms, package_versions
 from catalog.options import add_catalog_argument
 from data.errors import DataError
 from db.server import ServerSettings, up
-from db.tap.server import tap_session
+from db.tap.server import SYNC_LIMIT_S, tap_session
 from engines import PostgresEngine, TapSettings
 from engines.adql import TapTarget, default_target, translate
 from engines.errors import EngineError, ExecutionError
@@ -146,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         postgres_settings = PostgresSettings(
             dsn=up(settings).reader_dsn, timeout_s=TIMEOUT_S, catalog=args.catalog, **LIMITS
         )
-        tap_settings = TapSettings(url=url, timeout_s=TIMEOUT_S, max_rows=LIMITS["max_rows"], catalog=args.catalog)
+        tap_settings = TapSettings(
+            url=url, timeout_s=TIMEOUT_S, max_rows=LIMITS["max_rows"], sync_limit_s=SYNC_LIMIT_S, catalog=args.catalog
+        )
         with session, PostgresEngine(postgres_settings) as postgres, TapEngine(tap_settings) as tap:
             execution = compare(golds, postgres, tap)
     except (DataError, EngineError) as err:

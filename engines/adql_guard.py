@@ -1,8 +1,10 @@
 """The check that ADQL written by a person (the workbench's ADQL box) is one query before it reaches a TAP service.
 
-ADQL has no statements that write, and the service runs it with its own read-only role, so the check is about
-shape, not functions: exactly one SELECT (or a set operation of SELECTs), no second statement after a semicolon,
-and a length cap. Text sqlglot cannot read as a query is refused rather than passed on.
+ADQL has no statements that write, and the service runs it with its own read-only role; the check still refuses
+what a PostgreSQL-backed service could run: exactly one SELECT (or a set operation of SELECTs), no second statement
+after a semicolon, no write, DDL, SELECT INTO or lock anywhere in the parse tree (``engines.guard.check_read_only``, as
+for generated SQL), and a length cap. Text sqlglot cannot read as a query is refused rather than passed on. The
+functions are the service's business: its own role and limits bound them.
 
 Example:
     >>> check_adql("SELECT TOP 3 oid FROM ztf.object;")
@@ -20,6 +22,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from engines.errors import GuardError
+from engines.guard import check_read_only
 
 __all__ = ["MAX_ADQL_CHARS", "check_adql"]
 
@@ -31,7 +34,8 @@ def check_adql(text: str) -> str:
     """Return the query without surrounding blanks and trailing semicolons, or raise ``GuardError``.
 
     Raises:
-        GuardError: Empty, too long, unreadable, several statements, or a statement that is not a query.
+        GuardError: Empty, too long, unreadable, several statements, a statement that is not a query, or one that
+            writes, creates a table or locks rows in any of its parts.
     """
     query = text.strip().rstrip(";").strip()
     if not query:
@@ -49,4 +53,5 @@ def check_adql(text: str) -> str:
         named = isinstance(statement, exp.DML | exp.DDL | exp.Drop | exp.Alter | exp.Command)
         kind = statement.key.upper() if named else "text that is not a query"
         raise GuardError(f"Only one ADQL SELECT statement is allowed, got {kind}.")
+    check_read_only(statement)
     return query

@@ -3,6 +3,7 @@
 from enum import StrEnum
 
 __all__ = [
+    "DatabaseBusy",
     "DatabaseUnavailable",
     "EngineError",
     "ErrorKind",
@@ -101,3 +102,7 @@ class GuardError(ExecutionError):
 
 class DatabaseUnavailable(EngineError):
     """Cannot connect to the database; the message names the host, port and database and what to do."""
+
+
+class DatabaseBusy(DatabaseUnavailable):
+    """Every pooled connection is running another query; the database is up, and a later try may get one."""

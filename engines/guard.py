@@ -27,6 +27,7 @@ __all__ = [
     "DENIED_RELATION_PREFIXES",
     "MAX_PARSE_S",
     "MAX_SQL_CHARS",
+    "check_read_only",
     "check_sql",
 ]
 
@@ -289,11 +290,14 @@ def _check_statement_type(statement: exp.Expression, tokens: list[Token]) -> Non
     raise GuardError(f"Only one SELECT or WITH statement is allowed, got {kind.upper()}.")
 
 
-def _check_tree(statement: exp.Expression) -> None:
-    """Refuse data-modifying parts, SELECT INTO, locking clauses, denied functions and relations, the xml type and
-    functional notation anywhere in the tree."""
-    nodes = list(statement.walk())
-    for node in nodes:
+def check_read_only(tree: exp.Expression) -> None:
+    """Refuse a parsed statement with a part that writes data, changes the schema or the session, creates a table
+    (SELECT INTO) or locks rows, wherever it sits in the tree (the ADQL box's check uses it too).
+
+    Raises:
+        GuardError: The first such part, named.
+    """
+    for node in tree.walk():
         if isinstance(node, _WRITING_NODES):
             name = node.name if isinstance(node, exp.Command) else node.key
             raise GuardError(f"A data-modifying {name.upper()} inside a query is not allowed; use only SELECT.")
@@ -302,6 +306,14 @@ def _check_tree(statement: exp.Expression) -> None:
         if isinstance(node, exp.Lock):
             clause = node.sql(dialect=_DIALECT).split(" OF ")[0]
             raise GuardError(f"Locking clause {clause} is not allowed in read-only queries; remove it.")
+
+
+def _check_tree(statement: exp.Expression) -> None:
+    """Refuse data-modifying parts, SELECT INTO, locking clauses, denied functions and relations, the xml type and
+    functional notation anywhere in the tree."""
+    check_read_only(statement)
+    nodes = list(statement.walk())
+    for node in nodes:
         if isinstance(node, exp.Func) and _is_denied(_function_name(node)):
             raise GuardError(f"Function {_function_name(node)} is not allowed in queries.")
         if "xml" in node.key:  # XMLTABLE, XMLNAMESPACES, ...: XML syntax that sqlglot does not model as a function

@@ -28,9 +28,9 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from catalog import load_catalog
 from defaults.time_limits import POSTGRES_CONNECT_S, POSTGRES_QUERY_S
 from engines.engine import EngineLifecycle, Result
-from engines.errors import DatabaseUnavailable, EngineError, ErrorKind, ExecutionError, error_kind_for
+from engines.errors import EngineError, ErrorKind, ExecutionError, error_kind_for
 from engines.guard import check_sql
-from engines.postgres_pool import open_pool, unavailable_message
+from engines.postgres_pool import open_pool, pool_timeout_error, probe
 
 __all__ = ["PostgresEngine", "PostgresSettings"]
 
@@ -168,6 +168,14 @@ class PostgresEngine(EngineLifecycle):
         digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()[:16]
         return f"{self.name}-{digest}"
 
+    def check_available(self) -> None:
+        """Open and close one connection of its own (the pool's may all be busy), within the connect timeout.
+
+        Raises:
+            DatabaseUnavailable: The database cannot be reached.
+        """
+        probe(self.settings.dsn, self.settings.connect_timeout_s)
+
     def tables(self) -> None:
         """Serve every catalog table."""
         return None
@@ -181,13 +189,12 @@ class PostgresEngine(EngineLifecycle):
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[psycopg.Connection]:
-        """Borrow a pooled connection, raising DatabaseUnavailable when none can be had in time."""
+        """Borrow a pooled connection; DatabaseUnavailable (DatabaseBusy: all lent out) when none comes in time."""
         pool = self._open_pool()
         try:
             conn = pool.getconn(timeout=self.settings.connect_timeout_s)
         except PoolTimeout as err:
-            reason = "no connection within the timeout"
-            raise DatabaseUnavailable(unavailable_message(self.settings.dsn, reason)) from err
+            raise pool_timeout_error(pool, self.settings.dsn) from err
         try:
             yield conn
         finally:

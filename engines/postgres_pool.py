@@ -7,9 +7,9 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.numeric import FloatLoader
 from psycopg_pool import ConnectionPool
 
-from engines.errors import DatabaseUnavailable
+from engines.errors import DatabaseBusy, DatabaseUnavailable
 
-__all__ = ["open_pool", "unavailable_message"]
+__all__ = ["open_pool", "pool_timeout_error", "probe", "unavailable_message"]
 
 
 def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int) -> ConnectionPool:
@@ -18,7 +18,7 @@ def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int) -> Connecti
     Raises:
         DatabaseUnavailable: the server cannot be reached or refuses the login.
     """
-    _probe(dsn, connect_timeout_s)
+    probe(dsn, connect_timeout_s)
     pool = ConnectionPool(
         dsn,
         kwargs={"connect_timeout": _libpq_timeout(connect_timeout_s)},
@@ -36,15 +36,30 @@ def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int) -> Connecti
 
 def unavailable_message(dsn: str, reason: str) -> str:
     """Name host:port/database (never the password) and say what to do."""
+    return (
+        f"Cannot connect to PostgreSQL at {_where(dsn)}: {reason}. "
+        "Start the embedded database with `python -m db up`, or check --dsn / ALERCE_DSN."
+    )
+
+
+def pool_timeout_error(pool: ConnectionPool, dsn: str) -> DatabaseUnavailable:
+    """Say why no pooled connection came in time: all of them lent to other queries (busy), or none could be opened."""
+    stats = pool.get_stats()
+    lent = stats.get("pool_size", 0) - stats.get("pool_available", 0)
+    if lent >= pool.max_size:
+        return DatabaseBusy(
+            f"All {pool.max_size} connections to PostgreSQL at {_where(dsn)} are busy with other queries; "
+            "try again in a few seconds."
+        )
+    return DatabaseUnavailable(unavailable_message(dsn, "no connection within the timeout"))
+
+
+def _where(dsn: str) -> str:
     try:
         params = conninfo_to_dict(dsn)
     except psycopg.ProgrammingError:
         params = {}
-    where = f"{params.get('host') or 'localhost'}:{params.get('port') or 5432}/{params.get('dbname') or '?'}"
-    return (
-        f"Cannot connect to PostgreSQL at {where}: {reason}. "
-        "Start the embedded database with `python -m db up`, or check --dsn / ALERCE_DSN."
-    )
+    return f"{params.get('host') or 'localhost'}:{params.get('port') or 5432}/{params.get('dbname') or '?'}"
 
 
 def _configure(conn: psycopg.Connection) -> None:
@@ -53,7 +68,7 @@ def _configure(conn: psycopg.Connection) -> None:
     conn.adapters.register_loader("numeric", FloatLoader)
 
 
-def _probe(dsn: str, connect_timeout_s: float) -> None:
+def probe(dsn: str, connect_timeout_s: float) -> None:
     """Open and close one connection, raising DatabaseUnavailable with libpq's reason."""
     try:
         psycopg.connect(dsn, connect_timeout=_libpq_timeout(connect_timeout_s)).close()

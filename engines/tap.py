@@ -1,20 +1,24 @@
 """ALeRCE's TAP service as an engine: guard, translate to ADQL, run through pyvo, return a frame and a Table.
 
-Queries run synchronously while their time limit fits the service's sync limit, else as an async job (submit,
-poll until the time limit, fetch, delete). maxrec is always the row cap, and a result the service cut
-(``QUERY_STATUS=OVERFLOW``, on which pyvo does not warn) is flagged truncated. Transient HTTP failures are retried
-with backoff a bounded number of times. The service's limits (``/capabilities``) and its tables (``tap_schema``)
-are read once, on first use. A result holding arrays of strings, which pyvo cannot read from a VOTable, is
-fetched again as CSV (`engines.tap_csv`).
+A query runs as an async job with EXECUTIONDURATION set to its time limit, polled until the limit and deleted then
+(``engines.tap_jobs``), so the limit reaches the service; only a limit at or above the service's own sync limit
+(``TapSettings.sync_limit_s``, when known) runs synchronously, where the service stops the query itself. maxrec is
+always the row cap; a result the service cut (``QUERY_STATUS=OVERFLOW``) is flagged truncated, and the extra row
+DaCHS sends past MAXREC to say so is dropped. Transient HTTP failures are retried with backoff a bounded number of
+times, never past the time limit. The service's limits (``/capabilities``) and its tables (``tap_schema``) are read
+once, on first use. A result holding arrays of strings, which pyvo cannot read from a VOTable, is fetched again as
+CSV (`engines.tap_csv`).
 
 TAP has no SQLSTATE: error kinds come from the service's messages ("Could not locate table", "No such field
-known", "Query timed out").
+known", "Query timed out"), in ``engines.tap_errors``.
 """
 
 import hashlib
 import logging
+import math
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -22,32 +26,23 @@ import pandas as pd
 import pyvo
 import requests
 from astropy.table import Table
-from pyvo.dal import DALFormatError, DALQueryError, DALServiceError
+from pyvo.dal import DALFormatError, DALOverflowWarning, DALQueryError, DALServiceError
 
 from engines.adql import TapTarget, Translation, Upload, default_target, translate
 from engines.adql_guard import check_adql
 from engines.engine import EngineLifecycle, Result
-from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError
+from engines.errors import DatabaseUnavailable
 from engines.guard import check_sql
 from engines.tap_csv import fetch_csv, holds_string_arrays
-from engines.tap_settings import TAP_URL_ENV, TapSettings
+from engines.tap_errors import is_timeout, is_transient, query_error, reason, timeout_error, unavailable_message
+from engines.tap_jobs import run_job
+from engines.tap_settings import TapSettings
 
 __all__ = ["TapEngine"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-_MISSING_MARKERS = (
-    "could not locate",
-    "could not be located",
-    "no such field",
-    "no such table",
-    "does not exist",
-    "unknown function",
-)
-_TIMEOUT_MARKERS = ("timed out", "took too long", "execution duration")
-_TRANSIENT_HTTP = {429, 500, 502, 503, 504}
 
 
 class TapEngine(EngineLifecycle):
@@ -101,21 +96,28 @@ class TapEngine(EngineLifecycle):
         if self._hard_limit:
             max_rows = min(max_rows, self._hard_limit)
         started = time.perf_counter()
-        table, truncated = self._with_retries(lambda: self._fetch(translation, timeout_s=timeout_s, max_rows=max_rows))
+        deadline = time.monotonic() + timeout_s
+        sync_limit_s = self.settings.sync_limit_s
+        is_sync = sync_limit_s is not None and timeout_s >= sync_limit_s  # the service stops it at its own limit
+
+        def fetch() -> tuple[Table, bool]:
+            left_s = max(0.0, deadline - time.monotonic())
+            return self._fetch(translation, timeout_s=left_s, max_rows=max_rows, is_sync=is_sync)
+
+        with warnings.catch_warnings():  # pyvo warns of the overflow the result's `truncated` reports
+            warnings.simplefilter("ignore", DALOverflowWarning)
+            table, truncated = self._with_retries(fetch, deadline=deadline)
+        truncated = truncated or len(table) > max_rows
+        table = table[:max_rows]
         frame = table.to_pandas(index=False) if table.colnames else pd.DataFrame()
         frame.columns = _undo_renames(list(frame.columns))
-        return Result(
-            frame=frame,
-            elapsed_s=time.perf_counter() - started,
-            truncated=truncated,
-            adql=translation.adql,
-            table=table,
-        )
+        elapsed_s = time.perf_counter() - started
+        return Result(frame=frame, elapsed_s=elapsed_s, truncated=truncated, adql=translation.adql, table=table)
 
-    def _fetch(self, translation: Translation, *, timeout_s: float, max_rows: int) -> tuple[Table, bool]:
+    def _fetch(self, translation: Translation, *, timeout_s: float, max_rows: int, is_sync: bool) -> tuple[Table, bool]:
         """Run the query for a VOTable; when pyvo cannot read its arrays of strings, run it again for CSV."""
         try:
-            results = self._run(translation, timeout_s=timeout_s, max_rows=max_rows)
+            results = self._run(translation, timeout_s=timeout_s, max_rows=max_rows, is_sync=is_sync)
         except DALFormatError as err:
             if not holds_string_arrays(err):
                 raise
@@ -133,6 +135,19 @@ class TapEngine(EngineLifecycle):
             if self._target is None:
                 self._target, self._hard_limit, self._contents = self._with_retries(self._read_service)
             return self._target
+
+    def check_available(self) -> None:
+        """Ask the service for its capabilities (a small document every TAP service serves), within the connect
+        timeout.
+
+        Raises:
+            DatabaseUnavailable: The service does not answer, or answers with an error.
+        """
+        wait_s = self.settings.connect_timeout_s
+        try:
+            requests.get(f"{self.settings.url.rstrip('/')}/capabilities", timeout=(wait_s, wait_s)).raise_for_status()
+        except requests.RequestException as err:
+            raise DatabaseUnavailable(unavailable_message(self.settings.url, err)) from err
 
     @property
     def concurrency(self) -> None:
@@ -182,37 +197,30 @@ class TapEngine(EngineLifecycle):
         logger.debug("TAP service %s publishes %d tables in %s", self.settings.url, len(names), schema)
         return default_target(self.catalog, frozenset(names)), hard_limit, contents
 
-    def _run(self, translation: Translation, *, timeout_s: float, max_rows: int) -> pyvo.dal.TAPResults:
+    def _run(self, translation: Translation, *, timeout_s: float, max_rows: int, is_sync: bool) -> pyvo.dal.TAPResults:
         uploads = _uploads(translation)
-        service = self._service(timeout_s + self.settings.connect_timeout_s)
-        if timeout_s <= self.settings.sync_limit_s:
+        if is_sync:
+            service = self._service(timeout_s + self.settings.connect_timeout_s)
             return service.run_sync(translation.adql, maxrec=max_rows, uploads=uploads)
-        job = service.submit_job(translation.adql, maxrec=max_rows, uploads=uploads)
-        try:
-            job.run()
-            job.wait(phases={"COMPLETED", "ERROR", "ABORTED"}, timeout=timeout_s)
-            if job.phase != "COMPLETED":
-                job.raise_if_error()
-                raise ExecutionError(ErrorKind.TIMEOUT, None, _timeout_message("async job", timeout_s))
-            return job.fetch_result()
-        finally:
-            _delete_job(job)
+        service = self._service(self.settings.connect_timeout_s)
+        return run_job(service, translation.adql, uploads=uploads, max_rows=max_rows, timeout_s=timeout_s)
 
-    def _with_retries(self, call: Callable[[], T]) -> T:
-        """Run `call`, retrying transient HTTP failures; translate pyvo and HTTP errors into project errors."""
+    def _with_retries(self, call: Callable[[], T], *, deadline: float = math.inf) -> T:
+        """Run `call`, retrying transient HTTP failures while the monotonic `deadline` allows; translate pyvo and
+        HTTP errors into project errors."""
         attempt = 0
         while True:
             try:
                 return call()
             except DALQueryError as err:
-                raise _query_error(err) from err
+                raise query_error(err) from err
             except (DALServiceError, DALFormatError, requests.RequestException) as err:
-                if _is_timeout(err):
-                    raise ExecutionError(ErrorKind.TIMEOUT, None, _timeout_message("the TAP query", None)) from err
-                if not _is_transient(err) or attempt >= self.settings.retries:
-                    raise DatabaseUnavailable(_unavailable_message(self.settings.url, err)) from err
+                if is_timeout(err):
+                    raise timeout_error(None) from err
                 delay_s = self.settings.backoff_s * 2**attempt
-                logger.info("TAP service failed (%s); retrying in %.1f s", _reason(err), delay_s)
+                if not is_transient(err) or attempt >= self.settings.retries or time.monotonic() + delay_s > deadline:
+                    raise DatabaseUnavailable(unavailable_message(self.settings.url, err)) from err
+                logger.info("TAP service failed (%s); retrying in %.1f s", reason(err), delay_s)
                 time.sleep(delay_s)
                 attempt += 1
 
@@ -253,50 +261,3 @@ def _uploads(translation: Translation) -> dict[str, Table] | None:
 def _upload_table(upload: Upload) -> Table:
     columns = list(zip(*upload.rows, strict=True)) if upload.rows else [[] for _ in upload.columns]
     return Table([list(values) for values in columns], names=upload.columns)
-
-
-def _delete_job(job: Any) -> None:
-    try:
-        job.delete()
-    except (DALServiceError, requests.RequestException) as err:
-        logger.debug("could not delete TAP job %s: %s", job.url, err)
-
-
-def _query_error(err: DALQueryError) -> ExecutionError:
-    message = " ".join(str(err.reason or err).split())
-    lowered = message.lower()
-    if any(marker in lowered for marker in _TIMEOUT_MARKERS):
-        kind = ErrorKind.TIMEOUT
-    elif any(marker in lowered for marker in _MISSING_MARKERS):
-        kind = ErrorKind.MISSING_STRUCTURE
-    else:
-        kind = ErrorKind.GENERAL
-    return ExecutionError(kind, None, message)
-
-
-def _is_timeout(err: Exception) -> bool:
-    cause = getattr(err, "cause", None) or err
-    return isinstance(cause, requests.Timeout) and not isinstance(cause, requests.ConnectTimeout)
-
-
-def _is_transient(err: Exception) -> bool:
-    cause = getattr(err, "cause", None) or err
-    if isinstance(cause, requests.ConnectionError | requests.ConnectTimeout):
-        return True
-    code = getattr(err, "code", None) or getattr(getattr(cause, "response", None), "status_code", None)
-    return code in _TRANSIENT_HTTP
-
-
-def _reason(err: Exception) -> str:
-    cause = getattr(err, "cause", None)
-    text = str(getattr(err, "reason", None) or cause or err)
-    return " ".join(text.split())[:300]
-
-
-def _unavailable_message(url: str, err: Exception) -> str:
-    return f"Cannot use the TAP service at {url}: {_reason(err)}. Check --tap-url or ${TAP_URL_ENV}."
-
-
-def _timeout_message(what: str, timeout_s: float | None) -> str:
-    limit = f" {timeout_s:g} s" if timeout_s is not None else ""
-    return f"{what} ran longer than its{limit} time limit; make it cheaper or narrow it down"

@@ -8,6 +8,7 @@ import pandas as pd
 
 from engines.errors import ErrorKind, ExecutionError
 from evaluation.predictions import Prediction
+from fileio.text import encodable
 from metric.aggregate import ScoredItem
 from metric.gold_cache import GoldResult
 from metric.perfect_match import IDS, score_frames
@@ -58,6 +59,13 @@ class ItemRecord:
     is_missing: bool = False
     elapsed_s: float = 0.0
     sql: str | None = None
+
+    def __post_init__(self) -> None:
+        """Make the texts from outside (the predicted SQL, error messages) encodable, so the record can be saved."""
+        for name in ("sql", "error_message", "gold_error_message"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, encodable(value))
 
     def to_dict(self) -> dict:
         """Return the record as a JSON-ready dict."""

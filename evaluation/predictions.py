@@ -55,13 +55,17 @@ def _run_id(value: object) -> int | str:
 
 
 def _records(path: Path) -> list[dict]:
-    """Read the raw records of a CSV or JSON predictions file."""
+    """Read the raw records of a CSV or JSON predictions file.
+
+    A byte that is not UTF-8 is kept as a lone surrogate (``surrogateescape``), like a ``\\udcff`` escape in JSON:
+    the SQL guard refuses that one prediction, and the other items are scored.
+    """
     if not path.is_file():
         raise PredictionsError(f"Predictions file not found: '{path}'.", str(path))
     if path.suffix.lower() == ".json":
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            data = json.loads(path.read_bytes().decode("utf-8", "surrogateescape"))
+        except json.JSONDecodeError as err:
             raise PredictionsError(f"Cannot read '{path}' as JSON: {err}.", str(path)) from err
         if isinstance(data, dict) and "predictions" in data:
             data = data["predictions"]
@@ -72,8 +76,8 @@ def _records(path: Path) -> list[dict]:
             )
         return data
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        frame = pd.read_csv(path, dtype=object, keep_default_na=False, encoding_errors="surrogateescape")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
         raise PredictionsError(f"Cannot read '{path}' as CSV: {err}", str(path)) from err
     return frame.to_dict("records")
 

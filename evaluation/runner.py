@@ -20,6 +20,7 @@ from engines.outage import raise_if_connection_lost
 from evaluation.checkpoint import Checkpoint
 from evaluation.item_record import ItemRecord, failed_item, verdict
 from evaluation.predictions import Prediction
+from fileio.text import encodable
 from metric.gold_cache import GoldCache, GoldResult
 from metric.perfect_match import identifier_columns
 
@@ -77,7 +78,7 @@ def _resumed(predictions: Sequence[Prediction], checkpoint: Checkpoint | None) -
     done = {}
     for prediction in predictions:
         record = saved.get(prediction.key)
-        if record is not None and record.get("sql") == prediction.sql:
+        if record is not None and record.get("sql") == (prediction.sql and encodable(prediction.sql)):
             done[prediction.key] = ItemRecord.from_dict(record)
     if done:
         logger.info("resuming: %d of %d items already scored in %s", len(done), len(predictions), checkpoint.path)

@@ -10,7 +10,7 @@ Example:
 from lms.errors import LMConfigError, LMUnusable, LocalModelUnavailable, MissingApiKey, UnknownModel
 from lms.llama_engine import LlamaCppEngine, LlamaSettings, build_engine
 from lms.lm_watch import FATAL_LM_ERRORS, LMWatch
-from lms.local_models import LOCAL_MODELS, LOCAL_PREFIX, LocalModel, local_model
+from lms.local_models import LOCAL_MODELS, LOCAL_PREFIX, LocalModel, demo_model_notice, local_model
 from lms.resolve import DEFAULT_LOCAL_MODEL, model_slug, resolve_lm
 from lms.retries import RetryingLM, retries_in_thread, retries_total
 
@@ -30,6 +30,7 @@ __all__ = [
     "RetryingLM",
     "UnknownModel",
     "build_engine",
+    "demo_model_notice",
     "local_model",
     "model_slug",
     "resolve_lm",

@@ -23,7 +23,15 @@ import platformdirs
 
 from lms.errors import UnknownModel
 
-__all__ = ["LOCAL_MODELS", "LOCAL_PREFIX", "LocalModel", "PromptStyle", "local_model", "model_cache_dir"]
+__all__ = [
+    "LOCAL_MODELS",
+    "LOCAL_PREFIX",
+    "LocalModel",
+    "PromptStyle",
+    "demo_model_notice",
+    "local_model",
+    "model_cache_dir",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -124,3 +132,22 @@ def local_model(model: str) -> LocalModel:
         choices = ", ".join(f"{LOCAL_PREFIX}{known}" for known in LOCAL_MODELS)
         raise UnknownModel(model, f"Unknown local model '{model}': choose one of {choices}.")
     return LOCAL_MODELS[name]
+
+
+def demo_model_notice(model: str) -> str | None:
+    """Return the line every answer of a shipped demo model carries (who wrote the SQL, how to get a real model),
+    or None for any other model.
+
+    Examples:
+        >>> demo_model_notice("local/gemma3-270m").split(";")[0]
+        'A small demo model wrote this SQL (local/gemma3-270m: Gemma 3 270M base, Q4_K_M)'
+        >>> demo_model_notice("openai/gpt-4.1-mini") is None
+        True
+    """
+    if not model.startswith(LOCAL_PREFIX) or model.removeprefix(LOCAL_PREFIX) not in LOCAL_MODELS:
+        return None
+    spec = LOCAL_MODELS[model.removeprefix(LOCAL_PREFIX)]
+    return (
+        f"A small demo model wrote this SQL ({model}: {spec.description}); it is often wrong. For real answers use "
+        "a larger model: --model openai/gpt-4.1-mini (or any provider/name), MODEL=openai/gpt-4.1-mini with make demo."
+    )

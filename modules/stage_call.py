@@ -4,6 +4,7 @@ import logging
 
 import dspy
 
+from fileio.text import encodable
 from lms.lm_watch import FATAL_LM_ERRORS
 from modules.failures import FailureKind, StageFailure
 
@@ -42,10 +43,8 @@ def call_predictor(
 
 
 def _valid_text(value: object) -> object:
-    """Text that UTF-8 can encode: a lone surrogate (e.g. from a JSON escape in LM output) becomes '?'."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
-    return value
+    """Text that UTF-8 can encode: a lone surrogate (e.g. from a JSON escape in LM output) becomes U+FFFD."""
+    return encodable(value) if isinstance(value, str) else value
 
 
 def _first_line(err: Exception) -> str:

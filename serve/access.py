@@ -1,4 +1,4 @@
-"""ASGI middleware of the workbench: a cap on request bodies and, when one is set, an access token."""
+"""ASGI middleware of the workbench: a cap on request bodies, the access token, and the headers of every response."""
 
 from __future__ import annotations
 
@@ -10,14 +10,21 @@ from urllib.parse import parse_qs, urlsplit
 
 from serve.settings import is_loopback
 
-__all__ = ["TOKEN_COOKIE", "AccessControl"]
+__all__ = ["CONTENT_SECURITY_POLICY", "TOKEN_COOKIE", "AccessControl", "SecurityHeaders"]
 
 TOKEN_COOKIE = "workbench_token"
 """Cookie that keeps the token after a page was opened with ``?token=...``."""
-
-
-class _BodyTooLargeError(Exception):
-    pass
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+"""What the page may load: its own script, style sheet and pictures, its own API; no page may frame it."""
+_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),  # no-referrer would make Chromium send `Origin: null` on its own forms
+]
 
 
 class AccessControl:
@@ -27,7 +34,8 @@ class AccessControl:
     The token is accepted as ``Authorization: Bearer TOKEN``, as the ``workbench_token`` cookie, or as a
     ``token`` query parameter (which the page then keeps as that cookie). Without a token the server is on
     loopback, and a request must name a loopback host (a DNS-rebinding page names its own) and come from no other
-    origin (a form or fetch of another site would spend the model's tokens).
+    origin (a form or fetch of another site would spend the model's tokens). The body is read here, within the
+    cap, before the application sees it: a chunked body (no Content-Length) is held to the same cap.
     """
 
     def __init__(self, app: Any, *, max_request_bytes: int, token: str | None) -> None:
@@ -42,40 +50,27 @@ class AccessControl:
             return
         headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
         if self.token is not None and not self._has_token(scope, headers):
-            await _refuse(send, 401, "this workbench needs its access token (Authorization: Bearer TOKEN or ?token=)")
+            message = "this workbench needs its access token (Authorization: Bearer TOKEN or ?token=)"
+            await _refuse(send, 401, "unauthorized", message)
             return
         if self.token is None and not _is_loopback_host(headers.get("host", "")):
-            await _refuse(send, 403, "this workbench answers only requests for 127.0.0.1 or localhost")
+            message = "this workbench answers only requests for 127.0.0.1 or localhost"
+            await _refuse(send, 403, "forbidden", message)
             return
         origin = headers.get("origin")
         if origin and urlsplit(origin).netloc != headers.get("host", ""):
-            await _refuse(send, 403, f"requests from another site ({origin}) are refused")
+            await _refuse(send, 403, "forbidden", f"requests from another site ({origin}) are refused")
             return
+        too_large = f"the request is over the limit of {self.max_request_bytes:,} bytes"
         declared = headers.get("content-length", "0")
         if not declared.isdigit() or int(declared) > self.max_request_bytes:
-            await _refuse(send, 413, f"the request is over the limit of {self.max_request_bytes:,} bytes")
+            await _refuse(send, 413, "too_large", too_large)
             return
-        started = False
-        received = 0
-
-        async def counted_receive() -> dict:
-            nonlocal received
-            message = await receive()
-            received += len(message.get("body", b""))
-            if received > self.max_request_bytes:
-                raise _BodyTooLargeError
-            return message
-
-        async def tracked_send(message: dict) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counted_receive, tracked_send)
-        except _BodyTooLargeError:
-            if not started:
-                await _refuse(send, 413, f"the request is over the limit of {self.max_request_bytes:,} bytes")
+        messages = await _read_body(receive, self.max_request_bytes)
+        if messages is None:
+            await _refuse(send, 413, "too_large", too_large)
+            return
+        await self.app(scope, _replay(messages, receive), send)
 
     def _has_token(self, scope: dict, headers: dict[str, str]) -> bool:
         offered = []
@@ -99,8 +94,53 @@ def _is_loopback_host(host: str) -> bool:
     return is_loopback(urlsplit(f"//{host}").hostname or "")
 
 
-async def _refuse(send: Any, status: int, message: str) -> None:
-    body = json.dumps({"error": message}).encode()
+async def _read_body(receive: Any, max_bytes: int) -> list[dict] | None:
+    """Receive the request's body messages; None as soon as they hold more than `max_bytes`."""
+    messages, size = [], 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages
+        size += len(message.get("body", b""))
+        if size > max_bytes:
+            return None
+        if not message.get("more_body", False):
+            return messages
+
+
+def _replay(messages: list[dict], receive: Any) -> Any:
+    """Give the application the messages read, then whatever comes next (a disconnect)."""
+    pending = list(messages)
+
+    async def replayed() -> dict:
+        return pending.pop(0) if pending else await receive()
+
+    return replayed
+
+
+async def _refuse(send: Any, status: int, kind: str, message: str) -> None:
+    body = json.dumps({"error": message, "kind": kind, "sql": ""}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+class SecurityHeaders:
+    """Add the content security policy and the anti-framing, no-sniffing and referrer headers to every response."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        """Pass the request on; add the headers to its response."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *_HEADERS]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

@@ -1,18 +1,28 @@
-"""The HTTP API: ask, run SQL, health; FastAPI generates its OpenAPI document from these models."""
+"""The HTTP API: ask, run SQL, health; FastAPI generates its OpenAPI document from these models.
+
+A failure is an HTTP error with one line and its kind in the body (``ErrorOut``): 400 a bad request or SQL the
+guard refused, 422 SQL that ran and failed (or no SQL from the model), 429 too many questions queued, 502 the
+language model failed, 503 the engine is busy or down, 504 the time limit.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from answering.render import answer_json
+from serve.errors import raise_if_failed
 from serve.exports import DOWNLOADS
-from serve.workbench import Record, Workbench
+from serve.health import EngineHealth
+from serve.settings import ServeSettings
+from serve.store import Record
+from serve.workbench import Workbench
 
-__all__ = ["AnswerOut", "AskIn", "HealthOut", "RunSqlIn", "answer_out", "api_router"]
+__all__ = ["ERROR_RESPONSES", "AnswerOut", "AskIn", "ErrorOut", "HealthOut", "RunSqlIn", "answer_out", "api_router"]
 
 
 class AskIn(BaseModel):
@@ -29,11 +39,11 @@ class RunSqlIn(BaseModel):
     """SQL to run through the guard and the read-only role."""
 
     sql: str = Field(description="one SELECT or WITH statement in PostgreSQL")
-    question: str = Field("", description="what the SQL answers, kept with it in the history")
+    question: str = Field("", description="what the SQL answers, kept with it")
 
 
 class AnswerOut(BaseModel):
-    """One answer: the SQL, the rows (at most the server's rows-per-response cap) and what it cost."""
+    """One answer: the SQL, the rows (within the server's caps per response) and what it cost."""
 
     id: str = Field(description="key of the answer in /answers/{id} and its downloads")
     conversation_id: str = Field(description="the conversation the answer belongs to (send it to follow up)")
@@ -58,9 +68,10 @@ class AnswerOut(BaseModel):
     columns: list[str]
     rows: list[list[Any]]
     row_count: int = Field(description="rows fetched (the response may carry fewer)")
-    truncated: bool = Field(description="rows were left out, by the engine's cap or by the response's")
+    truncated: bool = Field(description="rows were left out: by the engine's cap, or by the response's rows or bytes")
     error: str | None
     error_kind: str | None
+    notice: str | None = Field(description="one line about who wrote the SQL when it was a small demo model")
     model: str
     engine: str
     input_tokens: int
@@ -69,10 +80,22 @@ class AnswerOut(BaseModel):
     downloads: dict[str, str] = Field(description="URLs of the CSV, VOTable and Parquet files of every fetched row")
 
 
+class ErrorOut(BaseModel):
+    """Why a request could not be served."""
+
+    error: str = Field(description="what went wrong and what to do, in one line")
+    kind: str = Field(
+        description="bad_request, refused (by the SQL guard), general, missing_structure, unsupported, no_sql, "
+        "timeout, too_many_requests, busy, unavailable, lm_failed or internal"
+    )
+    sql: str = Field("", description="the SQL that failed, when there is one")
+
+
 class HealthOut(BaseModel):
     """Whether the workbench is up, with what, and how busy."""
 
-    status: str
+    status: str = Field(description="ok, or unavailable when the engine cannot be reached")
+    engine_error: str | None = Field(description="why the engine cannot be reached, or null")
     model: str
     engine: str
     catalog: str = Field(description="the catalog asked about: ztf (ZTF alerts) or multisurvey (Rubin/LSST and ZTF)")
@@ -80,10 +103,24 @@ class HealthOut(BaseModel):
     one_at_a_time: bool = Field(description="questions are answered one at a time (the embedded local model)")
 
 
-def answer_out(record: Record, max_rows: int) -> dict[str, Any]:
-    """Describe a record as an ``AnswerOut`` dictionary with at most `max_rows` rows."""
-    payload = answer_json(record.answer, limit=max_rows)
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "a bad request, or SQL the guard refused (kind refused)"},
+    413: {"model": ErrorOut, "description": "the request body is over the server's limit"},
+    422: {"model": ErrorOut, "description": "the SQL ran and failed, or the model wrote no SQL"},
+    429: {"model": ErrorOut, "description": "too many questions queued; see Retry-After"},
+    502: {"model": ErrorOut, "description": "the language model failed"},
+    503: {"model": ErrorOut, "description": "the engine is busy (see Retry-After) or cannot be reached"},
+    504: {"model": ErrorOut, "description": "the query ran longer than its time limit"},
+}
+
+
+def answer_out(record: Record, settings: ServeSettings) -> dict[str, Any]:
+    """Describe a record as an ``AnswerOut`` dictionary, its rows within the settings' caps per response."""
+    payload = answer_json(record.answer, limit=settings.max_rows_per_response)
     payload.pop("usage")
+    rows = _within_bytes(payload["rows"], settings.max_response_bytes)
+    if len(rows) < len(payload["rows"]):
+        payload |= {"rows": rows, "truncated": True}
     links = {fmt: f"/answers/{record.id}/download/{fmt}" for fmt in DOWNLOADS}
     downloads = links if record.answer.frame is not None else {}
     return {
@@ -98,26 +135,26 @@ def answer_out(record: Record, max_rows: int) -> dict[str, Any]:
 def api_router(bench: Workbench) -> APIRouter:
     """Build the API routes around one workbench."""
     router = APIRouter(prefix="/api", tags=["api"])
-    cap = bench.settings.max_rows_per_response
+    engine_health = EngineHealth(bench.engine.inner)  # the engine itself, under its gate
 
-    @router.post("/ask", response_model=AnswerOut, summary="Answer a question with SQL and its rows")
-    async def ask(body: AskIn, request: Request) -> dict[str, Any]:
+    @router.post("/ask", response_model=AnswerOut, responses=ERROR_RESPONSES, summary="Answer a question with SQL")
+    async def ask(body: AskIn) -> dict[str, Any]:
         follows = bench.latest_in(body.conversation_id).id if body.conversation_id else None
-        session = _client(request)
-        record = await run_in_threadpool(
-            bench.ask, body.question, body.external_knowledge, session=session, follows=follows
-        )
-        return answer_out(record, cap)
+        job = bench.start_ask(body.question, body.external_knowledge, follows=follows)
+        record = raise_if_failed(await bench.answer(job))
+        return answer_out(record, bench.settings)
 
-    @router.post("/run-sql", response_model=AnswerOut, summary="Run SQL through the guard, read-only")
-    async def run_sql(body: RunSqlIn, request: Request) -> dict[str, Any]:
-        record = await run_in_threadpool(bench.run_sql, body.sql, question=body.question, session=_client(request))
-        return answer_out(record, cap)
+    @router.post("/run-sql", response_model=AnswerOut, responses=ERROR_RESPONSES, summary="Run SQL read-only")
+    async def run_sql(body: RunSqlIn) -> dict[str, Any]:
+        record = raise_if_failed(await run_in_threadpool(bench.run_sql, body.sql, question=body.question))
+        return answer_out(record, bench.settings)
 
-    @router.get("/health", response_model=HealthOut, summary="Tell whether the workbench is up")
-    def health() -> dict[str, Any]:
+    @router.get("/health", response_model=HealthOut, summary="Tell whether the workbench and its engine are up")
+    async def health() -> dict[str, Any]:
+        problem = await engine_health.problem()
         return {
-            "status": "ok",
+            "status": "ok" if problem is None else "unavailable",
+            "engine_error": problem,
             "model": bench.model,
             "engine": bench.engine_name,
             "catalog": bench.engine.catalog,
@@ -128,5 +165,13 @@ def api_router(bench: Workbench) -> APIRouter:
     return router
 
 
-def _client(request: Request) -> str:
-    return f"api:{request.client.host if request.client else ''}"
+def _within_bytes(rows: list[list[Any]], max_bytes: int) -> list[list[Any]]:
+    """Return the first rows whose JSON fits in `max_bytes`."""
+    kept: list[list[Any]] = []
+    size = 0
+    for row in rows:
+        size += len(json.dumps(row, ensure_ascii=False, default=str).encode("utf-8", "replace")) + 1
+        if size > max_bytes:
+            break
+        kept.append(row)
+    return kept

@@ -1,19 +1,26 @@
-"""The workbench's ASGI application: the page, the HTTP API, limits, token and one-line errors."""
+"""The workbench's ASGI application: the page, the HTTP API, limits, token, sessions, headers and one-line errors."""
 
 from __future__ import annotations
 
 import html
 import logging
+from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import Response
+from fastapi.staticfiles import StaticFiles
 
 from catalog import load_catalog
-from serve.access import AccessControl
+from serve.access import AccessControl, SecurityHeaders
 from serve.api import api_router
-from serve.pages import SESSION_COOKIE, new_session_id, page_router
-from serve.workbench import Workbench, WorkbenchError
+from serve.errors import UnexpectedError, WorkbenchError
+from serve.gate import CLIENT
+from serve.pages import SESSION_COOKIE, page_router
+from serve.responses import EncodableJSONResponse, encodable_html
+from serve.sessions import SessionIds
+from serve.workbench import Workbench
 
 __all__ = ["create_app"]
 
@@ -21,46 +28,63 @@ logger = logging.getLogger(__name__)
 
 
 def create_app(bench: Workbench) -> FastAPI:
-    """Build the application around a workbench (which the caller closes)."""
+    """Build the application around a workbench (which the caller closes).
+
+    The API documentation page (``/docs``) is off: it loads its scripts from a CDN, which the page's content
+    security policy (and an offline machine) refuses; the OpenAPI document stays at ``/openapi.json``.
+    """
     app = FastAPI(
         title="ALeRCE text-to-SQL workbench",
         description=f"Ask questions about ALeRCE's alerts ({load_catalog(bench.engine.catalog).title}); the SQL runs "
         "read-only behind the SQL guard.",
         version="1",
+        docs_url=None,
+        redoc_url=None,
+        default_response_class=EncodableJSONResponse,
     )
     app.include_router(api_router(bench))
     app.include_router(page_router(bench))
+    app.mount("/static", StaticFiles(directory=Path(__file__).with_name("static")), name="static")
+    session_ids = SessionIds()
 
     @app.middleware("http")
-    async def session_cookie(request: Request, call_next) -> Response:
-        request.state.new_session = new_session_id()
+    async def session_and_client(request: Request, call_next: Any) -> Response:
+        offered = request.cookies.get(SESSION_COOKIE)
+        is_new = not session_ids.is_issued(offered)
+        request.state.session = session_ids.issue() if is_new else offered
+        CLIENT.set(request.client.host if request.client else "")  # each query counts for its client's share
         response = await call_next(request)
-        if SESSION_COOKIE not in request.cookies:
-            response.set_cookie(SESSION_COOKIE, request.state.new_session, httponly=True, samesite="strict")
+        if is_new and not request.url.path.startswith("/api/"):  # API clients have no page session
+            response.set_cookie(SESSION_COOKIE, request.state.session, httponly=True, samesite="strict")
         return response
 
     @app.exception_handler(WorkbenchError)
     async def refused(request: Request, err: WorkbenchError) -> Response:
-        return _error(request, str(err), 400)
+        return _error(request, err)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, err: RequestValidationError) -> Response:
         first = err.errors()[0] if err.errors() else {}
         where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
-        return _error(request, f"bad request: {where or 'body'}: {first.get('msg', 'invalid')}", 422)
+        return _error(request, WorkbenchError(f"bad request: {where or 'body'}: {first.get('msg', 'invalid')}"))
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, err: Exception) -> Response:
         logger.exception("%s %s failed", request.method, request.url.path)
-        return _error(request, f"internal error ({type(err).__name__}); the server log has the details", 500)
+        return _error(request, UnexpectedError.about(err))
 
     app.add_middleware(AccessControl, max_request_bytes=bench.settings.max_request_bytes, token=bench.settings.token)
+    app.add_middleware(SecurityHeaders)
     return app
 
 
-def _error(request: Request, message: str, status_code: int) -> Response:
+def _error(request: Request, err: WorkbenchError) -> Response:
+    """Answer a failure: ``ErrorOut`` JSON for the API and the page's scripts, else a page with the message."""
+    headers = {"Retry-After": str(err.retry_after_s)} if err.retry_after_s is not None else None
     if request.url.path.startswith(("/api/", "/jobs")):
-        return JSONResponse({"error": message}, status_code=status_code)
-    return HTMLResponse(
-        f'<!doctype html><title>error</title><p class="error" role="alert">{html.escape(message)}</p>', status_code
-    )
+        body = {"error": str(err), "kind": err.kind, "sql": getattr(err, "sql", "")}
+        return EncodableJSONResponse(body, status_code=err.status, headers=headers)
+    page = f'<!doctype html><title>error</title><p class="error" role="alert">{html.escape(str(err))}</p>'
+    response = encodable_html(page, err.status)
+    response.headers.update(headers or {})
+    return response

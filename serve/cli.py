@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
-from answering import load
 from cli import add_verbosity_arguments, logging_to_stderr, positive_int
 from engines.errors import EngineError
 from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
@@ -20,8 +20,8 @@ from lms.options import add_model_argument
 from modules.errors import PipelineError
 from modules.options import add_candidates_argument
 from modules.settings import ProgramSettings
-from serve.settings import TOKEN_ENV, ServeSettings
-from serve.workbench import Workbench
+from serve.settings import MIN_TOKEN_CHARS, TOKEN_ENV, ServeSettings
+from serve.workbench import Workbench, open_workbench
 
 __all__ = ["build_parser", "main"]
 
@@ -30,24 +30,34 @@ examples:
   python -m serve                                   # http://127.0.0.1:8000, embedded database and local model
   python -m serve --model openai/gpt-4.1-mini --engine tap --port 8080
   python -m serve --catalog multisurvey             # Rubin/LSST and ZTF (schema alerce_tap)
-  python -m serve --host 0.0.0.0 --token "$(openssl rand -hex 16)"   # open http://HOST:8000/?token=...
+  (umask 077; openssl rand -hex 16 > token) && python -m serve --host 0.0.0.0 --token-file token
+                                                    # then open http://HOST:8000/?token=... once
   python -m serve --mcp                             # MCP server on stdin/stdout (tools ask, run_sql, describe_schema)
 
-environment: {TOKEN_ENV} (the token when --token is not given), ALERCE_DSN, ALERCE_TAP_URL, provider API keys
+the token is never taken on the command line, where other users of the machine see it (ps): --token-file or
+${TOKEN_ENV}, at least {MIN_TOKEN_CHARS} characters.
+
+environment: {TOKEN_ENV} (the token when --token-file is not given), ALERCE_DSN, ALERCE_TAP_URL, provider API keys
 exit codes: 0 stopped, 1 the model or database is unusable (one line on stderr), 2 bad command line (e.g. a
-non-loopback --host without a token), 130 interrupted
+non-loopback --host without a token, or a token that is too short), 130 interrupted
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of ``python -m serve``."""
     parser = argparse.ArgumentParser(
-        prog="python -m serve", description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m serve",
+        description=__doc__,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,  # `--token SECRET` would pass as --token-file and name the secret on the command line
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
     parser.add_argument("--port", type=positive_int, default=8000, help="TCP port (default: %(default)s)")
     parser.add_argument(
-        "--token", default=None, help=f"access token every request must carry (default: ${TOKEN_ENV}; none)"
+        "--token-file",
+        metavar="PATH",
+        help=f"file holding the access token every request must carry (default: ${TOKEN_ENV}; none)",
     )
     parser.add_argument("--mcp", action="store_true", help="serve MCP over stdio instead of HTTP")
     add_model_argument(parser)
@@ -67,19 +77,19 @@ def main(argv: list[str] | None = None) -> int:
         settings = ServeSettings(
             host=args.host,
             port=args.port,
-            token=args.token or os.environ.get(TOKEN_ENV) or None,
+            token=_token(args.token_file),
             one_at_a_time=args.model.startswith(LOCAL_PREFIX),
         )
-    except ValueError as err:
+    except (OSError, ValueError) as err:
         parser.error(str(err))
     with logging_to_stderr(args):
         try:
             program = ProgramSettings(artifact=args.program, candidates=args.candidates)
-            t2s = load(args.model, program=program, engine=engine_settings(args, timeout_s=args.timeout))
+            engine = engine_settings(args, timeout_s=args.timeout)
+            bench = open_workbench(args.model, settings, program=program, engine=engine)
         except (LMConfigError, PipelineError, EngineError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 1
-        bench = Workbench(t2s, settings, model=args.model)
         try:
             _serve(bench, mcp=args.mcp)
         except KeyboardInterrupt:
@@ -87,6 +97,22 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             bench.close()
     return 0
+
+
+def _token(path: str | None) -> str | None:
+    """Read the token from `path`, else from the environment; None when neither has one.
+
+    Raises:
+        OSError: The file cannot be read (the message names it).
+    """
+    if path is None:
+        return os.environ.get(TOKEN_ENV, "").strip() or None
+    try:
+        return Path(path).read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError) as err:
+        raise OSError(
+            f"cannot read the token from --token-file {path}: {getattr(err, 'strerror', None) or err}"
+        ) from err
 
 
 def _serve(bench: Workbench, *, mcp: bool) -> None:

@@ -1,20 +1,31 @@
 """The MCP server (stdio): tools ``ask``, ``run_sql`` and ``describe_schema`` over the same workbench.
 
-AI assistants reach ALeRCE through the same SQL guard, read-only role and row caps as the page.
+AI assistants reach ALeRCE through the same SQL guard, read-only role, row and byte caps as the page. A refusal or
+failure is an MCP error (``isError``) with one line; no reply echoes more than a short part of what was sent. A
+message holding a lone surrogate escape (``"\\ud800"``), which the SDK's parser refuses without a reply, is made
+encodable first, so every request gets its answer.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import sys
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 
 from catalog import load_catalog, render_schema_text
+from fileio.text import encodable
 from modules.served_catalog import served_catalog
 from serve.api import answer_out
-from serve.workbench import Workbench, WorkbenchError
+from serve.errors import WorkbenchError, raise_if_failed
+from serve.store import Record
+from serve.workbench import Workbench
 
 __all__ = ["build_mcp_server"]
 
@@ -25,29 +36,54 @@ _INSTRUCTIONS = (
     "`describe_schema` gives tables, columns and their meaning. Every statement passes a SQL guard and runs "
     "read-only with a time limit and a row cap."
 )
-_SESSION = "mcp"
+_SHOWN_CHARS = 60
+"""Longest part of a name sent back in an error."""
+
+
+class _EncodableStdioServer(MCPServer):
+    """An MCP server whose stdio transport makes every incoming message encodable before the SDK parses it."""
+
+    async def run_stdio_async(self) -> None:
+        """Serve on stdin and stdout (as ``MCPServer.run_stdio_async``, with the lines made encodable)."""
+        sys.stdin.reconfigure(encoding="utf-8", errors="replace")
+        async with stdio_server(stdin=_encodable_lines(anyio.wrap_file(sys.stdin))) as (read_stream, write_stream):
+            lowlevel = self._lowlevel_server  # the SDK's own run_stdio_async reaches it the same way
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+async def _encodable_lines(lines: Any) -> AsyncIterator[str]:
+    """Yield each JSON line with its lone surrogates (escaped or not) as U+FFFD; other lines as they are."""
+    async for line in lines:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            yield line  # not JSON: the SDK answers that itself
+            continue
+        yield encodable(json.dumps(message, ensure_ascii=False))
 
 
 def build_mcp_server(bench: Workbench) -> MCPServer:
     """Build the MCP server whose tools use `bench`; ``server.run("stdio")`` serves it."""
     catalog = load_catalog(bench.engine.catalog)
-    server = MCPServer("alerce-t2s", instructions=_INSTRUCTIONS.format(catalog=catalog.name, title=catalog.title))
-    cap = bench.settings.max_rows_per_response
+    instructions = _INSTRUCTIONS.format(catalog=catalog.name, title=catalog.title)
+    server = _EncodableStdioServer("alerce-t2s", instructions=instructions)
 
     @server.tool()
     async def ask(question: str, external_knowledge: str = "", conversation_id: str = "") -> dict[str, Any]:
         """Answer a question about the served catalog's alerts: the PostgreSQL the program wrote, its rows (capped),
         dates, explanation, alternatives and cost; with a conversation_id, as a follow-up of that conversation's
         latest answer."""
-        follows = (await _in_thread(bench.latest_in, conversation_id)).id if conversation_id else None
-        record = await _in_thread(bench.ask, question, external_knowledge, session=_SESSION, follows=follows)
-        return answer_out(record, cap)
+        with _tool_errors():
+            follows = bench.latest_in(conversation_id).id if conversation_id else None
+            job = bench.start_ask(question, external_knowledge, follows=follows)
+            return _reply(bench, raise_if_failed(await bench.answer(job)))
 
     @server.tool()
     async def run_sql(sql: str) -> dict[str, Any]:
         """Run one SELECT or WITH statement (PostgreSQL, the served catalog's tables) read-only; columns and rows."""
-        record = await _in_thread(bench.run_sql, sql, session=_SESSION)
-        return answer_out(record, cap)
+        with _tool_errors():
+            record = await anyio.to_thread.run_sync(lambda: bench.run_sql(sql))
+            return _reply(bench, raise_if_failed(record))
 
     @server.tool()
     def describe_schema(tables: list[str] | None = None) -> str:
@@ -55,14 +91,32 @@ def build_mcp_server(bench: Workbench) -> MCPServer:
         catalog = served_catalog(bench.engine)
         unknown = [name for name in tables or () if catalog.table(name) is None]
         if unknown:
-            raise ToolError(f"unknown table {unknown[0]!r}; the tables are {', '.join(catalog.table_names)}")
+            raise ToolError(f"unknown table {_shown(unknown[0])}; the tables are {', '.join(catalog.table_names)}")
         return render_schema_text(catalog, tables)
 
     return server
 
 
-async def _in_thread(function: Any, *args: Any, **kwargs: Any) -> Any:
+@contextlib.contextmanager
+def _tool_errors() -> Iterator[None]:
+    """Turn a workbench error into an MCP tool error (``isError``) with its one line."""
     try:
-        return await anyio.to_thread.run_sync(lambda: function(*args, **kwargs))
+        yield
     except WorkbenchError as err:
-        raise ToolError(str(err)) from err
+        raise ToolError(encodable(str(err))) from err
+
+
+def _reply(bench: Workbench, record: Record) -> dict[str, Any]:
+    """The record as ``AnswerOut`` within the response caps, every text encodable (the SDK writes UTF-8)."""
+    return json.loads(encodable(json.dumps(answer_out(record, bench.settings), ensure_ascii=False, default=str)))
+
+
+def _shown(name: str) -> str:
+    """Quote a name as sent, cut to its first characters.
+
+    Examples:
+        >>> _shown("objects"), _shown("x" * 100)[-5:]
+        ("'objects'", "x...'")
+    """
+    cut = name if len(name) <= _SHOWN_CHARS else name[:_SHOWN_CHARS] + "..."
+    return repr(encodable(cut))

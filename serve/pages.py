@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import secrets
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 
 import jinja2
 from fastapi import APIRouter, Form, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from answering import AnsweringError
 from answering.cells import plain_value
@@ -22,12 +21,16 @@ from answering.lightcurve import object_figure
 from answering.render import describe_range
 from engines.errors import EngineError
 from serve.access import TOKEN_COOKIE
+from serve.errors import WorkbenchError
 from serve.exports import DOWNLOADS, download, png_bytes
-from serve.workbench import Record, Workbench, WorkbenchError
+from serve.responses import EncodableJSONResponse, encodable_html
+from serve.store import Record
+from serve.workbench import Workbench
 
 __all__ = ["SESSION_COOKIE", "page_router"]
 
 SESSION_COOKIE = "workbench_session"
+"""Cookie holding the page session's id, as ``serve.sessions.SessionIds`` issued it."""
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
     autoescape=True,
@@ -48,28 +51,26 @@ def page_router(bench: Workbench) -> APIRouter:
         return _page(request, bench, "")
 
     @router.get("/history", response_class=HTMLResponse)
-    def history(request: Request) -> str:
-        return _TEMPLATES.get_template("history.html").render(threads=_threads(bench.history(_session(request))))
+    def history(request: Request) -> Response:
+        threads = _threads(bench.history(request.state.session))
+        return encodable_html(_TEMPLATES.get_template("history.html").render(threads=threads))
 
     @router.post("/jobs")
-    def start(
+    async def start(
         request: Request, question: str = Form(""), knowledge: str = Form(""), follows: str = Form("")
     ) -> Response:
-        try:
-            job = bench.start_ask(question, knowledge, session=_session(request), follows=follows or None)
-        except WorkbenchError as err:
-            return JSONResponse({"error": str(err)}, status_code=400)
-        with jobs_lock:  # requests run in a thread pool
+        job = bench.start_ask(question, knowledge, session=request.state.session, follows=follows or None)
+        with jobs_lock:
             jobs[job.id] = job
             for stale in [key for key, old in jobs.items() if old.is_finished][: -bench.settings.max_answers_kept]:
                 del jobs[stale]
-        return JSONResponse({"job_id": job.id})
+        return EncodableJSONResponse({"job_id": job.id})
 
     @router.get("/jobs/{job_id}/events")
     async def events(job_id: str) -> Response:
         job = jobs.get(job_id)
         if job is None:
-            return JSONResponse({"error": f"no question {job_id!r} is being answered"}, status_code=404)
+            return EncodableJSONResponse({"error": f"no question {job_id!r} is being answered"}, status_code=404)
         return StreamingResponse(_stream(job), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     @router.get("/answers/{answer_id}", response_class=HTMLResponse)
@@ -78,16 +79,16 @@ def page_router(bench: Workbench) -> APIRouter:
         return _page(request, bench, _answer_html(bench, record, page=page, oid=oid), question=record.answer.question)
 
     @router.get("/answers/{answer_id}/fragment", response_class=HTMLResponse)
-    def answer_fragment(answer_id: str, page: int = 1, oid: str = "") -> str:
-        return _answer_html(bench, bench.record(answer_id), page=page, oid=oid)
+    def answer_fragment(answer_id: str, page: int = 1, oid: str = "") -> Response:
+        return encodable_html(_answer_html(bench, bench.record(answer_id), page=page, oid=oid))
 
     def run_by_hand(request: Request, answer_id: str, run: Any, text: str, question: str) -> Response:
         """Run the text of an answer's SQL or ADQL box; show the new answer, or the old one with the error."""
         try:
-            record = run(text, question=question, session=_session(request))
+            record = run(text, question=question, session=request.state.session)
         except WorkbenchError as err:
             html = _answer_html(bench, bench.record(answer_id), message=str(err))
-            return _page(request, bench, html, status_code=400)
+            return _page(request, bench, html, status_code=err.status)
         return RedirectResponse(f"/answers/{record.id}", status_code=303)
 
     @router.post("/answers/{answer_id}/rerun")
@@ -96,7 +97,7 @@ def page_router(bench: Workbench) -> APIRouter:
 
     @router.post("/answers/{answer_id}/alternatives/{number}")
     def run_alternative(request: Request, answer_id: str, number: int) -> Response:
-        record = bench.run_alternative(answer_id, number, session=_session(request))
+        record = bench.run_alternative(answer_id, number, session=request.state.session)
         return RedirectResponse(f"/answers/{record.id}", status_code=303)
 
     @router.post("/answers/{answer_id}/rerun-adql")
@@ -143,10 +144,6 @@ async def _stream(job: Any) -> AsyncIterator[str]:
         await asyncio.sleep(_EVENT_POLL_S)
 
 
-def _session(request: Request) -> str:
-    return request.cookies.get(SESSION_COOKIE) or request.state.new_session
-
-
 def _page(request: Request, bench: Workbench, result: str, *, question: str = "", status_code: int = 200) -> Response:
     html = _TEMPLATES.get_template("page.html").render(
         model=bench.model,
@@ -156,9 +153,9 @@ def _page(request: Request, bench: Workbench, result: str, *, question: str = ""
         question=question,
         result=result,
         message="",
-        threads=_threads(bench.history(_session(request))),
+        threads=_threads(bench.history(request.state.session)),
     )
-    response = HTMLResponse(html, status_code=status_code)
+    response = encodable_html(html, status_code)
     token = request.query_params.get("token")
     if token:  # AccessControl has checked it; keep it for the page's own requests
         response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
@@ -171,11 +168,6 @@ def _threads(history: list[Record]) -> list[list[Record]]:
     for record in history:
         threads.setdefault(record.conversation, []).insert(0, record)
     return list(threads.values())
-
-
-def new_session_id() -> str:
-    """Return a fresh session id."""
-    return secrets.token_urlsafe(16)
 
 
 def _answer_html(bench: Workbench, record: Record, *, page: int = 1, oid: str = "", message: str = "") -> str:

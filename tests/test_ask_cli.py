@@ -14,7 +14,7 @@ from lms.resolve import DEFAULT_LOCAL_MODEL
 from modules import AlerceText2SQL, PipelineSettings
 from modules.artifact import MANIFEST_FILE
 from optimizers.saving import save_artifact
-from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, scripted_lm
+from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, demo_model_lm, scripted_lm
 
 MODEL = "fake/scripted"
 UNREACHABLE_DSN = "postgresql://reader@127.0.0.1:1/alerce"
@@ -299,3 +299,10 @@ def test_a_table_of_the_other_catalog_is_one_line_and_exit_1(capsys, use_lm, mul
     assert code == 1 and "Traceback" not in err
     errors = [line for line in err.splitlines() if line.startswith("error:")]
     assert errors == ['error: could not answer (missing_structure): relation "magstat" does not exist']
+
+
+def test_an_answer_of_the_demo_model_ends_with_a_note(capsys, use_lm, tiny_dsn):
+    use_lm(demo_model_lm())
+    code, out, err = ask(capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn)  # the LM is named local/...
+    assert code == 0 and "note" not in out
+    assert err.splitlines()[-1].startswith("note: A small demo model wrote this SQL (local/gemma3-270m")

@@ -211,3 +211,35 @@ def test_multisurvey_golds_score_one_wherever_they_have_rows_and_an_identifier(t
     assert len(with_rows) >= 50  # tiny scale: 51 of the 84 golds have rows and an identifier column
     assert per_question.loc[with_rows, "row_pm"].all(), per_question.loc[with_rows, ["row_pm", "row_comparison"]]
     assert per_question["col_pm"][per_question["gold_rows"] > 0].all()
+
+
+def _predictions_not_valid_unicode(path, examples) -> None:
+    """A prediction that is not valid Unicode (a lone surrogate escape in JSON, a byte that is not UTF-8 in CSV),
+    then a gold."""
+    if path.suffix == ".json":
+        rows = [{"req_id": examples[0].req_id, "sql": "SELECT 'a\udcff' AS oid"}]
+        rows.append({"req_id": examples[1].req_id, "sql": examples[1].gold_sql})
+        path.write_text(json.dumps({"predictions": rows}))  # ensure_ascii writes the surrogate as \udcff
+        return
+    gold = examples[1].gold_sql.replace('"', '""')
+    path.write_bytes(
+        b"req_id,sql\n%d,SELECT 'a\xff' AS oid\n%d,\"%s\"\n" % (examples[0].req_id, examples[1].req_id, gold.encode())
+    )
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_a_prediction_that_is_not_valid_unicode_is_an_error_of_its_item(
+    suffix, tmp_path, examples, dev_csv_path, tiny_dsn, capsys
+):
+    path = tmp_path / f"predictions{suffix}"
+    _predictions_not_valid_unicode(path, examples)
+    assert main(_args(tmp_path, path, dev_csv_path, tiny_dsn, "--json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["counts"]["items"] == 58 and report["counts"]["pred_errors_by_kind"]["general"] >= 1
+    frame = pd.read_csv(tmp_path / "report" / "per_question.csv").set_index("req_id")
+    first, second = frame.loc[examples[0].req_id], frame.loc[examples[1].req_id]
+    assert first["error_kind"] == "general" and "not valid Unicode" in first["error_message"]
+    assert "\ufffd" in first["sql"] and bool(second["col_pm"]) is True
+    lines = (tmp_path / "report" / "checkpoint.jsonl").read_text(encoding="utf-8").splitlines()
+    assert main(_args(tmp_path, path, dev_csv_path, tiny_dsn)) == 0  # resumed: nothing to run again
+    assert (tmp_path / "report" / "checkpoint.jsonl").read_text(encoding="utf-8").splitlines() == lines

@@ -33,12 +33,23 @@ from db.server import ServerInfo, ServerSettings, up
 from db.tap.copy import GAVO_DIR, Freshness, PublishedCopy, check_copy, forget_copy, read_copy, write_copy
 from defaults.time_limits import DACHS_START_S
 
-__all__ = ["TapServerStatus", "is_local_url", "tap_down", "tap_session", "tap_status", "tap_up", "tap_url"]
+__all__ = [
+    "SYNC_LIMIT_S",
+    "TapServerStatus",
+    "is_local_url",
+    "tap_down",
+    "tap_session",
+    "tap_status",
+    "tap_up",
+    "tap_url",
+]
 
 logger = logging.getLogger(__name__)
 TAP_SCHEMA = load_catalog().tap_schema
 """The ztf catalog's TAP schema, as ALeRCE's service names it; its input folder holds the DaCHS lock."""
 
+SYNC_LIMIT_S = 60.0
+"""The local service's own time limit of sync queries (DaCHS's default ``[async]defaultExecTimeSync``, kept)."""
 _LOCK_WAIT_S = 1800.0
 _depth = 0  # how many nested `_exclusive` blocks of this process hold the DaCHS lock
 _NOT_INSTALLED = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dspy
 
+from lms import RetryingLM
 from lms.fake import EXPLANATION, fake_lm, render_answer
 
 LITERAL_SQL = "SELECT 1 AS n, 'ZTF' AS name UNION ALL SELECT 22, NULL"
@@ -22,3 +23,8 @@ def scripted_lm(sql: str = LITERAL_SQL, *, difficulty: str = "simple", correctio
         "explanation": EXPLANATION,
     }
     return fake_lm(lambda call: render_answer(fields.get(call.stage, {"sql": sql})))
+
+
+def demo_model_lm(sql: str = LITERAL_SQL) -> dspy.LM:
+    """Return `scripted_lm(sql)` under the name of the shipped demo model, local/gemma3-270m."""
+    return RetryingLM("local/gemma3-270m", engine=scripted_lm(sql).engine_obj, cache=False)

@@ -7,7 +7,7 @@ from answering.question import MAX_QUESTION_CHARS
 from engines import EngineSettings
 from modules import UnknownStageError
 from modules.settings import ProgramSettings
-from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, scripted_lm
+from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, demo_model_lm, scripted_lm
 
 
 def test_ask_returns_the_rows_of_the_sql(tiny_dsn):
@@ -82,6 +82,21 @@ def test_clean_text_removes_control_characters_and_keeps_newlines():
     assert clean_text(" a\x1b[0m b\x7f\nc\t ") == "a[0m b\nc"
 
 
+@pytest.mark.parametrize(
+    ("text", "cleaned"),
+    [
+        ("SELECT 1 AS a -- note\r, 2 AS b", "SELECT 1 AS a -- note\n, 2 AS b"),  # PostgreSQL ends the comment at CR
+        ("a\r\nb\x85c\u2028d\u2029e", "a\nb\nc\nd\ne"),
+        ("bad \ud800 and \udcff", "bad \ufffd and \ufffd"),
+        ("pair \ud83d\ude00", "pair \U0001f600"),
+    ],
+    ids=["bare-cr", "line-separators", "lone-surrogates", "surrogate-pair"],
+)
+def test_clean_text_breaks_lines_as_they_read_and_is_encodable(text, cleaned):
+    assert clean_text(text, field="sql") == cleaned
+    cleaned.encode("utf-8")
+
+
 def test_clean_text_refuses_an_empty_question():
     with pytest.raises(BadQuestion) as caught:
         clean_text(" \x00 ")
@@ -97,3 +112,14 @@ def test_clean_text_refuses_a_huge_question():
         f"the question is 1,000,000 characters long; the limit is {MAX_QUESTION_CHARS:,}. "
         "Shorten it to the part that matters."
     )
+
+
+def test_an_answer_of_the_demo_model_says_who_wrote_it(tiny_dsn):
+    where = {"program": ProgramSettings(uncompiled=True), "engine": EngineSettings(dsn=tiny_dsn)}
+    with load("fake/scripted", lm=demo_model_lm(), **where) as t2s:
+        demo = t2s.ask("How many?")
+    with load("fake/scripted", lm=scripted_lm(), **where) as t2s:
+        other = t2s.ask("How many?")
+    assert demo.notice.startswith("A small demo model wrote this SQL (local/gemma3-270m: Gemma 3 270M base")
+    assert "--model openai/gpt-4.1-mini" in demo.notice and "MODEL=" in demo.notice and "\n" not in demo.notice
+    assert other.notice is None

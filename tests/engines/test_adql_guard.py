@@ -1,6 +1,9 @@
 """The ADQL box's check: one query, nothing after it, nothing that is not a query."""
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from engines.adql_guard import MAX_ADQL_CHARS, check_adql
 from engines.errors import GuardError
@@ -35,3 +38,13 @@ def test_anything_else_is_refused_in_one_line(text, message):
     with pytest.raises(GuardError) as refused:
         check_adql(text)
     assert message in refused.value.message and "\n" not in refused.value.message
+
+
+REFUSED = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "adql_guard_cases.yaml").read_text())["refused"]
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=[case["id"] for case in REFUSED])
+def test_every_write_in_the_parse_tree_is_refused(case):
+    with pytest.raises(GuardError) as refused:
+        check_adql(case["text"])
+    assert case["message"] in refused.value.message and "\n" not in refused.value.message

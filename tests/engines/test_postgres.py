@@ -12,7 +12,7 @@ import yaml
 
 import engines.postgres
 from engines.engine import Result
-from engines.errors import DatabaseUnavailable, EngineError, ErrorKind, ExecutionError, GuardError
+from engines.errors import DatabaseBusy, DatabaseUnavailable, EngineError, ErrorKind, ExecutionError, GuardError
 from engines.postgres import PostgresEngine, PostgresSettings
 from tests.db_snapshot import snapshot
 
@@ -270,10 +270,10 @@ def test_execute_types_a_failure_while_building_the_frame(executor, monkeypatch)
 
 
 UNCANCELLABLE_SQL = (
-    "SELECT xpath('count(//a[count(//a[count(//a)>0])>0])', ('<r>' || repeat('<a/>', 600) || '</r>')::xml)"
+    "SELECT xpath('count(//a[count(//a[count(//a)>0])>0])', ('<r>' || repeat('<a/>', 900) || '</r>')::xml)"
 )
-"""libxml2 work that no cancel or terminate interrupts (about 5 s on an idle core); only the superuser may run it,
-since EXECUTE on xpath is revoked from the reader."""
+"""libxml2 work that no cancel or terminate interrupts (about 5 s on an idle core, well past the 2 s after which the
+executor abandons the connection); only the superuser may run it, since EXECUTE on xpath is revoked from the reader."""
 
 
 def test_execute_abandons_a_backend_that_ignores_its_cancel(admin_dsn_tiny, server_has_xml, monkeypatch):
@@ -354,3 +354,18 @@ def test_execute_sizes_fetch_batches_by_bytes(tiny_dsn, monkeypatch):
     assert result.truncated is True
     assert result.frame["g"].tolist() == list(range(1, 10))
     assert max(batches) <= 1_000_000
+
+
+def test_a_busy_pool_is_busy_not_a_database_that_is_down(tiny_dsn):
+    settings = PostgresSettings(dsn=tiny_dsn, pool_size=1, connect_timeout_s=1)
+    with PostgresEngine(settings) as engine, ThreadPoolExecutor(max_workers=1) as pool:
+        engine.execute("SELECT 1")  # the pool's one connection is open
+        slow = pool.submit(engine.execute, HEAVY_SQL, timeout_s=4)
+        time.sleep(0.5)
+        with pytest.raises(DatabaseBusy) as caught:
+            engine.execute("SELECT 1")
+        assert slow.exception() is not None  # the slow query timed out
+    assert isinstance(caught.value, DatabaseUnavailable)  # callers that stop on an outage stop on it too
+    message = str(caught.value)
+    assert message.startswith("All 1 connections to PostgreSQL at 127.0.0.1:") and "are busy" in message
+    assert "db up" not in message and "Cannot connect" not in message

@@ -6,9 +6,12 @@ import subprocess
 import time
 
 import pytest
+import pyvo
 
 from benchmarks.tap import same_result
 from data.loader import load_dataset
+from db.tap import server as tap_server
+from db.tap.server import SYNC_LIMIT_S
 from engines import PostgresEngine, TapSettings
 from engines.adql import translate
 from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError, GuardError
@@ -23,7 +26,8 @@ EXPECTED_EXCEPTIONS = {
 
 @pytest.fixture(scope="module")
 def tap(tap_url):
-    with TapEngine(TapSettings(url=tap_url, timeout_s=30)) as engine:
+    # At the service's own sync limit, queries run in sync mode (fast); tests of the time limit pass a shorter one.
+    with TapEngine(TapSettings(url=tap_url, timeout_s=SYNC_LIMIT_S, sync_limit_s=SYNC_LIMIT_S)) as engine:
         yield engine
 
 
@@ -130,10 +134,47 @@ def test_a_dead_tap_url_fails_fast_with_one_message():
     assert time.monotonic() - started < 15
 
 
-def test_a_long_time_limit_runs_as_an_async_job(tap_url):
-    engine = TapEngine(TapSettings(url=tap_url, sync_limit_s=1.0))
+def test_a_time_limit_below_the_service_sync_limit_runs_as_an_async_job(tap_url, monkeypatch):
+    engine = TapEngine(TapSettings(url=tap_url, sync_limit_s=60.0))
+    engine.target()  # reads the service's tables (in sync mode) before sync mode is forbidden
+    monkeypatch.setattr(pyvo.dal.TAPService, "run_sync", lambda *args, **kwargs: pytest.fail("ran in sync mode"))
     result = engine.execute("SELECT oid FROM object ORDER BY oid", timeout_s=30, max_rows=4)
     assert len(result.frame) == 4 and result.truncated
     with pytest.raises(ExecutionError) as caught:
         engine.execute("SELECT nosuch FROM object", timeout_s=30)
     assert caught.value.kind is ErrorKind.MISSING_STRUCTURE
+
+
+def test_a_time_limit_at_the_service_sync_limit_runs_in_sync_mode(tap_url, monkeypatch):
+    engine = TapEngine(TapSettings(url=tap_url, sync_limit_s=20.0))
+    monkeypatch.setattr(pyvo.dal.TAPService, "submit_job", lambda *args, **kwargs: pytest.fail("ran as a job"))
+    assert len(engine.execute("SELECT oid FROM object", timeout_s=20, max_rows=3).frame) == 3
+
+
+def service_queries_running() -> int:
+    """Queries DaCHS's query role runs right now in its database (asked as the postgres superuser)."""
+    role = tap_server._profile("untrustedquery")["user"]
+    sql = f"SELECT count(*) FROM pg_stat_activity WHERE usename = '{role}' AND state = 'active'"
+    done = subprocess.run(
+        ["runuser", "-u", "postgres", "--", "psql", "-d", "gavo", "-Atc", sql], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout)
+
+
+def test_the_time_limit_stops_the_query_on_the_service(tap):
+    started = time.monotonic()
+    with pytest.raises(ExecutionError) as caught:
+        tap.execute_adql("SELECT COUNT(*) FROM ztf.detection AS a, ztf.detection AS b", timeout_s=3)
+    assert caught.value.kind is ErrorKind.TIMEOUT and time.monotonic() - started < 3 + 2
+    stopped_by = time.monotonic() + 5
+    while service_queries_running() and time.monotonic() < stopped_by:
+        time.sleep(0.2)
+    assert service_queries_running() == 0
+
+
+def test_rows_past_maxrec_are_trimmed_and_flagged(tap):
+    # DaCHS sends MAXREC + 1 rows when the query's own TOP is larger, to say that it cut the result.
+    result = tap.execute_adql("SELECT TOP 50 oid FROM ztf.object ORDER BY oid", max_rows=5)
+    assert len(result.frame) == 5 and len(result.table) == 5 and result.truncated
+    assert len(tap.execute("SELECT oid FROM object ORDER BY oid LIMIT 50", max_rows=5).frame) == 5

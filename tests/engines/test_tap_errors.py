@@ -122,3 +122,20 @@ def test_the_fingerprint_follows_the_row_counts_read_from_tap_schema(monkeypatch
 def test_without_row_counts_the_fingerprint_follows_the_published_tables(monkeypatch):
     first = fingerprint_of(monkeypatch, ListingService({"object": None, "probability": None}, has_nrows=False))
     assert fingerprint_of(monkeypatch, ListingService({"object": None}, has_nrows=False)) != first
+
+
+@pytest.mark.parametrize(("value", "expected"), [("", None), ("60", 60.0), (" 12.5 ", 12.5)])
+def test_the_service_sync_limit_comes_from_the_environment(monkeypatch, value, expected):
+    monkeypatch.setenv("ALERCE_TAP_SYNC_LIMIT_S", value)
+    assert TapSettings(url="http://tap.invalid/tap").sync_limit_s == expected
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5"])
+def test_a_sync_limit_that_is_not_seconds_is_one_line(monkeypatch, value):
+    monkeypatch.setenv("ALERCE_TAP_SYNC_LIMIT_S", value)
+    with pytest.raises(DatabaseUnavailable) as caught:
+        TapSettings(url="http://tap.invalid/tap")
+    assert str(caught.value) == (
+        f"$ALERCE_TAP_SYNC_LIMIT_S must be the TAP service's sync time limit in seconds, got {value!r}; unset it "
+        "when the limit is unknown."
+    )

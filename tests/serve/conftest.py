@@ -1,35 +1,69 @@
-"""A workbench over the tiny embedded database with a scripted fake LM, and its app."""
+"""A workbench over the tiny embedded database with a scripted fake LM, its app, and the app served by uvicorn."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 
 import dspy
 import pytest
+import uvicorn
 from fastapi.testclient import TestClient
 
-from answering import load
 from engines import EngineSettings
 from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules.settings import ProgramSettings
 from serve import ServeSettings, Workbench, create_app
+from serve.workbench import open_workbench
 from tests.answering.scripts import scripted_lm
+from tests.conftest import free_port
 
 POSITIONS_SQL = "SELECT oid, meanra, meandec, ndet FROM object ORDER BY oid LIMIT 120"
 """What the fake LM writes: 120 objects with positions, so the table has pages and the sky plot has points."""
+SLOW_SQL = "SELECT count(*) AS n FROM detection a, detection b, detection c, detection d"
+"""A query that runs for minutes on the tiny database: it holds a connection until its timeout."""
 OTHER_READING_SQL = "SELECT oid, meanra, meandec, ndet FROM object ORDER BY oid LIMIT 60"
 """What the step-by-step candidate of `make_disagreeing_bench` writes instead."""
+_FIELDS = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
+_FIELDS |= {"difficulty": {"difficulty": "simple"}, "explanation": EXPLANATION}
 
 
 def make_bench(
-    dsn: str, sql: str = POSITIONS_SQL, lm: dspy.LM | None = None, *, catalog: str = "ztf", **settings: object
+    dsn: str,
+    sql: str = POSITIONS_SQL,
+    lm: dspy.LM | None = None,
+    *,
+    timeout_s: float = 30.0,
+    catalog: str = "ztf",
+    **settings: object,
 ) -> Workbench:
-    """Build a workbench whose program answers every question with `sql` (or with `lm`), on the catalog's `dsn`."""
-    lm = lm or scripted_lm(sql)
-    engine = EngineSettings(dsn=dsn, catalog=catalog)
-    t2s = load("fake/scripted", program=ProgramSettings(uncompiled=True), engine=engine, lm=lm)
-    return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
+    """Build a workbench whose program answers every question with `sql` (or with `lm`) on the catalog's `dsn`,
+    each query limited to `timeout_s`."""
+    return open_bench(dsn, lm or scripted_lm(sql), timeout_s=timeout_s, catalog=catalog, **settings)
+
+
+def waiting_bench(dsn: str, wait: Callable[[], object], **settings: object) -> Workbench:
+    """A workbench whose generation call runs `wait()` before answering ``SELECT 1 AS n``."""
+
+    def answer(call):
+        if call.stage == "direct":
+            wait()
+        return render_answer(_FIELDS.get(call.stage, {"sql": "SELECT 1 AS n"}))
+
+    return open_bench(dsn, fake_lm(answer), **settings)
+
+
+def open_bench(
+    dsn: str, lm: dspy.LM, *, timeout_s: float = 30.0, catalog: str = "ztf", **settings: object
+) -> Workbench:
+    """Open a workbench on the catalog's `dsn` whose uncompiled program asks `lm`, as ``python -m serve`` opens
+    one."""
+    engine = EngineSettings(dsn=dsn, timeout_s=timeout_s, catalog=catalog)
+    program = ProgramSettings(uncompiled=True)
+    return open_workbench("fake/scripted", ServeSettings(**settings), program=program, engine=engine, lm=lm)
 
 
 def disagreeing_answer(call) -> str:
@@ -78,3 +112,21 @@ def client(bench: Workbench) -> Iterator[TestClient]:
     """A test client of the workbench's app."""
     with client_of(bench) as test_client:
         yield test_client
+
+
+@contextlib.contextmanager
+def serving(bench: Workbench) -> Iterator[str]:
+    """Serve the workbench's app with uvicorn on a free loopback port, in a thread; yield its base URL."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(bench), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        started = time.monotonic()
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() - started < 20, "uvicorn did not start"
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -2,7 +2,20 @@
 
 import pytest
 
-from tests.serve.conftest import OTHER_READING_SQL, POSITIONS_SQL, client_of, make_bench, make_disagreeing_bench
+from engines import TapSettings
+from engines.errors import DatabaseUnavailable
+from engines.tap import TapEngine
+from tests.answering.scripts import BROKEN_SQL, demo_model_lm
+from tests.conftest import free_port
+from tests.serve.conftest import (
+    OTHER_READING_SQL,
+    POSITIONS_SQL,
+    SLOW_SQL,
+    client_of,
+    make_bench,
+    make_disagreeing_bench,
+    open_bench,
+)
 
 
 def test_ask_returns_sql_rows_and_usage(client):
@@ -13,6 +26,7 @@ def test_ask_returns_sql_rows_and_usage(client):
     assert body["model"] == "fake/scripted" and body["engine"] == "postgres"
     # five LM calls (tables, columns, difficulty, sql, explanation) of 10 input and 5 output tokens each; no price
     assert body["input_tokens"] == 50 and body["output_tokens"] == 25 and body["cost_usd"] is None
+    assert body["notice"] is None  # not a demo model
     assert client.get(body["downloads"]["csv"]).text.count("\n") == 121
 
 
@@ -29,11 +43,62 @@ def test_rows_per_response_are_capped(tiny_dsn):
 def test_run_sql_goes_through_the_guard(client):
     ran = client.post("/api/run-sql", json={"sql": "SELECT count(*) AS n FROM object"}).json()
     assert ran["columns"] == ["n"] and ran["rows"][0][0] > 0 and ran["model"] == ""
-    refused = client.post("/api/run-sql", json={"sql": "SELECT pg_sleep(1)"}).json()
-    assert refused["rows"] == [] and refused["error_kind"] == "general"
-    assert refused["error"] == "Function pg_sleep is not allowed in queries. [general]"
+    refused = client.post("/api/run-sql", json={"sql": "SELECT pg_sleep(1)"})
+    assert refused.status_code == 400 and refused.json() == {
+        "error": "Function pg_sleep is not allowed in queries. [general]",
+        "kind": "refused",
+        "sql": "SELECT pg_sleep(1)",
+    }
     written = client.post("/api/run-sql", json={"sql": "INSERT INTO object (oid) VALUES ('x')"}).json()
     assert written["error"].startswith("Only one SELECT or WITH statement is allowed, got INSERT.")
+
+
+@pytest.mark.parametrize(
+    ("sql", "status", "kind"),
+    [
+        ("DROP TABLE object", 400, "refused"),
+        ("SELECT nosuch FROM object", 422, "missing_structure"),
+        ("SELECT 1 / 0 AS n", 422, "general"),
+        (SLOW_SQL, 504, "timeout"),
+    ],
+    ids=["refused", "missing-column", "division-by-zero", "time-limit"],
+)
+def test_a_failed_query_is_an_http_error_with_its_kind(tiny_dsn, sql, status, kind):
+    bench = make_bench(tiny_dsn, timeout_s=1)
+    try:
+        with client_of(bench) as client:
+            failed = client.post("/api/run-sql", json={"sql": sql})
+    finally:
+        bench.close()
+    assert failed.status_code == status and failed.json()["kind"] == kind and failed.json()["sql"] == sql
+    assert "\n" not in failed.json()["error"]
+
+
+def test_an_engine_that_is_down_is_503(bench, client, monkeypatch):
+    def down(*args, **kwargs):
+        raise DatabaseUnavailable("Cannot connect to PostgreSQL at 127.0.0.1:1/alerce: Connection refused.")
+
+    monkeypatch.setattr(bench.t2s.executor, "execute", down)
+    failed = client.post("/api/run-sql", json={"sql": "SELECT 1"})
+    assert failed.status_code == 503 and failed.json()["kind"] == "unavailable"
+    asked = client.post("/api/ask", json={"question": "How many?"})
+    assert asked.status_code == 503 and asked.json()["error"].startswith("Cannot connect to PostgreSQL")
+
+
+def test_an_answer_that_failed_is_an_http_error_with_the_sql(tiny_dsn):
+    bench = make_bench(tiny_dsn, BROKEN_SQL)
+    try:
+        with client_of(bench) as client:
+            failed = client.post("/api/ask", json={"question": "Which objects?"})
+    finally:
+        bench.close()
+    assert failed.status_code == 422 and failed.json()["kind"] == "missing_structure"
+    assert failed.json()["sql"] == BROKEN_SQL and failed.json()["error"].startswith("could not answer")
+
+
+def test_a_bare_carriage_return_ends_a_comment_as_in_postgresql(client):
+    ran = client.post("/api/run-sql", json={"sql": "SELECT 1 AS a -- note\r, 2 AS b"}).json()
+    assert ran["columns"] == ["a", "b"] and ran["sql"] == "SELECT 1 AS a -- note\n, 2 AS b"
 
 
 @pytest.mark.parametrize(
@@ -45,12 +110,14 @@ def test_run_sql_goes_through_the_guard(client):
 )
 def test_bad_requests_are_one_line_messages(client, body, message):
     refused = client.post("/api/ask", json=body)
-    assert refused.status_code in (400, 422) and refused.json()["error"].startswith(message)
+    assert refused.status_code == 400 and refused.json()["kind"] == "bad_request"
+    assert refused.json()["error"].startswith(message)
 
 
 def test_health_says_what_serves(client):
     assert client.get("/api/health").json() == {
         "status": "ok",
+        "engine_error": None,
         "model": "fake/scripted",
         "engine": "postgres",
         "catalog": "ztf",
@@ -59,14 +126,45 @@ def test_health_says_what_serves(client):
     }
 
 
-def test_openapi_describes_the_api(client):
+def test_health_says_when_the_tap_service_is_down(tiny_dsn):
+    bench = make_bench(tiny_dsn)
+    bench.engine.inner.close()  # the workbench's engine, under its gate, becomes a TAP service that is down
+    bench.engine.inner = TapEngine(TapSettings(url=f"http://127.0.0.1:{free_port()}/tap", connect_timeout_s=1))
+    try:
+        with client_of(bench) as client:
+            health = client.get("/api/health").json()
+    finally:
+        bench.close()
+    assert health["status"] == "unavailable"
+    assert health["engine_error"].startswith("Cannot use the TAP service at http://127.0.0.1:")
+
+
+def test_openapi_describes_the_api_and_its_errors(client):
     document = client.get("/openapi.json").json()
     assert {"/api/ask", "/api/run-sql", "/api/health"} <= set(document["paths"])
     assert "/jobs" not in document["paths"]
     answer = document["components"]["schemas"]["AnswerOut"]["properties"]
-    assert {"sql", "rows", "truncated", "cost_usd", "downloads"} <= set(answer)
+    assert {"sql", "rows", "truncated", "cost_usd", "downloads", "notice"} <= set(answer)
     assert {"conversation_id", "follows", "dates", "explanation", "alternatives", "as_of"} <= set(answer)
     assert "conversation_id" in document["components"]["schemas"]["AskIn"]["properties"]
+    for path in ("/api/ask", "/api/run-sql"):
+        responses = document["paths"][path]["post"]["responses"]
+        assert {"200", "400", "413", "422", "429", "502", "503", "504"} <= set(responses)
+        error = responses["504"]["content"]["application/json"]["schema"]["$ref"]
+        assert error == "#/components/schemas/ErrorOut"
+    assert set(document["components"]["schemas"]["ErrorOut"]["properties"]) == {"error", "kind", "sql"}
+
+
+def test_an_answer_of_the_demo_model_says_so_in_the_api_and_the_page(tiny_dsn):
+    bench = open_bench(tiny_dsn, demo_model_lm(POSITIONS_SQL))
+    try:
+        with client_of(bench) as client:
+            body = client.post("/api/ask", json={"question": "Where are the objects?"}).json()
+            page = client.get(f"/answers/{body['id']}").text
+    finally:
+        bench.close()
+    assert body["notice"].startswith("A small demo model wrote this SQL (local/gemma3-270m")
+    assert '<p class="notice" id="answer-notice">A small demo model wrote this SQL' in page
 
 
 def test_the_answer_carries_dates_explanation_alternatives_and_its_conversation(client):
@@ -89,8 +187,11 @@ def test_a_conversation_id_makes_the_question_a_follow_up_of_its_latest_answer(c
 
 def test_an_unknown_conversation_is_a_one_line_refusal(client):
     refused = client.post("/api/ask", json={"question": "same for 2024", "conversation_id": "nope"})
-    assert refused.status_code == 400
-    assert refused.json() == {"error": "no conversation 'nope' here; it may have been dropped for newer ones"}
+    assert refused.status_code == 400 and refused.json() == {
+        "error": "no conversation 'nope' here; it may have been dropped for newer ones",
+        "kind": "bad_request",
+        "sql": "",
+    }
 
 
 def test_the_alternatives_of_disagreeing_candidates_are_in_the_answer(tiny_dsn):

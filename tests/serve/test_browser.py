@@ -7,23 +7,21 @@ test's tmp folder.
 
 from __future__ import annotations
 
-import contextlib
+import functools
+import http.server
 import io
 import os
 import shutil
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
-import uvicorn
 from astropy.table import Table
 
-from serve import Workbench, create_app
 from tests.conftest import free_port
-from tests.serve.conftest import OTHER_READING_SQL, POSITIONS_SQL, make_disagreeing_bench
+from tests.serve.conftest import OTHER_READING_SQL, POSITIONS_SQL, make_disagreeing_bench, serving
 
 EDITED_SQL = "SELECT oid, meanra, meandec FROM object ORDER BY oid DESC LIMIT 7"
 
@@ -40,7 +38,7 @@ def chromium_path() -> str:
 @pytest.fixture
 def base_url(bench) -> Iterator[str]:
     """The workbench served by uvicorn on a free loopback port, in a thread."""
-    with served(bench) as url:
+    with serving(bench) as url:
         yield url
 
 
@@ -49,28 +47,10 @@ def disagreeing_url(tiny_dsn) -> Iterator[str]:
     """A workbench whose candidates disagree, served like `base_url`."""
     bench = make_disagreeing_bench(tiny_dsn)
     try:
-        with served(bench) as url:
+        with serving(bench) as url:
             yield url
     finally:
         bench.close()
-
-
-@contextlib.contextmanager
-def served(bench: Workbench) -> Iterator[str]:
-    """Serve a workbench with uvicorn on a free loopback port, in a thread."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(bench), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        started = time.monotonic()
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() - started < 20, "uvicorn did not start"
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 @pytest.fixture
@@ -100,6 +80,8 @@ def image_loaded(page, selector: str) -> bool:
 
 
 def test_ask_edit_download_and_plot_in_a_browser(page, base_url, tmp_path):
+    console = []
+    page.on("console", lambda message: console.append(message.text))
     page.goto(base_url)
     assert page.inner_text("#model") == "fake/scripted" and page.inner_text("#engine") == "postgres"
     page.fill("#question", "Where are the first objects?")
@@ -123,7 +105,7 @@ def test_ask_edit_download_and_plot_in_a_browser(page, base_url, tmp_path):
     assert page.input_value("#sql") == POSITIONS_SQL
     assert page.inner_text("#row-count").startswith("120 rows")
     assert page.locator("#rows tbody tr").count() == 50
-    page.wait_for_function("document.querySelector('#sky-plot').complete")
+    page.wait_for_function("() => document.querySelector('#sky-plot').complete")
     assert image_loaded(page, "#sky-plot")
     assert page.locator("#history-list li").count() == 1
     page.screenshot(path=str(tmp_path / "answer.png"), full_page=True)
@@ -144,10 +126,13 @@ def test_ask_edit_download_and_plot_in_a_browser(page, base_url, tmp_path):
 
     page.select_option("#oid", edited["oid"][0])
     page.click("#plot-lightcurve")
-    page.wait_for_function("document.querySelector('#lightcurve') && document.querySelector('#lightcurve').complete")
+    page.wait_for_function(
+        "() => document.querySelector('#lightcurve') && document.querySelector('#lightcurve').complete"
+    )
     assert image_loaded(page, "#lightcurve") and image_loaded(page, "#sky-plot")
     page.screenshot(path=str(tmp_path / "edited.png"), full_page=True)
     assert (tmp_path / "answer.png").stat().st_size > 10_000
+    assert not [text for text in console if "Security Policy" in text]  # the page loads only what its policy allows
 
 
 def test_a_refused_sql_is_shown_as_a_message_in_the_browser(page, base_url):
@@ -159,6 +144,21 @@ def test_a_refused_sql_is_shown_as_a_message_in_the_browser(page, base_url):
     page.click("#rerun")
     page.wait_for_selector("#answer-error")
     assert page.inner_text("#answer-error") == "Only one SELECT or WITH statement is allowed, got DELETE. [general]"
+
+
+def test_a_page_of_another_site_cannot_frame_the_workbench(page, base_url, tmp_path):
+    (tmp_path / "frame.html").write_text(f'<!doctype html><iframe id="victim" src="{base_url}/"></iframe>')
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    other_site = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    threading.Thread(target=other_site.serve_forever, daemon=True).start()
+    try:
+        page.goto(f"http://127.0.0.1:{other_site.server_port}/frame.html")
+        page.wait_for_selector("#victim")
+        page.wait_for_timeout(2_000)
+        framed = [frame for frame in page.frames if frame is not page.main_frame]
+        assert framed and all(frame.query_selector("#ask-form") is None for frame in framed)
+    finally:
+        other_site.shutdown()
 
 
 def test_a_follow_up_continues_the_conversation_in_a_browser(page, base_url):
@@ -185,7 +185,7 @@ def test_choosing_an_alternative_runs_it_in_a_browser(page, disagreeing_url):
     assert page.input_value("#sql") == POSITIONS_SQL
     assert "limit 60 instead of 120 · 60 rows" in page.inner_text("#alternatives")
     page.click("#run-alternative-1")
-    page.wait_for_function(f"document.querySelector('#sql')?.value === {OTHER_READING_SQL!r}")
+    page.wait_for_function(f"() => document.querySelector('#sql')?.value === {OTHER_READING_SQL!r}")
     assert page.inner_text("#row-count").startswith("60 rows") and page.locator("#rows tbody tr").count() == 50
     assert page.inner_text("#answer-question") == "Where are the objects?"
     assert page.locator("#history-list li.thread").count() == 1

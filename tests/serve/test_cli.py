@@ -12,7 +12,8 @@ def test_help_describes_the_workbench(capsys, flag):
     out = capsys.readouterr().out
     assert caught.value.code == 0
     assert out.startswith("usage: python -m serve")
-    assert "--mcp" in out and "--token" in out and "python -m serve --host 0.0.0.0 --token" in out
+    assert "--mcp" in out and "--token-file PATH" in out and "python -m serve --host 0.0.0.0 --token-file token" in out
+    assert "--token " not in out and '--token "' not in out  # no token on the command line, where ps shows it
 
 
 def test_another_address_without_a_token_is_a_bad_command_line(capsys, monkeypatch):
@@ -22,8 +23,33 @@ def test_another_address_without_a_token_is_a_bad_command_line(capsys, monkeypat
     assert caught.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         "python -m serve: error: binding 0.0.0.0 exposes the database beyond this machine; set a token with "
-        "--token or $ALERCE_SERVE_TOKEN, or bind 127.0.0.1"
+        "--token-file or $ALERCE_SERVE_TOKEN, or bind 127.0.0.1"
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("short\n", "the access token has 5 characters; use at least 16"),
+        (None, "cannot read the token from --token-file"),
+    ],
+    ids=["too-short", "missing-file"],
+)
+def test_the_token_comes_from_a_file_of_enough_characters(capsys, monkeypatch, tmp_path, content, message):
+    monkeypatch.delenv("ALERCE_SERVE_TOKEN", raising=False)
+    path = tmp_path / "token"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(SystemExit) as caught:
+        main(["--host", "0.0.0.0", "--token-file", str(path)])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].startswith(f"python -m serve: error: {message}")
+
+
+def test_a_token_on_the_command_line_is_a_bad_command_line(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["--host", "0.0.0.0", "--token", "s3cret-s3cret-s3cret"])
+    assert caught.value.code == 2 and "unrecognized arguments: --token" in capsys.readouterr().err
 
 
 def test_an_unreachable_database_is_one_line_and_exit_1(capsys):

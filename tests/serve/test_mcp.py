@@ -3,10 +3,17 @@
 import asyncio
 import json
 import os
+import subprocess
 import sys
+import threading
+import time
+from pathlib import Path
 
+import pytest
+import yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.types import LATEST_PROTOCOL_VERSION
 
 from tests.conftest import REPO_DIR
 from tests.serve.conftest import POSITIONS_SQL
@@ -37,7 +44,7 @@ def test_python_m_serve_mcp_runs_sql_and_describes_the_schema(tiny_dsn):
     assert tools == ["ask", "describe_schema", "run_sql"]
     assert not ran.is_error and ran.structured_content["columns"] == ["oid", "ndet"]
     assert len(ran.structured_content["rows"]) == 3
-    assert refused.structured_content["error"].startswith("Only one SELECT or WITH statement is allowed, got DROP")
+    assert refused.is_error and "Only one SELECT or WITH statement is allowed, got DROP" in refused.content[0].text
     text = schema.content[0].text
     assert text.startswith("table object (key oid)") and "meanra double" in text and "table detection" not in text
     assert unknown.is_error and "unknown table 'objects'; the tables are step, object" in unknown.content[0].text
@@ -71,3 +78,82 @@ def test_ask_follows_up_a_conversation_and_refuses_an_unknown_one(tiny_dsn):
     assert body["follows"] == "Where were the objects in September 2023?" and body["dates"][0]["text"] == "2024"
     assert body["conversation_id"] == first.structured_content["conversation_id"]
     assert unknown.is_error and "no conversation 'nope' here" in unknown.content[0].text
+
+
+MCP_TEXTS = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "serve_attacks.yaml").read_text())["texts"]
+
+
+def test_errors_are_mcp_errors_in_one_short_line(tiny_dsn):
+    huge_name = "x" * 1_000_000
+    _, (refused, unknown) = call(
+        server("-m", "tests.serve.fake_mcp_server", tiny_dsn),
+        ("run_sql", {"sql": "DROP TABLE object"}),
+        ("describe_schema", {"tables": [huge_name]}),
+    )
+    assert refused.is_error and refused.content[0].text == (
+        "Error executing tool run_sql: Only one SELECT or WITH statement is allowed, got DROP. [general]"
+    )
+    assert unknown.is_error and len(unknown.content[0].text) < 500 and "unknown table 'xxx" in unknown.content[0].text
+
+
+def test_a_response_is_capped_in_bytes(tiny_dsn):
+    _, (ran,) = call(
+        server("-m", "tests.serve.fake_mcp_server", tiny_dsn),
+        ("run_sql", {"sql": "SELECT repeat('x', 40000) AS x FROM generate_series(1, 10)"}),
+    )
+    assert not ran.is_error and ran.structured_content["truncated"] is True
+    assert 1 <= len(ran.structured_content["rows"]) <= 2 and len(ran.content[0].text) <= 100_000
+
+
+def raw_session(parameters: StdioServerParameters, calls: list[tuple[str, dict]], timeout_s: float = 120) -> list:
+    """Talk JSON-RPC to the server as bytes (the SDK's own client cannot send a lone surrogate); return the results
+    of `calls` (None for a call that got no reply in time)."""
+    process = subprocess.Popen(
+        [parameters.command, *parameters.args],
+        cwd=parameters.cwd,
+        env=parameters.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    replies: dict[int, dict] = {}
+    threading.Thread(target=_read_replies, args=(process.stdout, replies), daemon=True).start()
+    hello = {
+        "protocolVersion": LATEST_PROTOCOL_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}]
+    messages.append({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for number, (name, arguments) in enumerate(calls, start=1):
+        params = {"name": name, "arguments": arguments}
+        messages.append({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": params})
+    try:
+        for message in messages:  # json.dumps writes a surrogate as its \\udXXX escape, as any JSON client may
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+        deadline = time.monotonic() + timeout_s
+        while len(replies) <= len(calls) and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.1)
+        return [replies.get(number, {}).get("result") for number in range(1, len(calls) + 1)]
+    finally:
+        process.kill()
+        process.wait()
+
+
+def _read_replies(stream, replies: dict[int, dict]) -> None:
+    for line in stream:
+        message = json.loads(line)
+        if "id" in message:
+            replies[message["id"]] = message
+
+
+@pytest.mark.parametrize("case", [c for c in MCP_TEXTS if c["entry"].startswith("mcp_")], ids=lambda case: case["id"])
+def test_a_text_utf8_cannot_encode_gets_a_reply(tiny_dsn, case):
+    tool = case["entry"].removeprefix("mcp_")
+    reply, after = raw_session(
+        server("-m", "tests.serve.fake_mcp_server", tiny_dsn),
+        [(tool, {case["field"]: case["text"]}), ("run_sql", {"sql": "SELECT 1 AS n"})],
+    )
+    assert reply is not None and "\\ud" not in json.dumps(reply).lower()
+    assert after is not None and after["structuredContent"]["rows"] == [[1]]  # the server still answers

@@ -12,6 +12,7 @@ from answering import load
 from engines.postgres import PostgresEngine, PostgresSettings
 from modules.settings import ProgramSettings
 from serve import ServeSettings, Workbench
+from serve.gate import gated
 from tests.answering.scripts import scripted_lm
 from tests.serve.conftest import POSITIONS_SQL, client_of
 
@@ -126,7 +127,9 @@ def test_a_bad_question_is_a_message(client):
     refused = client.post("/jobs", data={"question": "x" * 5_000})
     assert refused.status_code == 400
     assert refused.json() == {
-        "error": "the question is 5,000 characters long; the limit is 2,000. Shorten it to the part that matters."
+        "error": "the question is 5,000 characters long; the limit is 2,000. Shorten it to the part that matters.",
+        "kind": "bad_request",
+        "sql": "",
     }
     assert client.post("/jobs", data={"question": ""}).json()["error"].startswith("the question is empty")
 
@@ -140,7 +143,7 @@ def test_a_result_the_engine_cut_says_so(tiny_dsn):
     t2s = load(
         "fake/scripted",
         program=ProgramSettings(uncompiled=True),
-        engine=PostgresEngine(PostgresSettings(dsn=tiny_dsn, max_rows=40)),
+        engine=gated(PostgresEngine(PostgresSettings(dsn=tiny_dsn, max_rows=40)), wait_s=5),
         lm=scripted_lm(POSITIONS_SQL),
     )
     bench = Workbench(t2s, ServeSettings(), model="fake/scripted")

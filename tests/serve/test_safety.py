@@ -4,50 +4,42 @@ import threading
 
 import pytest
 
-from answering import load
-from engines import EngineSettings
-from lms.fake import fake_lm, render_answer
-from modules.settings import ProgramSettings
-from serve import ServeSettings, Workbench
-from tests.serve.conftest import client_of, make_bench
+from serve import ServeSettings
+from tests.serve.conftest import client_of, make_bench, waiting_bench
 
-FIELDS = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
-FIELDS |= {"difficulty": {"difficulty": "simple"}}
-
-
-def waiting_bench(dsn: str, wait, **settings) -> Workbench:
-    """A workbench whose generation call runs `wait()` before answering ``SELECT 1 AS n``."""
-
-    def answer(call):
-        if call.stage == "direct":
-            wait()
-        return render_answer(FIELDS.get(call.stage, {"sql": "SELECT 1 AS n"}))
-
-    t2s = load(
-        "fake/scripted", program=ProgramSettings(uncompiled=True), engine=EngineSettings(dsn=dsn), lm=fake_lm(answer)
-    )
-    return Workbench(t2s, ServeSettings(**settings), model="fake/scripted")
+TOKEN = "s3cret-s3cret-s3cret"
 
 
 def test_another_address_needs_a_token():
     with pytest.raises(ValueError) as caught:
         ServeSettings(host="0.0.0.0")
     assert str(caught.value) == (
-        "binding 0.0.0.0 exposes the database beyond this machine; set a token with --token or "
+        "binding 0.0.0.0 exposes the database beyond this machine; set a token with --token-file or "
         "$ALERCE_SERVE_TOKEN, or bind 127.0.0.1"
     )
-    assert ServeSettings(host="0.0.0.0", token="t").token == "t"
+    assert ServeSettings(host="0.0.0.0", token=TOKEN).token == TOKEN
+
+
+@pytest.mark.parametrize("token", ["t", "x" * 15])
+def test_a_short_token_is_refused(token):
+    with pytest.raises(ValueError) as caught:
+        ServeSettings(host="0.0.0.0", token=token)
+    assert str(caught.value) == (
+        f"the access token has {len(token)} characters; use at least 16 (e.g. openssl rand -hex 16 > token, "
+        "then --token-file token)"
+    )
+    assert TOKEN not in repr(ServeSettings(token=TOKEN))
 
 
 def test_a_token_guards_every_request(tiny_dsn):
-    bench = make_bench(tiny_dsn, host="0.0.0.0", token="s3cret")
+    bench = make_bench(tiny_dsn, host="0.0.0.0", token=TOKEN)
     try:
         with client_of(bench) as client:
             refused = client.get("/api/health")
             assert refused.status_code == 401 and "needs its access token" in refused.json()["error"]
             assert client.get("/api/health", headers={"Authorization": "Bearer wrong"}).status_code == 401
-            assert client.get("/api/health", headers={"Authorization": "Bearer s3cret"}).status_code == 200
-            assert client.get("/?token=s3cret").status_code == 200
+            assert client.get("/api/health", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+            assert client.get(f"/?token={TOKEN}").status_code == 200
             assert client.get("/api/health").status_code == 200  # the page's cookie carries it now
     finally:
         bench.close()
@@ -61,7 +53,7 @@ def test_request_bodies_are_capped(tiny_dsn):
     finally:
         bench.close()
     assert refused.status_code == 413
-    assert refused.json() == {"error": "the request is over the limit of 1,000 bytes"}
+    assert refused.json() == {"error": "the request is over the limit of 1,000 bytes", "kind": "too_large", "sql": ""}
 
 
 def test_questions_run_at_the_same_time(tiny_dsn):
@@ -119,9 +111,9 @@ def test_requests_for_another_host_or_from_another_site_are_refused(bench):
     with client_of(bench) as client:
         rebound = client.get("/api/health", headers={"Host": "evil.example"})
         assert rebound.status_code == 403
-        assert rebound.json() == {"error": "this workbench answers only requests for 127.0.0.1 or localhost"}
+        assert rebound.json()["error"] == "this workbench answers only requests for 127.0.0.1 or localhost"
         forged = client.post("/jobs", data={"question": "Spend tokens?"}, headers={"Origin": "https://evil.example"})
         assert forged.status_code == 403
-        assert forged.json() == {"error": "requests from another site (https://evil.example) are refused"}
+        assert forged.json()["error"] == "requests from another site (https://evil.example) are refused"
         same = client.post("/jobs", data={"question": "Mine?"}, headers={"Origin": "http://127.0.0.1:8000"})
         assert same.status_code == 200

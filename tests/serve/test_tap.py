@@ -4,10 +4,10 @@ import io
 
 from astropy.table import Table
 
-from answering import load
 from engines import EngineSettings
 from modules.settings import ProgramSettings
-from serve import ServeSettings, Workbench
+from serve import ServeSettings
+from serve.workbench import open_workbench
 from tests.answering.scripts import scripted_lm
 from tests.engines.conftest import tap_url  # noqa: F401 - the local DaCHS fixture
 from tests.serve.conftest import client_of
@@ -17,13 +17,8 @@ SQL = "SELECT oid, meanra, meandec FROM object ORDER BY oid LIMIT 5"
 
 
 def test_the_page_shows_and_reruns_adql(tap_url):  # noqa: F811 - the fixture
-    t2s = load(
-        "fake/scripted",
-        program=ProgramSettings(uncompiled=True),
-        engine=EngineSettings(engine="tap", tap_url=tap_url),
-        lm=scripted_lm(SQL),
-    )
-    bench = Workbench(t2s, ServeSettings(), model="fake/scripted")
+    program, engine = ProgramSettings(uncompiled=True), EngineSettings(engine="tap", tap_url=tap_url)
+    bench = open_workbench("fake/scripted", ServeSettings(), program=program, engine=engine, lm=scripted_lm(SQL))
     try:
         with client_of(bench) as client:
             answer_id = ask(client)[-1]["answer_id"]

@@ -1,0 +1,37 @@
+"""Page sessions: ids only this server issues (signed, checked on every request), so no client picks another's."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+__all__ = ["SessionIds"]
+
+
+class SessionIds:
+    """Issue session ids signed with a key of this server process, and tell an issued id from any other text.
+
+    An id is a random nonce and its HMAC: unguessable, and checked without keeping a list of ids (a client cannot
+    fill memory by asking for new ones). A restarted server issues new ids; the old ones, like the answers they
+    listed, are gone.
+    """
+
+    def __init__(self) -> None:
+        self._key = secrets.token_bytes(32)
+
+    def issue(self) -> str:
+        """Return a new session id."""
+        nonce = secrets.token_urlsafe(16)
+        return f"{nonce}.{self._sign(nonce)}"
+
+    def is_issued(self, value: str | None) -> bool:
+        """Tell whether `value` is an id this server issued (compared in constant time)."""
+        nonce, dot, signature = (value or "").partition(".")
+        offered = signature.encode("utf-8", "replace")
+        return bool(nonce and dot) and hmac.compare_digest(offered, self._sign(nonce).encode())
+
+    def _sign(self, nonce: str) -> str:
+        digest = hmac.new(self._key, nonce.encode("utf-8", "replace"), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:18]).decode()

@@ -1,0 +1,50 @@
+"""Sessions: ids the server issued and signed, histories of page sessions only, pruned when they grow."""
+
+import pytest
+
+from serve.pages import SESSION_COOKIE
+from tests.serve.conftest import client_of, make_bench
+from tests.serve.test_pages import ask
+
+MARKED_SQL = "SELECT 'only-for-the-api-client' AS secret"
+
+
+def history_links(page: str) -> int:
+    history = page[page.index('<ul id="history-list">') :]
+    return history[: history.index("</aside>")].count('<a href="/answers/')
+
+
+@pytest.mark.parametrize("cookie", ["api:127.0.0.1", "api:testclient", "mcp", "", "made-up-by-the-client"])
+def test_a_session_id_the_client_makes_up_sees_no_answers(client, cookie):
+    ran = client.post("/api/run-sql", json={"sql": MARKED_SQL})
+    assert ran.status_code == 200
+    client.cookies.clear()
+    page = client.get("/", headers={"Cookie": f"{SESSION_COOKIE}={cookie}"})
+    assert "only-for-the-api-client" not in page.text and history_links(page.text) == 0
+    issued = page.cookies.get(SESSION_COOKIE)
+    assert issued and issued != cookie  # the server replaced the id it did not issue
+
+
+def test_only_ids_the_server_issued_keep_their_history(client):
+    ask(client)
+    issued = client.cookies.get(SESSION_COOKIE)
+    assert history_links(client.get("/").text) == 1
+    assert SESSION_COOKIE not in client.get("/").cookies  # an issued id is kept as it is
+    tampered = issued[:-1] + ("A" if issued[-1] != "A" else "B")
+    client.cookies.clear()
+    page = client.get("/", headers={"Cookie": f"{SESSION_COOKIE}={tampered}"})
+    assert history_links(page.text) == 0 and page.cookies.get(SESSION_COOKIE) not in (None, tampered)
+
+
+def test_histories_keep_the_newest_answers_and_the_oldest_sessions_go(tiny_dsn):
+    bench = make_bench(tiny_dsn, max_history=3, max_sessions=2)
+    try:
+        clients = [client_of(bench) for _ in range(3)]
+        for _ in range(5):
+            ask(clients[0])
+        assert history_links(clients[0].get("/").text) == 3
+        ask(clients[1])
+        ask(clients[2])  # a third session with answers: the least recently used one is forgotten
+        assert [history_links(c.get("/").text) for c in clients] == [0, 1, 1]
+    finally:
+        bench.close()
