@@ -103,7 +103,7 @@ def target_from_catalog(catalog: Catalog, *, tables: frozenset[str]) -> TapTarge
         ),
         schema_aliases=frozenset({catalog.schema, "public"}),
         partitions={
-            table.name: (table.partition_of, parents[table.partition_of].partition_by, table.partition_value)
+            table.name: (table.partition_of, parents[table.partition_of].partition_by, table.partition_values)
             for table in catalog.tables
             if table.partition_of and table.name not in tables
         },

@@ -58,7 +58,7 @@ class TapTarget:
         columns: {table: {column: SQL type}} used to qualify columns inside subqueries.
         boolean_columns: Columns of boolean type, compared with ``'True'``/``'False'`` on TAP.
         schema_aliases: Schemas the PostgreSQL may name for `schema` (the catalog's PostgreSQL schema, public).
-        partitions: {partition: (parent, key column, value)} of tables the service publishes only as their parent.
+        partitions: {partition: (parent, key column, values)} of tables the service publishes only as their parent.
     """
 
     schema: str
@@ -66,7 +66,7 @@ class TapTarget:
     columns: dict[str, dict[str, str]]
     boolean_columns: frozenset[str]
     schema_aliases: frozenset[str] = frozenset({"public"})
-    partitions: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    partitions: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -289,8 +289,11 @@ def _schema(rendering: Rendering) -> dict[str, dict[str, dict[str, str]]]:
 
 def _missing_table(name: str, target: TapTarget) -> str:
     if name in target.partitions:
-        parent, key, value = target.partitions[name]
-        return f"table {name}; use {target.schema}.{parent} with {key} = '{value}'"
+        parent, key, values = target.partitions[name]
+        if len(values) == 1:
+            return f"table {name}; use {target.schema}.{parent} with {key} = '{values[0]}'"
+        listed = ", ".join(f"'{value}'" for value in values)
+        return f"table {name}; use {target.schema}.{parent} with {key} IN ({listed})"
     if name in {"information_schema", "tables", "columns"}:
         return f"table {name}; list tables with tap_schema.tables"
     return f"table {name} (published: {', '.join(sorted(target.tables))})"

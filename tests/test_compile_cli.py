@@ -11,7 +11,7 @@ import pytest
 
 import db.engine
 import optimizers.cli as cli
-from catalog import load_catalog
+from catalog import CATALOG_NAMES, load_catalog
 from data.loader import example_set
 from engines.postgres import PostgresEngine, PostgresSettings
 from lms.fake import OracleAnswers, fake_lm
@@ -149,8 +149,10 @@ def test_the_manifest_records_the_command_line(fake_backends, tmp_path):
     assert shlex.split(manifest["command"])[3:] == argv
 
 
-def test_the_committed_artifact_records_the_command_that_made_it():
-    manifest = json.loads((COMMITTED / MANIFEST_FILE).read_text())
+@pytest.mark.parametrize("catalog", CATALOG_NAMES)
+def test_each_committed_artifact_records_the_command_that_made_it(catalog):
+    committed = COMMITTED.parent / catalog
+    manifest = json.loads((committed / MANIFEST_FILE).read_text())
     python, dash_m, module, *argv = shlex.split(manifest["command"])
     assert (python, dash_m, module) == ("python", "-m", "compile")
     parser = cli.build_parser()
@@ -162,8 +164,9 @@ def test_the_committed_artifact_records_the_command_that_made_it():
     if recorded is None:
         del settings["pipeline"]["as_of"]
     assert settings == manifest["settings"]
-    assert args.examples and manifest["dataset"]["name"] == example_set().name
-    assert args.out is None and cli.default_artifact_dir(args.model) == COMMITTED
+    assert manifest["catalog"] == args.catalog == catalog
+    assert args.examples and manifest["dataset"]["name"] == example_set(catalog).name
+    assert args.out is None and cli.default_artifact_dir(args.model, args.catalog) == committed
 
 
 def test_compile_refuses_to_replace_the_committed_artifact(monkeypatch, capsys):
