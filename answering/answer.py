@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from answering.astro_table import astropy_table, source_columns
 from answering.errors import AnsweringError
-from answering.lightcurve import fetch_lightcurve, plot_lightcurve
+from answering.lightcurve import object_figure
 from answering.sky import COORDINATE_PAIRS, coordinate_columns, plot_sky
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ class Answer:
     Attributes:
         question: The question as asked (cleaned).
         sql: The final SQL ("" when the model gave none).
-        catalog: The catalog the SQL was written for (a follow-up must stay on it).
+        catalog: The catalog the SQL was written for (a follow-up must stay on it; units, descriptions, light curves).
         frame: The rows of the final SQL, or None when it could not answer.
         truncated: True when the query had more rows than the executor keeps (``max_rows``).
         error: Why it could not answer, one line; None when it answered.
@@ -97,7 +97,7 @@ class Answer:
         Raises:
             AnsweringError: The question was not answered (no rows).
         """
-        return astropy_table(self._answered_frame(), self.sql, self.service_table)
+        return astropy_table(self._answered_frame(), self.sql, self.service_table, catalog=self.catalog)
 
     def to_votable(self, path: str | Path) -> Path:
         """Write ``table`` as a VOTable file (replacing it) and return its path."""
@@ -128,20 +128,24 @@ class Answer:
         labels = [str(label) for label in frame.columns]
         sources = [
             column.name if column else label
-            for column, label in zip(source_columns(self.sql, labels), labels, strict=True)
+            for column, label in zip(source_columns(self.sql, labels, catalog=self.catalog), labels, strict=True)
         ]
         return frame.set_axis(sources, axis=1)
 
-    def plot_lightcurve(self, oid: str) -> Figure:
-        """Query and plot the light curve of `oid` (detections and non-detection limits) on the answer's engine.
+    def plot_lightcurve(self, oid: str | int, *, sid: int | None = None, unit: str = "flux") -> Figure:
+        """Query and plot the light curve of `oid` on the answer's engine.
+
+        ztf: magpsf per band with non-detection limits. multisurvey: the object (oid, sid; sid found when omitted)
+        in flux (nJy) or AB magnitude (``unit="mag"``) per band u g r i z y with forced photometry, and for a
+        solar-system object (sid 2) its track on the sky over time.
 
         Raises:
-            AnsweringError: No engine, or ``oid`` is not an object id.
+            AnsweringError: No engine, ``oid`` is not an object id, or ``sid``/``unit`` do not apply.
             engines.errors.ExecutionError: A light-curve query failed.
         """
         if self.engine is None:
             raise AnsweringError("this answer has no engine to query light curves on; ask through answering.load")
-        return plot_lightcurve(fetch_lightcurve(self.engine, oid))
+        return object_figure(self.engine, oid, sid=sid, unit=unit)
 
     def _answered_frame(self) -> pd.DataFrame:
         if self.frame is None:

@@ -4,7 +4,7 @@ Example (in a notebook)::
 
     from answering import load
 
-    with load("openai/gpt-4.1-mini") as t2s:      # artifacts/openai-gpt-4.1-mini, else uncompiled (warning)
+    with load("openai/gpt-4.1-mini") as t2s:      # artifacts/openai-gpt-4.1-mini/ztf, else uncompiled (warning)
         answer = t2s.ask("How many objects have more than 50 detections?")
     print(answer.sql)
     answer.frame        # a pandas DataFrame, or None when it could not answer
@@ -21,8 +21,10 @@ Example (in a notebook)::
 
 ``load()`` with no model uses the default local model; without ``engine`` the SQL runs on ``$ALERCE_DSN``, else the
 embedded server; ``engine=EngineSettings(engine="tap")`` runs it on ALeRCE's TAP service as ADQL instead
-(``tap_url`` picks another); ``program=ProgramSettings(without=("selection",))`` switches stages off. Generated SQL
-always passes the SQL guard first, then runs read-only with a time limit.
+(``tap_url`` picks another); ``engine=EngineSettings(catalog="multisurvey")`` asks about the Rubin/LSST and ZTF
+multi-survey catalog (schema alerce_tap) with the program compiled for it (``artifacts/<model slug>/multisurvey``);
+``program=ProgramSettings(without=("selection",))`` switches stages off. Generated SQL always passes the SQL guard
+first, then runs read-only with a time limit.
 """
 
 from __future__ import annotations
@@ -202,13 +204,14 @@ def load(
     """Build the program for a model, load its compiled artifact and connect to the database.
 
     Args:
-        model: ``provider/model`` string (``lms.resolve_lm``); None means the default local model. It also names
-            the artifact folder ``artifacts/<model slug>``.
+        model: ``provider/model`` string (``lms.resolve_lm``); None means the default local model. With the
+            engine's catalog it names the artifact folder ``artifacts/<model slug>/<catalog>``.
         program: Which program answers (an artifact, uncompiled, the direct baseline) and the stage and candidate
             switches that adjust it; None loads the model's artifact as compiled.
-        engine: Where the SQL runs (``EngineSettings``: the embedded database by default, ``--dsn``, or a TAP
-            service; its ``timeout_s`` limits each generated query, default 30 s), or an engine opened already
-            (closed with the program).
+        engine: Where the SQL runs and on which catalog's data (``EngineSettings``: the embedded ztf database by
+            default, ``--dsn``, or a TAP service; ``catalog`` picks ztf or multisurvey, and the program answers for
+            it; ``timeout_s`` limits each generated query, default 30 s), or an engine opened already (closed with
+            the program).
         lm: A ready LM (tests, notebooks with custom settings); None resolves ``model``.
 
     Returns:
@@ -216,7 +219,8 @@ def load(
 
     Raises:
         lms.LMConfigError: Unknown model string, missing API key or missing local model package.
-        modules.errors.PipelineError: The artifact is missing or does not match the code.
+        modules.errors.PipelineError: The artifact is missing, does not match the code, or was compiled for another
+            catalog than the engine's (``CatalogMismatch``).
         engines.errors.EngineError: The database cannot be reached (``DatabaseUnavailable``) or the server cannot
             start.
     """
@@ -246,5 +250,5 @@ def ask_defaults(settings: EngineSettings) -> EngineSettings:
 def _build(model: str | None, engine: Engine, program: ProgramSettings) -> tuple[dspy.Module, dict[str, Any] | None]:
     """Build the program; its queries take the engine's time limit."""
     if program.direct:
-        return DirectText2SQL(engine), None
+        return DirectText2SQL(engine, catalog=engine.catalog), None
     return load_program(model, executor=engine, choice=program)

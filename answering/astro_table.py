@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["astropy_table", "source_columns"]
 
 
-def source_columns(sql: str, labels: list[str]) -> list[Column | None]:
+def source_columns(sql: str, labels: list[str], *, catalog: str = "ztf") -> list[Column | None]:
     """Find the catalog column behind each result label of `sql`: a plain (possibly aliased) column of a table.
 
     Labels of computed expressions (``count(*)``, ``avg(magpsf)``) and of unparsable SQL get None, as do names
@@ -36,10 +36,9 @@ def source_columns(sql: str, labels: list[str]) -> list[Column | None]:
     select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
     if select is None:
         return [None] * len(labels)
-    catalog = load_catalog()
     tables = {}
     for table in select.find_all(exp.Table):
-        found = catalog.table(table.name)
+        found = load_catalog(catalog).table(table.name)
         if found is not None:
             tables[table.alias_or_name.lower()] = found
     by_label: dict[str, Column | None] = {}
@@ -53,7 +52,7 @@ def source_columns(sql: str, labels: list[str]) -> list[Column | None]:
     return [by_label.get(str(label).lower()) for label in labels]
 
 
-def astropy_table(frame: pd.DataFrame, sql: str, service_table: Table | None = None) -> Table:
+def astropy_table(frame: pd.DataFrame, sql: str, service_table: Table | None = None, *, catalog: str = "ztf") -> Table:
     """Build the result as an astropy Table: NULLs masked, catalog units and descriptions on plain columns.
 
     Args:
@@ -61,6 +60,7 @@ def astropy_table(frame: pd.DataFrame, sql: str, service_table: Table | None = N
         sql: The PostgreSQL that produced them (read for the columns' sources).
         service_table: The Table a TAP service returned for them; kept, with units and descriptions added
             where the service gave none.
+        catalog: The catalog whose tables the SQL names (units as TAP_SCHEMA lists them).
 
     Returns:
         A new Table.
@@ -68,7 +68,8 @@ def astropy_table(frame: pd.DataFrame, sql: str, service_table: Table | None = N
     from astropy.table import Table  # astropy loads only when a table is asked for
 
     table = service_table.copy() if service_table is not None else _table_from_frame(frame)
-    for name, column in zip(table.colnames, source_columns(sql, [str(label) for label in frame.columns]), strict=False):
+    sources = source_columns(sql, [str(label) for label in frame.columns], catalog=catalog)
+    for name, column in zip(table.colnames, sources, strict=False):
         if column is None:
             continue
         if column.unit and table[name].unit is None:

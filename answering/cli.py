@@ -28,6 +28,7 @@ from answering.render import (
     render_table,
     render_votable,
 )
+from catalog.options import CATALOG_ENV
 from cli import add_verbosity_arguments, comma_choices, logging_to_stderr, positive_int
 from engines.errors import EngineError
 from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
@@ -56,21 +57,23 @@ examples:
   python -m ask "Which SNe Ia were first detected in September 2023?" --show sql,dates,explanation \\
       --as-of 2026-12-01
   python -m ask "Brightest r-band magnitude of each QSO" --engine tap --show sql,adql --format votable > out.xml
+  python -m ask "Which LSST objects have the most detections?" --catalog multisurvey
 
-the program compiled for --model is read from artifacts/<model-slug>/ (--program overrides); without one the
-uncompiled program runs and a warning is printed.
+the program compiled for --model and --catalog is read from artifacts/<model-slug>/<catalog>/ (--program
+overrides); without one the uncompiled program runs and a warning is printed. A program compiled for the other
+catalog is refused.
 
 output: table and csv print the SQL, a blank line, then the rows on stdout (csv and votable: the SQL goes to
 stderr); --show adql adds the ADQL sent to the TAP service; --show dates,explanation,alternatives adds the MJD
 ranges of the question's dates, what the SQL returns in plain words with its assumptions, and the other readings
 when the candidates disagreed, and --show plan,attempts the difficulty, plan and execution attempts, all on stderr.
-json prints one object on stdout: question, sql, adql, as_of, dates, explanation, alternatives, difficulty, plan,
-attempts, columns, rows, truncated, row_count, usage, error, error_kind, notice (and more). votable prints a VOTable
-document. An answer of a small demo model (local/...) ends with a note on stderr saying so and how to use a real
-model.
+json prints one object on stdout: question, catalog, sql, adql, as_of, dates, explanation, alternatives,
+difficulty, plan, attempts, columns, rows, truncated, row_count, usage, error, error_kind, notice (and more). votable
+prints a VOTable document. An answer of a small demo model (local/...) ends with a note on stderr saying so and how
+to use a real model.
 
 environment: {DSN_ENV} (database when --dsn is not given), {TAP_URL_ENV} (service when --tap-url is not given),
-provider API keys such as OPENAI_API_KEY
+{CATALOG_ENV} (catalog when --catalog is not given), provider API keys such as OPENAI_API_KEY
 exit codes: 0 answered (the SQL ran, even with no rows), 1 could not answer, or the model or database is
 unusable (one line on stderr), 2 bad command line or question, 130 interrupted
 """

@@ -1,4 +1,7 @@
-"""Fetch an object's light curve through an engine (guard and read-only role included) and plot it."""
+"""Fetch an object's light curve through an engine (guard and read-only role included) and plot it.
+
+ZTF objects (catalog ztf) are drawn here; `object_figure` sends multi-survey objects to `answering.lsst_curves`.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ if TYPE_CHECKING:
 
     from engines import Engine
 
-__all__ = ["BAND_NAMES", "LightCurve", "fetch_lightcurve", "lightcurve_sql", "plot_lightcurve"]
+__all__ = ["BAND_NAMES", "LightCurve", "fetch_lightcurve", "lightcurve_sql", "object_figure", "plot_lightcurve"]
 
 BAND_NAMES = {1: "g", 2: "r", 3: "i"}
 """ZTF filter ids (``fid``) and their band names."""
@@ -88,3 +91,22 @@ def plot_lightcurve(curve: LightCurve) -> Figure:
     else:
         axes.text(0.5, 0.5, "no detections", transform=axes.transAxes, ha="center")
     return figure
+
+
+def object_figure(engine: Engine, oid: object, *, sid: int | None = None, unit: str = "flux") -> Figure:
+    """Query and plot an object's light curve on `engine`, as its catalog stores it.
+
+    ztf: magpsf per band with non-detection limits (`sid` and `unit` do not apply). multisurvey: flux (nJy) or
+    AB magnitude (`unit` "mag") per LSST band with forced photometry, and a solar-system object's track.
+
+    Raises:
+        AnsweringError: The id is not one of the catalog's, or `sid`/`unit` do not apply.
+        engines.errors.ExecutionError: A query failed.
+    """
+    if engine.catalog == "ztf":
+        if sid is not None or unit != "flux":
+            raise AnsweringError("ZTF light curves are magnitudes of one object id; sid and unit do not apply")
+        return plot_lightcurve(fetch_lightcurve(engine, str(oid)))
+    from answering.lsst_curves import fetch_flux_curve, plot_flux_curve
+
+    return plot_flux_curve(fetch_flux_curve(engine, oid, sid), unit=unit)

@@ -12,8 +12,8 @@ if TYPE_CHECKING:
 
 __all__ = ["COORDINATE_PAIRS", "coordinate_columns", "plot_sky"]
 
-COORDINATE_PAIRS = (("meanra", "meandec"), ("ra", "dec"), ("ranr", "decnr"))
-"""Column names of right ascension and declination (degrees) in the ALeRCE schema, in order of preference."""
+COORDINATE_PAIRS = (("meanra", "meandec"), ("ra", "dec"), ("ranr", "decnr"), ("ephra", "ephdec"))
+"""Column names of right ascension and declination (degrees) in the ALeRCE catalogs, in order of preference."""
 
 
 def coordinate_columns(frame: pd.DataFrame) -> tuple[int, int] | None:

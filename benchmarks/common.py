@@ -34,12 +34,16 @@ class EmptyInputError(DataError):
     """A benchmark's input holds, or matches, nothing to measure."""
 
 
-def split_examples(dataset: str | Path | None, split: str = "dev") -> tuple[Path, list[dspy.Example]]:
+def split_examples(
+    dataset: str | Path | None, split: str = "dev", catalog: str = "ztf"
+) -> tuple[Path, list[dspy.Example]]:
     """Load the questions of one split.
 
     Args:
-        dataset: The ``--dataset`` value (file or folder), or None for env ALERCE_T2S_DATA / the fetch cache.
+        dataset: The ``--dataset`` value (file or folder), or None for env ALERCE_T2S_DATA / the fetch cache (for
+            a catalog no benchmark covers, its example set).
         split: Split to read when ``dataset`` is a folder.
+        catalog: The catalog the questions are about.
 
     Returns:
         The CSV file read and its examples (see ``data.loader.load_dataset``).
@@ -49,19 +53,23 @@ def split_examples(dataset: str | Path | None, split: str = "dev") -> tuple[Path
         DatasetFormatError: The file is not a benchmark CSV.
         EmptyInputError: The file holds no question.
     """
-    file = split_file(resolve_dataset_path(dataset), split)
+    file = split_file(resolve_dataset_path(dataset, catalog), split)
     examples = load_dataset(file, split)
     if not examples:
         raise EmptyInputError(f"'{file}' holds no questions; pass a benchmark CSV with questions as --dataset.")
     return file, examples
 
 
-def gold_queries(dataset: str | Path | None, split: str = "dev") -> tuple[Path, list[tuple[int, str]]]:
+def gold_queries(
+    dataset: str | Path | None, split: str = "dev", catalog: str = "ztf"
+) -> tuple[Path, list[tuple[int, str]]]:
     """Load the gold SQL of one split, ordered by req_id.
 
     Args:
-        dataset: The ``--dataset`` value (file or folder), or None for env ALERCE_T2S_DATA / the fetch cache.
+        dataset: The ``--dataset`` value (file or folder), or None for env ALERCE_T2S_DATA / the fetch cache (for
+            a catalog no benchmark covers, its example set).
         split: Split to read when ``dataset`` is a folder.
+        catalog: The catalog the questions are about.
 
     Returns:
         The CSV file read, and (req_id, gold SQL without a trailing ';') pairs sorted by req_id.
@@ -71,7 +79,7 @@ def gold_queries(dataset: str | Path | None, split: str = "dev") -> tuple[Path, 
         DatasetFormatError: The file is not a benchmark CSV.
         EmptyInputError: The file holds no question.
     """
-    file, examples = split_examples(dataset, split)
+    file, examples = split_examples(dataset, split, catalog)
     golds = [(int(ex.req_id), str(ex.gold_sql).strip().rstrip(";").strip()) for ex in examples]
     return file, sorted(golds)
 

@@ -14,6 +14,7 @@ Without --dsn the embedded database is used, grounded on every split file of the
 grounds it), and the time grounding adds to the build is reported.
 
 Usage: python -m benchmarks.db_fidelity --dataset dev.csv [--dsn DSN] [--timeout 10] [--peer-predictions FILE]
+       python -m benchmarks.db_fidelity --catalog multisurvey   (its example golds, its embedded database)
 """
 
 import argparse
@@ -29,18 +30,20 @@ import psycopg
 from benchmarks.common import gold_queries
 from benchmarks.mutations import mutations
 from benchmarks.peer_fidelity import peer_agreement, read_peers
+from catalog import load_catalog
+from catalog.options import add_catalog_argument
 from data.errors import DataError
-from metric.perfect_match import IDS
+from metric.perfect_match import IDS, identifier_columns
 
 log = logging.getLogger("benchmarks.db_fidelity")
 
 _PEER_MAX_BYTES = 1024 * 1024 * 1024  # large gold results (tens of thousands of wide rows) must not be truncated
 
 
-def identifier_index(columns: list[str]) -> int | None:
-    """Index of the compared identifier column (evaluator priority), or None."""
+def identifier_index(columns: list[str], ids: tuple[str, ...] = IDS) -> int | None:
+    """Index of the compared identifier column (evaluator priority among `ids`), or None."""
     lower = [c.lower() for c in columns]
-    for name in IDS:
+    for name in ids:
         if name in lower:
             return lower.index(name)
     for i, c in enumerate(lower):
@@ -49,7 +52,7 @@ def identifier_index(columns: list[str]) -> int | None:
     return None
 
 
-def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None) -> dict:
+def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None, ids: tuple[str, ...] = IDS) -> dict:
     """Execute `sql` and return its identifier set (streamed; stops early once it differs from `gold`)."""
     t0 = time.monotonic()
     res: dict = {"error": None, "rows": 0, "ids": set(), "identifier": None, "differs": False}
@@ -59,7 +62,7 @@ def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None) -> d
             with conn.cursor(name="fidelity") as cur:
                 cur.execute(sql)
                 cols = [d.name for d in cur.description]
-                idx = identifier_index(cols)
+                idx = identifier_index(cols, ids)
                 res["identifier"] = cols[idx] if idx is not None else None
                 while rows := cur.fetchmany(5000):
                     res["rows"] += len(rows)
@@ -79,7 +82,8 @@ def run_ids(conn, sql: str, timeout_s: float, gold: set[str] | None = None) -> d
 
 def evaluate(conn, req_id: int, sql: str, timeout_s: float, *, catalog: str = "ztf") -> dict:
     """Gold result plus the results of the catalog's mutations for one query."""
-    gold = run_ids(conn, sql, timeout_s)
+    ids = identifier_columns(catalog)
+    gold = run_ids(conn, sql, timeout_s, ids=ids)
     item = {
         "req_id": req_id,
         "runs": gold["error"] is None,
@@ -93,7 +97,7 @@ def evaluate(conn, req_id: int, sql: str, timeout_s: float, *, catalog: str = "z
     if gold["error"] is not None or gold["identifier"] is None:
         return item
     for desc, mutated in mutations(sql, catalog):
-        m = run_ids(conn, mutated, timeout_s, gold["ids"])
+        m = run_ids(conn, mutated, timeout_s, gold["ids"], ids)
         item["mutations"].append(
             {"mutation": desc, "differed": m["differs"], "error": m["error"], "seconds": m["seconds"]}
         )
@@ -103,11 +107,11 @@ def evaluate(conn, req_id: int, sql: str, timeout_s: float, *, catalog: str = "z
     return item
 
 
-def _resolve_dsn(dsn: str | None, dataset) -> str:
+def _resolve_dsn(dsn: str | None, dataset, catalog: str) -> str:
     from data.loader import grounding_files
     from db.server import resolve_dsn
 
-    return resolve_dsn(dsn, ground=None if dsn else grounding_files(dataset))
+    return resolve_dsn(dsn, ground=None if dsn else grounding_files(dataset), catalog=catalog)
 
 
 def _peer_file(arg: str | None, dataset) -> Path | None:
@@ -121,7 +125,10 @@ def _peer_file(arg: str | None, dataset) -> Path | None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: prints one JSON object on stdout."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.db_fidelity", description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", default=os.environ.get("ALERCE_T2S_DATA"), help="dev CSV with gold_query")
+    parser.add_argument(
+        "--dataset", default=None, help="dev CSV with gold_query (default: $ALERCE_T2S_DATA; multisurvey: its examples)"
+    )
+    add_catalog_argument(parser)
     parser.add_argument("--dsn", default=None, help="PostgreSQL DSN of the synthetic database")
     parser.add_argument("--timeout", type=float, default=10.0, help="per-statement timeout in seconds")
     parser.add_argument(
@@ -131,22 +138,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
-    if not args.dataset:
+    dataset = args.dataset or (os.environ.get("ALERCE_T2S_DATA") if args.catalog == "ztf" else None)
+    if not dataset and args.catalog == "ztf":
         parser.error("--dataset is required (or set ALERCE_T2S_DATA)")
     try:
-        _, golds = gold_queries(args.dataset)
-        peers_path = _peer_file(args.peer_predictions, args.dataset)
+        dataset_file, golds = gold_queries(dataset, catalog=args.catalog)
+        peers_path = _peer_file(args.peer_predictions, dataset_file)
         peers = read_peers(peers_path, dict(golds)) if peers_path is not None else None
     except (DataError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     items = []
-    dsn = _resolve_dsn(args.dsn, args.dataset)
+    dsn = _resolve_dsn(args.dsn, dataset_file, args.catalog)
     with psycopg.connect(dsn) as conn:
-        conn.execute("SET search_path TO alerce, public")
+        conn.execute(f"SET search_path TO {load_catalog(args.catalog).schema}, public")
         conn.commit()
         for req_id, gold_sql in golds:
-            item = evaluate(conn, req_id, gold_sql, args.timeout)
+            item = evaluate(conn, req_id, gold_sql, args.timeout, catalog=args.catalog)
             log.info(
                 "TRAIN %s rows=%s %.2fs disc=%s %s",
                 item["req_id"],
@@ -162,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         "discriminative": sum(1 for i in items if i["discriminative"]),
         "within_10s": sum(1 for i in items if i["runs"] and i["seconds"] <= 10.0),
     }
-    report = {"totals": totals}
+    report = {"catalog": args.catalog, "dataset": str(dataset_file), "totals": totals}
     if peers is not None:
         report["peer_predictions"] = {"file": peers_path.name, **_peer_report(dsn, peers, dict(golds), args.timeout)}
     print(json.dumps({**report, "queries": items}, indent=1))

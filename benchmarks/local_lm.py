@@ -5,7 +5,7 @@ about --prompt-tokens tokens with a budget of one token (prompt speed), and aske
 --generate-tokens tokens with end-of-text suppressed (generation speed; llama.cpp reuses the evaluated prompt).
 
 Pipeline (unless --speed-only): the program with --stages is compiled on the project's example set
-(data/examples/examples.csv, MQS demos; artifacts/<model-slug> is reused when it has the same settings) and both
+(data/examples/examples.csv, MQS demos; artifacts/<model-slug>/ztf is reused when it has the same settings) and both
 the uncompiled and the compiled program answer the dev set (--limit N: N questions round-robin over difficulties)
 on the embedded database; row and column PM per difficulty and seconds per question come from the evaluate code.
 Wall-clock times on this machine; LM answers are cached, so a rerun with the same --report-dir is quick.
@@ -145,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--reuse-artifacts",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="use artifacts/<model-slug> when compiled with the same settings (default: %(default)s)",
+        help="use artifacts/<model-slug>/ztf when compiled with the same settings (default: %(default)s)",
     )
     parser.add_argument("--report-dir", type=Path, default=Path("reports/local_lm"), help="(default: %(default)s)")
     add_dsn_argument(parser)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from data.loader import dataset_sha256
+from data.loader import dataset_sha256, example_set
 from db.engine import open_engine
 from engines import EngineSettings
 from evaluation.ablation import Configuration, ablation_row
@@ -27,7 +27,7 @@ from metric.gold_cache import GoldCache
 from modules import OPTIONAL_STAGES
 from modules.artifact import MANIFEST_FILE, default_artifact_dir
 from modules.settings import PipelineSettings, ProgramSettings
-from optimizers.cli import EXAMPLES_CSV, run
+from optimizers.cli import run
 from optimizers.settings import CompileSettings
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class PipelineBenchmarkSettings:
             uncompiled program keeps the code default, so the comparison is what compiling changes.
         train_fraction: Share of the example set that serves as the demo source (the rest scores the compile).
         limit: Questions of the dev set to answer (None: all), taken round-robin over difficulties.
-        reuse_artifacts: Use ``artifacts/<model-slug>`` when it was compiled with the same stages, adapter and k.
+        reuse_artifacts: Use ``artifacts/<model-slug>/ztf`` when it was compiled with the same stages, adapter and k.
         dsn: The database (None: ``$ALERCE_DSN``, else the embedded server).
         timeout_s: Time limit of one query, in seconds.
     """
@@ -116,7 +116,7 @@ def compiled_artifact(model: str, settings: PipelineBenchmarkSettings) -> tuple[
     """Return the artifact folder of ``model`` compiled on the example set, compiling it if needed.
 
     Returns:
-        The folder, and "committed" (``artifacts/<model-slug>`` reused) or "compiled" (written now).
+        The folder, and "committed" (``artifacts/<model-slug>/ztf`` reused) or "compiled" (written now).
     """
     compile_settings = CompileSettings(
         model=model,
@@ -138,7 +138,7 @@ def compiled_artifact(model: str, settings: PipelineBenchmarkSettings) -> tuple[
         manifest = json.loads((out / MANIFEST_FILE).read_text(encoding="utf-8"))
         if _matches(manifest, compile_settings):
             return out, "compiled"
-    return run(compile_settings, dataset=EXAMPLES_CSV, engine=EngineSettings(dsn=settings.dsn), out=out), "compiled"
+    return run(compile_settings, dataset=example_set(), engine=EngineSettings(dsn=settings.dsn), out=out), "compiled"
 
 
 def _scorer(examples: Sequence[dspy.Example], settings: PipelineBenchmarkSettings) -> Scorer:

@@ -42,8 +42,8 @@ def render_rd(catalog: Catalog) -> str:
     tables = "\n".join(_table_xml(table, catalog.positions.get(table.name)) for table in catalog.tap_tables)
     makes = "\n".join(f'    <make table="{table.name}"/>' for table in catalog.tap_tables)
     return f"""<resource schema="{catalog.tap_schema}">
-  <meta name="title">ALeRCE ZTF alerts (local synthetic copy)</meta>
-  <meta name="description">The embedded synthetic ALeRCE database, published like ALeRCE's TAP service.</meta>
+  <meta name="title">{escape(catalog.title)}</meta>
+  <meta name="description">{escape(catalog.description)}</meta>
   <meta name="creationDate">2026-01-01T00:00:00Z</meta>
   <meta name="subject">transients</meta>
   <meta name="creator.name">alerce-t2s</meta>

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import yaml
 
-from catalog.model import CATALOG_NAMES, Catalog, Classifier, Column, ForeignKey, Index, Table
+from catalog.model import CATALOG_NAMES, Catalog, Classifier, Code, Column, ForeignKey, Index, Table
 
 __all__ = ["load_catalog"]
 
@@ -47,6 +47,10 @@ def load_catalog(name: str = "ztf") -> Catalog:
         positions={table: (ra, dec) for table, ra, dec in raw.get("positions", ())},
         classifiers=classifiers,
         sql_rules=_render_rules(raw.get("sql_rules", ""), classifiers),
+        title=raw.get("title", ""),
+        description=raw.get("description", ""),
+        identifiers=tuple(raw.get("identifiers", ())),
+        codes=tuple(Code(**{**entry, "scope": tuple(entry.get("scope", ()))}) for entry in raw.get("codes", ())),
     )
 
 

@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-__all__ = ["CATALOG_NAMES", "Catalog", "Classifier", "Column", "ForeignKey", "Index", "Table"]
+__all__ = ["CATALOG_NAMES", "Catalog", "Classifier", "Code", "Column", "ForeignKey", "Index", "Table"]
 
 CATALOG_NAMES = ("ztf", "multisurvey")
 """Catalogs the project knows, each described by ``catalog/<name>.yaml``."""
@@ -108,6 +108,27 @@ class Classifier:
 
 
 @dataclass(frozen=True)
+class Code:
+    """An integer column whose values are ids of a lookup table's names (``probability.class_id`` -> taxonomy).
+
+    Attributes:
+        table: The table of the code column.
+        column: The code column.
+        lookup: The lookup table that names the codes.
+        id: The lookup's id column (the code's values).
+        name: The lookup's name column.
+        scope: Columns of both tables that an id is unique only with (``classifier_id`` for class ids).
+    """
+
+    table: str
+    column: str
+    lookup: str
+    id: str
+    name: str
+    scope: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Catalog:
     """One catalog: its tables in DDL order (a parent before its partitions) and the facts around them.
 
@@ -120,6 +141,10 @@ class Catalog:
         positions: Per table, the (ra, dec) columns that carry a q3c index.
         classifiers: Classifiers whose class names the data stores as text (empty when classes are ids).
         sql_rules: The conventions the SQL-writing prompts quote for this catalog.
+        title: What the catalog holds, in a few words (the local TAP service's title).
+        description: One sentence on the data (the local TAP service's description).
+        identifiers: Columns that identify a result's rows, compared by row Perfect-Match, in priority order.
+        codes: Integer columns whose values are ids of a lookup table's names.
     """
 
     name: str
@@ -130,6 +155,10 @@ class Catalog:
     positions: dict[str, tuple[str, str]] = field(default_factory=dict)
     classifiers: tuple[Classifier, ...] = ()
     sql_rules: str = ""
+    title: str = ""
+    description: str = ""
+    identifiers: tuple[str, ...] = ()
+    codes: tuple[Code, ...] = ()
 
     @property
     def tap_tables(self) -> list[Table]:

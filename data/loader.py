@@ -12,12 +12,15 @@ import platformdirs
 from data.errors import HOW_TO_GET_DATA, DataError, DatasetFormatError, DatasetNotFound
 
 __all__ = [
+    "BENCHMARK_CATALOGS",
     "ENV_VAR",
+    "EXAMPLE_SETS",
     "INPUT_FIELDS",
     "SPLITS",
     "SPLIT_FILES",
     "dataset_sha256",
     "default_data_dir",
+    "example_set",
     "grounding_files",
     "load_dataset",
     "resolve_dataset_path",
@@ -35,6 +38,21 @@ INPUT_FIELDS = ("question", "external_knowledge", "domain_knowledge")
 REQUIRED_COLUMNS = ("req_id", "request", "gold_query", "difficulty")
 OPTIONAL_COLUMNS = ("table_info", "external_knowledge", "domain_knowledge")
 _ABSENT_KNOWLEDGE = {"", "0", "0.0", "nan", "none"}
+EXAMPLE_SETS = {"ztf": "examples.csv", "multisurvey": "multisurvey_examples.csv"}
+"""The project's own example questions per catalog, in ``data/examples/`` (``data/examples/README.md``)."""
+BENCHMARK_CATALOGS = ("ztf",)
+"""Catalogs the paper's benchmark asks about; for the others the default dataset is their example set."""
+
+
+def example_set(catalog: str = "ztf") -> Path:
+    """Return the CSV of the project's own example questions about a catalog.
+
+    Raises:
+        DataError: The catalog has no example set.
+    """
+    if catalog not in EXAMPLE_SETS:
+        raise DataError(f"No example set for catalog {catalog!r}; there are {', '.join(EXAMPLE_SETS)}.")
+    return Path(__file__).parent / "examples" / EXAMPLE_SETS[catalog]
 
 
 def default_data_dir() -> Path:
@@ -63,11 +81,15 @@ def split_file(path: str | Path, split: str = "dev") -> Path:
     raise DatasetNotFound(f"No {split} split in '{path}': expected {names}. {HOW_TO_GET_DATA}", str(path))
 
 
-def resolve_dataset_path(arg: str | None) -> Path:
+def resolve_dataset_path(arg: str | None, catalog: str = "ztf") -> Path:
     """Find the dataset: ``--dataset`` value, else env ALERCE_T2S_DATA, else the fetch cache folder.
+
+    A catalog the benchmark does not ask about (``multisurvey``) has no benchmark split: without ``--dataset`` its
+    example set is the dataset.
 
     Args:
         arg: The ``--dataset`` value, or None.
+        catalog: The catalog the questions are about.
 
     Returns:
         The CSV file or folder (not checked for content beyond existence; ``load_dataset`` does that).
@@ -75,6 +97,8 @@ def resolve_dataset_path(arg: str | None) -> Path:
     Raises:
         DatasetNotFound: The given path does not exist, or nothing was given and the cache holds no dev split.
     """
+    if not arg and catalog not in BENCHMARK_CATALOGS:
+        return example_set(catalog)
     if arg:
         source, candidate = "--dataset", Path(arg).expanduser()
     elif os.environ.get(ENV_VAR):

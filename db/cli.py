@@ -1,25 +1,31 @@
-"""Start, inspect and stop the embedded PostgreSQL server holding the synthetic ALeRCE databases."""
+"""Start, inspect and stop the embedded PostgreSQL server holding the synthetic ALeRCE databases.
+
+Each catalog has its own database: ztf (the legacy ZTF tables, schema alerce) and multisurvey (Rubin/LSST and
+ZTF, schema alerce_tap); `up` builds the one --catalog names.
+"""
 
 import argparse
 import logging
 import sys
 from pathlib import Path
 
+from catalog.options import add_catalog_argument
 from cli.verbosity import add_verbosity_arguments, logging_to_stderr
 from db.server import DEFAULT_PORT, ServerSettings, down, running_dsn, status, up
 from db.tap.cli import COMMANDS as TAP_COMMANDS
 from db.tap.cli import add_tap_commands, run_tap_command
 from engines.errors import EngineError
-from replica.synthetic.scales import SCALES
+from replica.replicas import replica_scales
 
 EXAMPLES = """\
 examples:
   python -m db up                      start the server, build the default database, print its reader DSN
+  python -m db up --catalog multisurvey   the Rubin/LSST + ZTF database (schema alerce_tap)
   python -m db up --scale tiny --seed 0 --port 54330
   python -m db url --scale tiny        print the reader DSN of a built database
   python -m db status
   python -m db down
-  python -m db tap up                  serve the default database through a local GAVO DaCHS (TAP/ADQL)
+  python -m db tap up                  serve both catalogs through a local GAVO DaCHS (TAP/ADQL)
   python -m db adql query.sql          print the ADQL of a PostgreSQL query for ALeRCE's TAP service
 
 Data lives in $ALERCE_T2S_DATA_DIR, else the user cache folder alerce-t2s/pg (/var/lib/alerce-t2s/pg as root).
@@ -29,6 +35,8 @@ EXIT_CODES = """
 exit codes: 0 done, 1 expected failure (one `error: ...` line on stderr), 2 bad command line, 130 interrupted.
 """
 
+SCALE_NAMES = tuple(dict.fromkeys(replica_scales("ztf") + replica_scales("multisurvey")))
+SCALE_HELP = "data scale; multisurvey has tiny and default (default: %(default)s)"
 DATA_DIR_HELP = (
     "data folder of the server (default: $ALERCE_T2S_DATA_DIR, else the user cache folder alerce-t2s/pg; "
     "/var/lib/alerce-t2s/pg as root)"
@@ -39,6 +47,7 @@ examples:
   python -m db up
   python -m db up --scale tiny --seed 0 --data-dir /tmp/alerce-pg --port 54330
   python -m db up --ground dev.csv my_queries.sql     data answering these gold queries, with near misses
+  python -m db up --catalog multisurvey --scale tiny  the multi-survey database (scales tiny and default)
 
 Prints the reader DSN (read-only role alerce_reader) on stdout; progress goes to stderr.
 A second `up` reuses the running server and the built database.
@@ -60,8 +69,9 @@ URL_EXAMPLES = """\
 examples:
   python -m db url
   psql "$(python -m db url --scale tiny)"
+  psql "$(python -m db url --catalog multisurvey)"
 
-Exits 1 if the server is not running or the scale's database is not built (run `python -m db up` first).
+Exits 1 if the server is not running or the database is not built (run `python -m db up` first).
 """
 
 
@@ -76,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_verbosity_arguments(parser)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     specs = (
-        ("up", "Start the server and build the scale's database if missing; print the reader DSN.", UP_EXAMPLES),
+        ("up", "Start the server and build the catalog's database if missing; print the reader DSN.", UP_EXAMPLES),
         ("status", "Report whether the server runs, its port, data folder and built databases.", STATUS_EXAMPLES),
         ("down", "Stop the server.", DOWN_EXAMPLES),
         ("url", "Print the reader DSN of a built database of the running server.", URL_EXAMPLES),
@@ -91,9 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
         )
         sub.add_argument("--data-dir", type=Path, default=None, help=DATA_DIR_HELP)
         if name in ("up", "url"):
-            sub.add_argument(
-                "--scale", choices=tuple(SCALES), default="default", help="data scale (default: %(default)s)"
-            )
+            add_catalog_argument(sub, what="whose database")
+            sub.add_argument("--scale", choices=SCALE_NAMES, default="default", help=SCALE_HELP)
         if name == "up":
             sub.add_argument(
                 "--seed", type=int, default=None, help="generator seed (default: keep the built one, else 0)"
@@ -138,10 +147,10 @@ def _run_command(args: argparse.Namespace) -> int:
         if args.command == "up":
             given = {"data_dir": args.data_dir, "port": args.port, "ground": tuple(args.ground or ()) or None}
             overrides = {key: value for key, value in given.items() if value is not None}
-            info = up(ServerSettings(**overrides, scale=args.scale, seed=args.seed))
+            info = up(ServerSettings(**overrides, scale=args.scale, seed=args.seed, catalog=args.catalog))
             print(info.reader_dsn)
         elif args.command == "url":
-            print(running_dsn(scale=args.scale, data_dir=args.data_dir))
+            print(running_dsn(scale=args.scale, data_dir=args.data_dir, catalog=args.catalog))
         elif args.command == "down":
             stopped = down(args.data_dir)
             logging.getLogger(__name__).info("server stopped" if stopped else "server was not running")
@@ -168,6 +177,6 @@ def print_status(data_dir: Path | None) -> None:
         rows = sum(build.row_counts.values())
         grounding = f"grounded on {build.grounded_queries} queries" if build.grounding else "not grounded"
         print(
-            f"database: {build.database} (scale {build.scale}, seed {build.seed}, q3c {build.q3c}, {rows} rows, "
-            f"{grounding}, built {build.built_at:%Y-%m-%d %H:%M:%S %Z})"
+            f"database: {build.database} (catalog {build.catalog}, scale {build.scale}, seed {build.seed}, "
+            f"q3c {build.q3c}, {rows} rows, {grounding}, built {build.built_at:%Y-%m-%d %H:%M:%S %Z})"
         )

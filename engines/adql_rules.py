@@ -11,13 +11,12 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify_columns import qualify_columns as _sqlglot_qualify_columns
 
+from engines.adql_forms import scalar_subqueries_as_in, unfilter_aggregates, unsupported
 from engines.adql_reserved import RESERVED_WORDS
-from engines.errors import ErrorKind, ExecutionError
 
 __all__ = ["RULES", "Rendering", "TapTarget", "Upload", "unsupported"]
 
 UPLOAD_SCHEMA = "TAP_UPLOAD"
-_SCHEMA_ALIASES = {"alerce", "public"}
 _SERVICE_SCHEMAS = {"tap_schema", UPLOAD_SCHEMA.lower()}
 _CAST_TYPES = {
     exp.DataType.Type.SMALLINT: "SMALLINT",
@@ -54,16 +53,20 @@ class TapTarget:
     """What the TAP service offers the translation.
 
     Attributes:
-        schema: Schema that holds the tables on the service (ALeRCE: ``ztf``).
+        schema: Schema that holds the tables on the service (ALeRCE: ``ztf`` and ``alerce_tap``).
         tables: Table names published in `schema`.
         columns: {table: {column: SQL type}} used to qualify columns inside subqueries.
         boolean_columns: Columns of boolean type, compared with ``'True'``/``'False'`` on TAP.
+        schema_aliases: Schemas the PostgreSQL may name for `schema` (the catalog's PostgreSQL schema, public).
+        partitions: {partition: (parent, key column, values)} of tables the service publishes only as their parent.
     """
 
     schema: str
     tables: frozenset[str]
     columns: dict[str, dict[str, str]]
     boolean_columns: frozenset[str]
+    schema_aliases: frozenset[str] = frozenset({"public"})
+    partitions: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -83,11 +86,6 @@ class Rendering:
 
 
 Rule = Callable[[exp.Expression, Rendering], exp.Expression]
-
-
-def unsupported(what: str) -> ExecutionError:
-    """Return the error for a construct that has no ADQL form, naming it and what to use instead."""
-    return ExecutionError(ErrorKind.UNSUPPORTED, None, f"Not available on TAP (ADQL): {what}.")
 
 
 def refuse_unsupported(tree: exp.Expression, rendering: Rendering) -> exp.Expression:
@@ -173,7 +171,7 @@ def qualify_tables(tree: exp.Expression, rendering: Rendering) -> exp.Expression
             continue
         if schema in _SERVICE_SCHEMAS:
             continue
-        if schema and schema not in _SCHEMA_ALIASES and schema != target.schema:
+        if schema and schema not in target.schema_aliases and schema != target.schema:
             raise unsupported(f"schema {schema} (only {target.schema} and tap_schema are published)")
         if name not in target.tables:
             raise unsupported(_missing_table(name, target))
@@ -266,6 +264,8 @@ def quote_reserved(tree: exp.Expression, rendering: Rendering) -> exp.Expression
 
 RULES: tuple[Rule, ...] = (
     refuse_unsupported,
+    unfilter_aggregates,
+    scalar_subqueries_as_in,
     upload_values,
     qualify_tables,
     qualify_columns,
@@ -288,8 +288,12 @@ def _schema(rendering: Rendering) -> dict[str, dict[str, dict[str, str]]]:
 
 
 def _missing_table(name: str, target: TapTarget) -> str:
-    if name.startswith(("lc_classifier", "stamp_classifier")):
-        return f"table {name}; use {target.schema}.probability with classifier_name = '{name}'"
+    if name in target.partitions:
+        parent, key, values = target.partitions[name]
+        if len(values) == 1:
+            return f"table {name}; use {target.schema}.{parent} with {key} = '{values[0]}'"
+        listed = ", ".join(f"'{value}'" for value in values)
+        return f"table {name}; use {target.schema}.{parent} with {key} IN ({listed})"
     if name in {"information_schema", "tables", "columns"}:
         return f"table {name}; list tables with tap_schema.tables"
     return f"table {name} (published: {', '.join(sorted(target.tables))})"
@@ -349,4 +353,6 @@ def _is_condition(node: exp.Expression) -> bool:
         node, parent = parent, parent.parent
     if isinstance(parent, exp.Where | exp.Having | exp.And | exp.Or | exp.Not):
         return True
-    return isinstance(parent, exp.Join) and node.arg_key == "on"
+    return (isinstance(parent, exp.Join) and node.arg_key == "on") or (
+        isinstance(parent, exp.If) and node.arg_key == "this"
+    )

@@ -45,6 +45,9 @@ class Engine(Protocol):
     name: str
     """Short name of the engine kind ("postgres", "tap"), for logs and reports."""
 
+    catalog: str
+    """The catalog whose data it serves (``catalog.CATALOG_NAMES``)."""
+
     @property
     def concurrency(self) -> int | None:
         """Most statements that can run at once (the connection pool's size), or None when unbounded."""

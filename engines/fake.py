@@ -10,9 +10,10 @@ __all__ = ["FakeEngine"]
 
 
 class FakeEngine(EngineLifecycle):
-    """An engine whose `execute` a subclass writes; unbounded, serving every catalog table."""
+    """An engine whose `execute` a subclass writes; unbounded, serving every table of `catalog` (set it to change)."""
 
     name = "fake"
+    catalog = "ztf"
     concurrency: int | None = None
 
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:

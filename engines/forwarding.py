@@ -14,6 +14,7 @@ class ForwardingEngine(EngineLifecycle):
     def __init__(self, inner: Engine) -> None:
         self.inner = inner
         self.name = inner.name
+        self.catalog = inner.catalog
 
     @property
     def concurrency(self) -> int | None:

@@ -1,7 +1,8 @@
-"""The shared `--engine`, `--tap-url`, `--dsn` and `--timeout` options, and the engine settings they describe."""
+"""The shared `--catalog`, `--engine`, `--tap-url`, `--dsn` and `--timeout` options, and their engine settings."""
 
 import argparse
 
+from catalog.options import add_catalog_argument
 from cli.argument_types import positive_float
 from defaults.time_limits import ASK_QUERY_S
 from engines.engine import ENGINE_NAMES
@@ -22,7 +23,8 @@ def add_dsn_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--engine``, ``--tap-url`` and ``--dsn``."""
+    """Add ``--catalog``, ``--engine``, ``--tap-url`` and ``--dsn``."""
+    add_catalog_argument(parser, what="the catalog whose data the SQL runs on")
     parser.add_argument(
         "--engine",
         choices=ENGINE_NAMES,
@@ -39,8 +41,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def engine_settings(args: argparse.Namespace, **overrides: object) -> EngineSettings:
-    """Build the engine settings of parsed `--engine/--tap-url/--dsn` options, with keyword `overrides`."""
-    return EngineSettings(engine=args.engine, dsn=args.dsn, tap_url=args.tap_url, **overrides)
+    """Build the engine settings of parsed `--catalog/--engine/--tap-url/--dsn` options, with keyword `overrides`."""
+    return EngineSettings(engine=args.engine, catalog=args.catalog, dsn=args.dsn, tap_url=args.tap_url, **overrides)
 
 
 def add_query_timeout_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:

@@ -25,6 +25,7 @@ import psycopg
 from psycopg import pq, sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from catalog import load_catalog
 from defaults.time_limits import POSTGRES_CONNECT_S, POSTGRES_QUERY_S
 from engines.engine import EngineLifecycle, Result
 from engines.errors import EngineError, ErrorKind, ExecutionError, error_kind_for
@@ -55,7 +56,7 @@ SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = 'meta' AND 
 """
 _TABLE_ROWS_SQL = """
 SELECT coalesce(string_agg(relname || '=' || n_live_tup, ',' ORDER BY relname), '')
-FROM pg_catalog.pg_stat_user_tables WHERE schemaname = 'alerce'
+FROM pg_catalog.pg_stat_user_tables WHERE schemaname = %s
 """
 
 
@@ -73,6 +74,8 @@ class PostgresSettings:
         connect_timeout_s: time allowed to open a connection before DatabaseUnavailable is raised.
         admin_dsn: superuser DSN of the same server (the embedded server's ``ServerInfo.admin_dsn``), used only to
             terminate a backend that ignores its cancel; None relies on the cancel and on abandoning the connection.
+        catalog: the catalog whose data the database holds (``catalog.CATALOG_NAMES``); its tables are found by the
+            role's search_path (the embedded databases set it to the catalog's schema).
     """
 
     dsn: str
@@ -82,6 +85,7 @@ class PostgresSettings:
     pool_size: int = 2
     connect_timeout_s: float = POSTGRES_CONNECT_S
     admin_dsn: str | None = dataclasses.field(default=None, repr=False)
+    catalog: str = "ztf"
 
 
 class PostgresEngine(EngineLifecycle):
@@ -94,6 +98,7 @@ class PostgresEngine(EngineLifecycle):
 
     def __init__(self, settings: PostgresSettings) -> None:
         self.settings = settings
+        self.catalog = settings.catalog
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
 
@@ -142,7 +147,7 @@ class PostgresEngine(EngineLifecycle):
         """Identify the database contents cheaply, for result caches.
 
         Hashes the server version, the database name and, when the table meta.build_info exists (written by the
-        data builder), its rows; otherwise the live row count of each table in schema alerce from
+        data builder), its rows; otherwise the live row count of each table in the catalog's schema from
         pg_stat_user_tables. Stable while the data does not change.
 
         Returns:
@@ -153,9 +158,9 @@ class PostgresEngine(EngineLifecycle):
                 parts = list(conn.execute("SELECT current_setting('server_version'), current_database()").fetchone())
                 if conn.execute(_BUILD_INFO_SQL).fetchone()[0]:
                     query = "SELECT coalesce(json_agg(b ORDER BY b::text)::text, '') FROM meta.build_info b"
+                    parts.append(conn.execute(query).fetchone()[0])
                 else:
-                    query = _TABLE_ROWS_SQL
-                parts.append(conn.execute(query).fetchone()[0])
+                    parts.append(conn.execute(_TABLE_ROWS_SQL, (load_catalog(self.catalog).schema,)).fetchone()[0])
             except psycopg.Error as err:
                 raise _execution_error(err, timeout_s=None, is_cancelled=False) from err
             finally:

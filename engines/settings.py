@@ -3,6 +3,7 @@
 import dataclasses
 from pathlib import Path
 
+from catalog import CATALOG_NAMES
 from engines.engine import ENGINE_NAMES
 
 __all__ = ["DSN_ENV", "EngineSettings"]
@@ -17,6 +18,8 @@ class EngineSettings:
 
     Attributes:
         engine: ``postgres`` (a PostgreSQL database) or ``tap`` (a TAP service, as ADQL).
+        catalog: Whose data the SQL runs on (``catalog.CATALOG_NAMES``): the embedded database of that catalog,
+            or the catalog's schema on a TAP service. The program answers for the catalog of its engine.
         dsn: PostgreSQL URL (default: ``$ALERCE_DSN``, else the embedded server); postgres only.
         tap_url: TAP service URL (default: ``$ALERCE_TAP_URL``, else ALeRCE's); tap only.
         timeout_s: Default time limit of one query, in seconds (None: the engine's default).
@@ -28,6 +31,7 @@ class EngineSettings:
     """
 
     engine: str = "postgres"
+    catalog: str = "ztf"
     dsn: str | None = None
     tap_url: str | None = None
     timeout_s: float | None = None
@@ -37,6 +41,8 @@ class EngineSettings:
     ground: tuple[Path, ...] | None = None
 
     def __post_init__(self) -> None:
-        """Reject unknown engine names."""
+        """Reject unknown engine and catalog names."""
         if self.engine not in ENGINE_NAMES:
             raise ValueError(f"Unknown engine {self.engine!r}; choose one of {', '.join(ENGINE_NAMES)}.")
+        if self.catalog not in CATALOG_NAMES:
+            raise ValueError(f"Unknown catalog {self.catalog!r}; choose one of {', '.join(CATALOG_NAMES)}.")

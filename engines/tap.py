@@ -55,6 +55,7 @@ class TapEngine(EngineLifecycle):
 
     def __init__(self, settings: TapSettings | None = None) -> None:
         self.settings = settings or TapSettings()
+        self.catalog = self.settings.catalog
         self._lock = threading.Lock()
         self._target: TapTarget | None = None
         self._hard_limit: int | None = None
@@ -154,7 +155,7 @@ class TapEngine(EngineLifecycle):
         return None
 
     def tables(self) -> frozenset[str]:
-        """Return the tables the service publishes in schema ztf (read from ``tap_schema`` once)."""
+        """Return the tables the service publishes in the catalog's TAP schema (read from ``tap_schema`` once)."""
         return self.target().tables
 
     def fingerprint(self) -> str:
@@ -177,13 +178,13 @@ class TapEngine(EngineLifecycle):
         return pyvo.dal.TAPService(self.settings.url, session=session)
 
     def _read_service(self) -> tuple[TapTarget, int | None, str]:
-        """Read the hard row limit, the tables of schema ztf and their row counts (where listed)."""
+        """Read the hard row limit, the tables of the catalog's TAP schema and their row counts (where listed)."""
         service = self._service(self.settings.timeout_s)
         try:
             hard_limit = int(service.hardlimit)
         except (DALServiceError, TypeError, ValueError):
             hard_limit = None
-        schema = default_target().schema
+        schema = default_target(self.catalog).schema
         where = f"WHERE schema_name = '{schema}'"
         try:
             rows = service.run_sync(f"SELECT table_name, nrows FROM tap_schema.tables {where}", maxrec=10_000)
@@ -194,7 +195,7 @@ class TapEngine(EngineLifecycle):
         counts = [str(count) for count in table["nrows"]] if "nrows" in table.colnames else [""] * len(names)
         contents = ",".join(sorted(f"{name}={count}" for name, count in zip(names, counts, strict=True)))
         logger.debug("TAP service %s publishes %d tables in %s", self.settings.url, len(names), schema)
-        return default_target(tables=frozenset(names)), hard_limit, contents
+        return default_target(self.catalog, frozenset(names)), hard_limit, contents
 
     def _run(self, translation: Translation, *, timeout_s: float, max_rows: int, is_sync: bool) -> pyvo.dal.TAPResults:
         uploads = _uploads(translation)

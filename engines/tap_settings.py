@@ -62,6 +62,8 @@ class TapSettings:
         connect_timeout_s: Time allowed to open a connection to the service.
         retries: Extra attempts after a transient HTTP failure (connection refused, 5xx, 429).
         backoff_s: Wait before the first retry, doubled for each further one.
+        catalog: Whose tables the SQL names (``catalog.CATALOG_NAMES``); the service publishes them in the catalog's
+            TAP schema (``ztf``, ``alerce_tap``).
     """
 
     url: str = dataclasses.field(default_factory=default_tap_url)
@@ -71,3 +73,4 @@ class TapSettings:
     connect_timeout_s: float = TAP_CONNECT_S
     retries: int = 2
     backoff_s: float = 0.5
+    catalog: str = "ztf"

@@ -73,12 +73,12 @@ def add_model_mode_arguments(parser: argparse.ArgumentParser, source: argparse._
     """Add ``--model`` to the prediction-source group, and the options that only model mode takes."""
     add_model_argument(
         source,
-        purpose="run the program with this language model (its artifacts/<model-slug>, see --program) and score "
-        "its answers",
+        purpose="run the program with this language model (its artifacts/<model-slug>/<catalog>, see --program) and "
+        "score its answers",
     )
     compiled = parser.add_mutually_exclusive_group()
     compiled.add_argument("--program", metavar="PATH", help="with --model: artifact folder or program.json "
-                          "(default: artifacts/<model-slug>, else uncompiled with a warning)")  # fmt: skip
+                          "(default: artifacts/<model-slug>/<catalog>, else uncompiled with a warning)")  # fmt: skip
     compiled.add_argument("--uncompiled", action="store_true", help="with --model: ignore any compiled artifact")
     parser.add_argument(
         "--without",

@@ -46,12 +46,13 @@ logger = logging.getLogger(__name__)
 
 EXAMPLES = f"""examples:
   python -m evaluate --predictions preds.csv --plot
+  python -m evaluate --catalog multisurvey --predictions preds.csv    on the multi-survey example set
   python -m evaluate --predictions preds.json --dsn postgresql://reader@host/alerce --workers 4 --json > report.json
   python -m evaluate --model openai/gpt-4.1-mini --runs 3 --without decomposition
   python -m evaluate --model openai/gpt-4.1-mini --ablation
 
 files written (in --report, default reports/<timestamp>):
-  report.json        settings (timeouts, database fingerprint, dataset sha256), counts and every rate
+  report.json        settings (catalog, timeouts, database fingerprint, dataset sha256), counts and every rate
   per_question.csv   one row per question and run: rows, error kind and message, row/column PM, value match
   checkpoint.jsonl   finished items; rerun with the same --report to resume
   {PREDICTIONS_FILE:<18} with --model: the program's answers (sql, attempts, usage, seconds); resumed likewise
@@ -136,7 +137,7 @@ def _predictions_source(args: argparse.Namespace) -> tuple[list[Prediction], dic
 def _run(args: argparse.Namespace, report_dir: Path) -> dict:
     """Load everything, answer with the program in model mode, score, and write the report; return it."""
     predictions, source = _predictions_source(args) if args.predictions is not None else ([], {})
-    dataset_file = split_file(resolve_dataset_path(args.dataset), args.split)
+    dataset_file = split_file(resolve_dataset_path(args.dataset, args.catalog), args.split)
     examples = load_dataset(dataset_file, args.split)
     score = functools.partial(_score, args, examples=examples, dataset_file=dataset_file)
     if args.predictions is None:
@@ -176,6 +177,7 @@ def _score(
         gold_cache = GoldCache(executor, cache_dir=args.gold_cache and Path(args.gold_cache), timeout_s=gold_timeout_s)
         identity = {
             "metric_version": METRIC_VERSION,
+            "catalog": args.catalog,
             "database_fingerprint": gold_cache.folder.name,
             "dataset_sha256": _sha256(dataset_file),
             "split": args.split,

@@ -1,6 +1,7 @@
 """One scored (question, run) item: its record, the verdict that fills it, and the record of an item that crashed."""
 
 import dataclasses
+from collections.abc import Sequence
 
 import dspy
 import pandas as pd
@@ -10,7 +11,7 @@ from evaluation.predictions import Prediction
 from fileio.text import encodable
 from metric.aggregate import ScoredItem
 from metric.gold_cache import GoldResult
-from metric.perfect_match import score_frames
+from metric.perfect_match import IDS, score_frames
 
 __all__ = ["ItemRecord", "failed_item", "verdict"]
 
@@ -97,6 +98,8 @@ def verdict(
     gold: GoldResult,
     pred_df: pd.DataFrame | None,
     outcome: ExecutionError | float,
+    *,
+    ids: Sequence[str] = IDS,
 ) -> ItemRecord:
     """Score a prediction's result against its gold.
 
@@ -106,12 +109,13 @@ def verdict(
         gold: The gold's result.
         pred_df: The prediction's rows, or None when it failed (or is missing).
         outcome: The prediction's `ExecutionError`, or the seconds its statement took.
+        ids: The catalog's identifier columns, which row PM compares (`metric.identifier_columns`).
 
     Returns:
         The item's record.
     """
     error = outcome if isinstance(outcome, ExecutionError) else None
-    scores = score_frames(gold.frame, example.gold_sql, pred_df, prediction.sql or "", gold_rows=gold.rows)
+    scores = score_frames(gold.frame, example.gold_sql, pred_df, prediction.sql or "", gold_rows=gold.rows, ids=ids)
     return ItemRecord(
         req_id=prediction.req_id,
         run=prediction.run,

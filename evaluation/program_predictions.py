@@ -258,7 +258,12 @@ def run_model(
     """
     lm = lm if lm is not None else lms.resolve_lm(settings.model)
     with load(settings.model, program=settings.program, engine=settings.engine, lm=lm) as t2s:
-        identity = {**_describe(t2s, settings), **dataset_identity, "timeout_s": settings.engine.timeout_s}
+        identity = {
+            **_describe(t2s, settings),
+            "catalog": settings.engine.catalog,
+            **dataset_identity,
+            "timeout_s": settings.engine.timeout_s,
+        }
         seen = seen_in_compile(t2s.manifest, examples, dataset_identity.get("dataset_sha256", ""))
         if seen:
             logger.warning(

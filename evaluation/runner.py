@@ -22,6 +22,7 @@ from evaluation.item_record import ItemRecord, failed_item, verdict
 from evaluation.predictions import Prediction
 from fileio.text import encodable
 from metric.gold_cache import GoldCache, GoldResult
+from metric.perfect_match import identifier_columns
 
 __all__ = ["GOLD_REUSE_SHARE", "MISSING_MESSAGE", "score_item", "score_predictions"]
 
@@ -66,7 +67,7 @@ def score_item(
         pred_df, outcome = gold.frame, gold.elapsed_s
     else:
         pred_df, outcome = _execute(executor, prediction.sql, timeout_s)
-    return verdict(prediction, example, gold, pred_df, outcome)
+    return verdict(prediction, example, gold, pred_df, outcome, ids=identifier_columns(executor.catalog))
 
 
 def _resumed(predictions: Sequence[Prediction], checkpoint: Checkpoint | None) -> dict[tuple, ItemRecord]:

@@ -14,7 +14,14 @@ import dspy
 import pandas as pd
 
 from engines.errors import ExecutionError
-from metric.perfect_match import Comparison, RowScore, column_match_raw, identifier_strings, row_match
+from metric.perfect_match import (
+    Comparison,
+    RowScore,
+    column_match_raw,
+    identifier_columns,
+    identifier_strings,
+    row_match,
+)
 
 if TYPE_CHECKING:
     from engines import Engine
@@ -79,7 +86,7 @@ def judge(example: dspy.Example, pred: Any, executor: Engine | None, gold_cache:
     frame, error = _pred_frame(pred, executor)
     if error is not None:
         return Judgement(0.0, None, gold.frame, None, error)
-    row = row_match(gold.frame, frame, sql)
+    row = row_match(gold.frame, frame, sql, ids=identifier_columns(gold_cache.executor.catalog))
     return Judgement(float(row.pm), row, gold.frame, frame, None)
 
 

@@ -1,8 +1,8 @@
 """Run each gold query once per database and keep its result on disk.
 
-Gold results are keyed by ``sha256(sql)`` under ``<cache_dir>/<executor.fingerprint()>/``, so a changed database
-(another scale, seed or snapshot) never reuses a stale result. A gold error is cached too, except a timeout hit with
-a shorter time limit than the one now asked for, which is retried.
+Gold results are keyed by ``sha256(sql)`` under ``<cache_dir>/<catalog>/<executor.fingerprint()>/``, so a changed
+database (another catalog, scale, seed or snapshot) never reuses a stale result. A gold error is cached too, except
+a timeout hit with a shorter time limit than the one now asked for, which is retried.
 """
 
 import functools
@@ -70,7 +70,7 @@ class GoldCache:
         """Create the cache; nothing is read or run until the first ``result`` call.
 
         Args:
-            executor: Runs the gold queries; its ``fingerprint()`` names the database.
+            executor: Runs the gold queries; its ``catalog`` and ``fingerprint()`` name the database.
             cache_dir: Root folder of the disk cache (default: the user cache dir ``alerce-t2s/gold``).
             timeout_s: Time limit of one gold query in seconds (default: the executor's).
         """
@@ -84,10 +84,10 @@ class GoldCache:
 
     @property
     def folder(self) -> Path:
-        """The folder of this database's entries (asks the executor for its fingerprint once)."""
+        """The folder of this database's entries, ``<catalog>/<fingerprint>`` (asks for the fingerprint once)."""
         with self._lock:
             if self._folder is None:
-                self._folder = self.cache_dir / self.executor.fingerprint()
+                self._folder = self.cache_dir / self.executor.catalog / self.executor.fingerprint()
             return self._folder
 
     def result(self, sql: str) -> GoldResult:

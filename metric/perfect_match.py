@@ -6,12 +6,14 @@ version, including its artefacts; ``value_match`` is ours. ``score_frames`` comp
 """
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 
+from catalog import load_catalog
 from metric.select_list import parse_select_list
 from metric.value_match import ValueScore, value_match
 
@@ -23,14 +25,25 @@ __all__ = [
     "Scores",
     "column_match_formatted",
     "column_match_raw",
+    "identifier_columns",
     "identifier_strings",
     "prediction_identifier",
     "row_match",
     "score_frames",
 ]
 
-IDS = ("candid", "oid", "oid_catalog", "objectidps1", "classifier_name", "count")
-"""Identifier columns compared by row PM, in priority order."""
+IDS = load_catalog("ztf").identifiers
+"""Identifier columns compared by row PM on the ztf catalog, in priority order (the paper's list)."""
+
+
+def identifier_columns(catalog: str = "ztf") -> tuple[str, ...]:
+    """Return the identifier columns row PM compares on a catalog's results, in priority order.
+
+    Examples:
+        >>> identifier_columns("multisurvey")[:3]
+        ('measurement_id', 'oid', 'ssobjectid')
+    """
+    return load_catalog(catalog).identifiers
 
 
 class Comparison(StrEnum):
@@ -87,8 +100,8 @@ def _zero(comparison: Comparison, gold_id: str | None = None, pred_id: str | Non
     return RowScore(False, 0.0, 0.0, 0.0, gold_id, pred_id, comparison)
 
 
-def _first_id(columns: pd.Index) -> str | None:
-    return next((name for name in IDS if name in columns), None)
+def _first_id(columns: pd.Index, ids: Sequence[str]) -> str | None:
+    return next((name for name in ids if name in columns), None)
 
 
 def _first_id_like(columns: pd.Index) -> str | None:
@@ -100,17 +113,17 @@ def _is_unaliased(pairs: list[tuple[str, str]]) -> bool:
     return Counter(name for name, _ in pairs) == Counter(source for _, source in pairs)
 
 
-def _alias_id(pred_sql: str, columns: pd.Index) -> str | None:
+def _alias_id(pred_sql: str, columns: pd.Index, ids: Sequence[str]) -> str | None:
     """Find the predicted identifier through the SELECT list's aliases; raise ValueError where the reference crashes.
 
-    The match is positional: the index of the first IDS source in the SELECT list indexes the result's columns
+    The match is positional: the index of the first `ids` source in the SELECT list indexes the result's columns
     (after repeated labels were dropped, as in the reference).
     """
     pairs = parse_select_list(pred_sql)
     if _is_unaliased(pairs) or any(source == "*" for _, source in pairs):
         raise ValueError("alias mapping needs an aliased SELECT list without '*'")
     sources = [source.lower() for _, source in pairs]
-    for name in IDS:
+    for name in ids:
         if name in sources:
             position = sources.index(name)
             if position >= len(columns):
@@ -119,8 +132,8 @@ def _alias_id(pred_sql: str, columns: pd.Index) -> str | None:
     return None
 
 
-def prediction_identifier(pred_df: pd.DataFrame, pred_sql: str) -> str | None:
-    """Return the column row PM would compare in a predicted result, without a gold: IDS, aliases, then id-like.
+def prediction_identifier(pred_df: pd.DataFrame, pred_sql: str, *, ids: Sequence[str] = IDS) -> str | None:
+    """Return the column row PM would compare in a predicted result, without a gold: `ids`, aliases, then id-like.
 
     A SELECT list where the reference's alias mapping crashes falls through to the id-like rule here.
 
@@ -131,10 +144,10 @@ def prediction_identifier(pred_df: pd.DataFrame, pred_sql: str) -> str | None:
         True
     """
     columns = pred_df.loc[:, ~pred_df.columns.duplicated()].columns
-    found = _first_id(columns)
+    found = _first_id(columns, ids)
     if found is None:
         try:
-            found = _alias_id(pred_sql, columns)
+            found = _alias_id(pred_sql, columns, ids)
         except ValueError:
             found = None
     return found if found is not None else _first_id_like(columns)
@@ -178,13 +191,16 @@ def _set_scores(gold: set[str], pred: set[str]) -> tuple[float, float, float]:
     return precision, recall, f1
 
 
-def row_match(gold_df: pd.DataFrame | None, pred_df: pd.DataFrame | None, pred_sql: str) -> RowScore:
+def row_match(
+    gold_df: pd.DataFrame | None, pred_df: pd.DataFrame | None, pred_sql: str, *, ids: Sequence[str] = IDS
+) -> RowScore:
     """Compute the reference row PM: compare the sets of one identifier column.
 
     Args:
         gold_df: The gold result, or None if the gold query failed.
         pred_df: The predicted result, or None if the predicted query failed.
-        pred_sql: The predicted SQL, read for alias mapping when the result has no IDS column.
+        pred_sql: The predicted SQL, read for alias mapping when the result has no `ids` column.
+        ids: The identifier columns, in priority order (`identifier_columns` of the catalog; default ztf's).
 
     Returns:
         The score; ``pm`` is True iff both identifier sets are equal.
@@ -206,10 +222,10 @@ def row_match(gold_df: pd.DataFrame | None, pred_df: pd.DataFrame | None, pred_s
         return _zero(Comparison.EMPTY_PREDICTION)
     gold_df = gold_df.loc[:, ~gold_df.columns.duplicated()]
     pred_df = pred_df.loc[:, ~pred_df.columns.duplicated()]
-    gold_id, pred_id = _first_id(gold_df.columns), _first_id(pred_df.columns)
+    gold_id, pred_id = _first_id(gold_df.columns, ids), _first_id(pred_df.columns, ids)
     if pred_id is None:
         try:
-            pred_id = _alias_id(pred_sql, pred_df.columns)
+            pred_id = _alias_id(pred_sql, pred_df.columns, ids)
         except ValueError:
             return _zero(Comparison.ALIAS_CRASH, gold_id)
     gold_id = gold_id if gold_id is not None else _first_id_like(gold_df.columns)
@@ -271,6 +287,7 @@ def score_frames(
     pred_sql: str,
     *,
     gold_rows: list[tuple] | None = None,
+    ids: Sequence[str] = IDS,
 ) -> Scores:
     """Score one prediction against its gold with every metric.
 
@@ -280,12 +297,13 @@ def score_frames(
         pred_df: The predicted result, or None if the predicted query failed.
         pred_sql: The predicted SQL as executed.
         gold_rows: ``normalized_rows(gold_df)`` when the caller keeps it for several predictions; None computes it.
+        ids: The identifier columns row PM compares (`identifier_columns` of the catalog; default ztf's).
 
     Returns:
         Row PM, raw and formatted column PM, and the value match.
     """
     return Scores(
-        row=row_match(gold_df, pred_df, pred_sql),
+        row=row_match(gold_df, pred_df, pred_sql, ids=ids),
         column_raw=column_match_raw(gold_df, pred_df),
         column_formatted=column_match_formatted(pred_sql, gold_df, pred_df),
         value=value_match(gold_df, pred_df, gold_sql, gold_rows=gold_rows),

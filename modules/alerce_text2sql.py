@@ -11,12 +11,14 @@ from catalog import Catalog, load_catalog, render_schema_text
 from engines import Engine
 from engines.bounded import BoundedEngine
 from engines.errors import ExecutionError
+from metric.perfect_match import identifier_columns
 from modules.alternatives import alternatives
 from modules.candidates import CandidatePath, candidate_paths, run_concurrently
 from modules.classification import Classification
 from modules.dates import DateRange, date_ranges, render_ranges
 from modules.decomposition import Decomposition
 from modules.demo_retriever import DemoRetriever
+from modules.errors import CatalogMismatch
 from modules.execution import Outcome, describe_outcome, execute_with_corrections, result_frame
 from modules.explanation import Explanation, read_schema_text
 from modules.findings import Finding, finding_record
@@ -69,13 +71,23 @@ class AlerceText2SQL(dspy.Module):
         Args:
             executor: Runs the generated SQL for self-correction and selection; None skips execution (and
                 correction, selection and the result check). With the value check on, the vocabulary of its
-                database is read here (once per database).
+                database is read here (once per database). It must serve the settings' catalog.
             settings: Stage switches, candidates, correction budget, timeout and reasoning; defaults to all on.
+
+        Raises:
+            CatalogMismatch: The executor serves another catalog than the one the program writes for.
         """
         super().__init__()
+        settings = settings or PipelineSettings()
+        if executor is not None and executor.catalog != settings.catalog:
+            raise CatalogMismatch(
+                f"The program writes SQL for the {settings.catalog} catalog, but its engine serves {executor.catalog}.",
+                settings.catalog,
+                executor.catalog,
+            )
         self.executor = executor
         self._bounded = BoundedEngine(executor) if executor is not None else None
-        self.settings = settings or PipelineSettings()
+        self.settings = settings
         # Generation demos picked per question (the mqs strategy), part of the compiled state; None: compiled demos.
         self.demo_retriever: DemoRetriever | None = None
         reasoning, catalog = self.settings.reasoning, self.settings.catalog
@@ -241,7 +253,11 @@ class AlerceText2SQL(dspy.Module):
         candidates = [Candidate(str(i), d.outcome.sql, result_frame(d.outcome)) for i, d in enumerate(drafts)]
         with record.stage("selection"):
             chosen = self.selection(
-                shared.question, shared.knowledge, candidates, min_agreement=self.settings.min_agreement
+                shared.question,
+                shared.knowledge,
+                candidates,
+                min_agreement=self.settings.min_agreement,
+                ids=identifier_columns(self.settings.catalog),
             )
         record.add_failures(chosen.failures)
         selected = int(chosen.candidate.id)

@@ -20,7 +20,7 @@ import dspy
 from lms import model_slug
 from modules.alerce_text2sql import AlerceText2SQL
 from modules.demo_retriever import DemoRetriever
-from modules.errors import RECOMPILE_HINT, ArtifactMismatch, ArtifactNotFound
+from modules.errors import RECOMPILE_HINT, ArtifactMismatch, ArtifactNotFound, CatalogMismatch
 from modules.settings import PipelineSettings, ProgramSettings
 
 if TYPE_CHECKING:
@@ -50,9 +50,9 @@ RETRIEVER_KEY = "demo_retriever"
 REPO_DIR = Path(__file__).resolve().parent.parent
 
 
-def default_artifact_dir(model: str | None) -> Path:
-    """Return ``<repo>/artifacts/<model slug>``, where ``python -m compile`` freezes a model's program."""
-    return REPO_DIR / "artifacts" / model_slug(model)
+def default_artifact_dir(model: str | None, catalog: str = "ztf") -> Path:
+    """Return ``<repo>/artifacts/<model slug>/<catalog>``, where ``python -m compile`` freezes a model's program."""
+    return REPO_DIR / "artifacts" / model_slug(model) / catalog
 
 
 def program_class(program: dspy.Module) -> str:
@@ -181,11 +181,26 @@ def load_artifact(program: dspy.Module, path: str | Path) -> dict[str, Any]:
     return manifest
 
 
-def _saved_pipeline(manifest: dict[str, Any] | None) -> PipelineSettings:
-    saved = dict((manifest or {}).get("pipeline") or {})
+def _saved_pipeline(manifest: dict[str, Any] | None, catalog: str, path: Path | None) -> PipelineSettings:
+    """The artifact's pipeline settings (an artifact from before catalogs wrote for ztf), or the catalog's defaults.
+
+    Raises:
+        CatalogMismatch: The artifact was compiled for another catalog.
+    """
+    if manifest is None:
+        return PipelineSettings(catalog=catalog)
+    saved = dict(manifest.get("pipeline") or {})
     if "stages" in saved:
         saved["stages"] = tuple(saved["stages"])
-    return PipelineSettings(**saved)
+    pipeline = PipelineSettings(**saved)
+    if pipeline.catalog != catalog:
+        raise CatalogMismatch(
+            f"The artifact '{path}' was compiled for the {pipeline.catalog} catalog, not {catalog}; use "
+            f"--catalog {pipeline.catalog}, or compile one with python -m compile --catalog {catalog}.",
+            pipeline.catalog,
+            catalog,
+        )
+    return pipeline
 
 
 def load_program(
@@ -197,8 +212,10 @@ def load_program(
     """Build the program from its settings (the artifact's, adjusted by `choice`) and load the compiled state.
 
     Args:
-        model: The model string; names the default artifact folder (``default_artifact_dir``).
-        executor: Runs the program's SQL (self-correction, selection, checks).
+        model: The model string; with the executor's catalog it names the default artifact folder
+            (``default_artifact_dir``).
+        executor: Runs the program's SQL (self-correction, selection, checks); the program writes for its catalog
+            (ztf when there is none).
         choice: The artifact to load and the switches that adjust it (``choice.direct`` is not handled here).
 
     Returns:
@@ -208,22 +225,27 @@ def load_program(
     Raises:
         ArtifactNotFound: ``choice.artifact`` was given and holds no artifact.
         ArtifactMismatch: The artifact does not match the code.
+        CatalogMismatch: The artifact was compiled for another catalog than the executor's.
     """
     choice = choice or ProgramSettings()
+    catalog = executor.catalog if executor is not None else "ztf"
     manifest = None
-    path = choice.artifact if choice.artifact is not None else default_artifact_dir(model)
+    path = choice.artifact if choice.artifact is not None else default_artifact_dir(model, catalog)
     if choice.uncompiled:
         path = None
     elif choice.artifact is None and not (path / PROGRAM_FILE).is_file():
         logger.warning(
-            "no compiled program for %s; running uncompiled — compile one with python -m compile --model %s",
+            "no compiled program for %s on the %s catalog; running uncompiled — compile one with "
+            "python -m compile --catalog %s --model %s",
             model or "the default model",
+            catalog,
+            catalog,
             model or "MODEL",
         )
         path = None
     if path is not None:
         manifest = _read_json(_artifact_files(path)[1])
-    program = AlerceText2SQL(executor, choice.pipeline(_saved_pipeline(manifest)))
+    program = AlerceText2SQL(executor, choice.pipeline(_saved_pipeline(manifest, catalog, path)))
     if path is None:
         return program, None
     manifest = load_artifact(program, path)

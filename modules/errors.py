@@ -1,6 +1,13 @@
 """Exceptions raised by the modules package, under one root `PipelineError`."""
 
-__all__ = ["RECOMPILE_HINT", "ArtifactMismatch", "ArtifactNotFound", "PipelineError", "UnknownStageError"]
+__all__ = [
+    "RECOMPILE_HINT",
+    "ArtifactMismatch",
+    "ArtifactNotFound",
+    "CatalogMismatch",
+    "PipelineError",
+    "UnknownStageError",
+]
 
 RECOMPILE_HINT = "recompile with python -m compile --model {model}"
 
@@ -41,3 +48,17 @@ class ArtifactMismatch(PipelineError):
         super().__init__(message)
         self.path = path
         self.differences = differences
+
+
+class CatalogMismatch(PipelineError, ValueError):
+    """A program written for one catalog was given an engine, or an artifact, of another.
+
+    Attributes:
+        program: The catalog the program writes SQL for.
+        other: The catalog of the engine or artifact it was given.
+    """
+
+    def __init__(self, message: str, program: str, other: str) -> None:
+        super().__init__(message)
+        self.program = program
+        self.other = other

@@ -2,10 +2,12 @@
 
 import functools
 import itertools
+from collections.abc import Sequence
 
 import dspy
 import pandas as pd
 
+from metric.perfect_match import IDS
 from modules.candidates import run_concurrently
 from modules.stage_call import call_predictor
 from modules.vote import Candidate, vote
@@ -45,7 +47,13 @@ class CandidateSelection(dspy.Module):
         self.choose = dspy.Predict(ChooseCandidate)
 
     def forward(
-        self, question: str, knowledge: str, candidates: list[Candidate], *, min_agreement: float = 0.0
+        self,
+        question: str,
+        knowledge: str,
+        candidates: list[Candidate],
+        *,
+        min_agreement: float = 0.0,
+        ids: Sequence[str] = IDS,
     ) -> dspy.Prediction:
         """Select a candidate.
 
@@ -58,13 +66,14 @@ class CandidateSelection(dspy.Module):
             knowledge: Knowledge text (may be empty).
             candidates: The executed candidates (at least one).
             min_agreement: Share of the voting candidates the largest cluster needs to win alone.
+            ids: The catalog's identifier columns, which the vote compares (`metric.identifier_columns`).
 
         Returns:
             A prediction with ``candidate`` (the selected one), ``vote``, ``disagree`` (several clusters contended:
             a tie, or the largest below ``min_agreement``), ``reasons`` (one per LM comparison) and ``failures``
             (comparisons whose answer could not be used count for neither side).
         """
-        result = vote(candidates)
+        result = vote(candidates, ids=ids)
         by_id = {candidate.id: candidate for candidate in candidates}
         voters = sum(len(cluster) for cluster in result.clusters)
         contenders = result.tied or (result.clusters if len(result.winners) < min_agreement * voters else ())

@@ -7,10 +7,11 @@ __all__ = ["served_catalog"]
 
 
 def served_catalog(engine: Engine | None, catalog: Catalog | None = None) -> Catalog:
-    """Return `catalog` (default: ztf) restricted to the tables `engine` serves: all, unless `tables()` names fewer.
+    """Return `catalog` (default: the engine's) restricted to the tables `engine` serves.
 
-    Without an engine (generation only) the whole catalog is served.
+    That is all of them, unless `tables()` names fewer. Without an engine (generation only) the whole catalog
+    (default: ztf) is served.
     """
-    catalog = catalog or load_catalog()
+    catalog = catalog or load_catalog(engine.catalog if engine is not None else "ztf")
     served = engine.tables() if engine is not None else None
     return catalog if served is None else catalog.only(served)

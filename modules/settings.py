@@ -117,7 +117,8 @@ class ProgramSettings:
     """Which program answers, and the switches that adjust a compiled one before it is built.
 
     Attributes:
-        artifact: An artifact folder or program.json to load instead of the model's (``artifacts/<model slug>``).
+        artifact: An artifact folder or program.json to load instead of the model's
+            (``artifacts/<model slug>/<catalog>``).
         uncompiled: Ignore any artifact and run the code-defined prompts.
         direct: Run the one-call ``DirectText2SQL`` baseline instead (no artifact, no stages).
         stages: Stages switched on; None keeps the artifact's (all stages when uncompiled).

@@ -3,7 +3,8 @@
 Comparisons ``column = literal``, ``column <> literal`` and ``column [NOT] IN (literals)`` are checked in every
 scope of the statement (subqueries and CTEs included); a column is resolved through its table alias, or, when
 unqualified, through the one table of its scope that has it; a column of a CTE or derived table is followed to the
-column it selects.
+column it selects. A name compared with an integer code column (``class_id = 'SN'``) resolves to the id its lookup
+table gives it, within the scope the statement fixes (``classifier_id = 3``).
 """
 
 import difflib
@@ -15,6 +16,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from modules.findings import Finding, FindingKind
+from modules.lookup_codes import CodeNames
 from modules.vocabulary import Vocabulary
 
 __all__ = ["closest_values", "find_unknown_values", "replace_unknown_values"]
@@ -80,18 +82,26 @@ def _comparisons(scope: Scope) -> Iterator[tuple[exp.Column, exp.Literal]]:
             yield left, right
 
 
-def _classifier_filters(scope: Scope, vocabulary: Vocabulary) -> dict[tuple[str, str], str]:
-    """Map (table, classifier_name|classifier_version) to the literal an equality fixes it to in this scope."""
+def _equality_filters(scope: Scope, vocabulary: Vocabulary) -> dict[tuple[str, str], str]:
+    """Map (table, column) to the literal an equality fixes it to in this scope, for the columns that narrow values.
+
+    Those are the classifier's name and version, and the scope columns of code columns (classifier_id, sid).
+    """
+    narrowing = {*_CLASSIFIER_COLUMNS, *(column for names in vocabulary.codes.values() for column in names.code.scope)}
     filters: dict[tuple[str, str], str] = {}
     for column, literal in _comparisons(scope):
-        if column.name in _CLASSIFIER_COLUMNS and isinstance(column.parent, exp.EQ):
+        if column.name in narrowing and isinstance(column.parent, exp.EQ):
             resolved = _table_of(column, scope, vocabulary)
             if resolved is not None:
                 filters[resolved] = literal.name
     return filters
 
 
-def _flagged(sql: str, vocabulary: Vocabulary) -> tuple[exp.Expression | None, list[tuple[exp.Literal, Finding]]]:
+Flag = tuple[exp.Literal, Finding, bool]
+"""A flagged literal, its finding, and whether its replacement is a string (a code's id is a number)."""
+
+
+def _flagged(sql: str, vocabulary: Vocabulary) -> tuple[exp.Expression | None, list[Flag]]:
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
         scopes = traverse_scope(tree)
@@ -99,12 +109,17 @@ def _flagged(sql: str, vocabulary: Vocabulary) -> tuple[exp.Expression | None, l
         return None, []
     flagged = []
     for scope in scopes:
-        filters = _classifier_filters(scope, vocabulary)
+        filters = _equality_filters(scope, vocabulary)
         for column, literal in _comparisons(scope):
             resolved = _table_of(column, scope, vocabulary)
             if resolved is None:
                 continue
             table, name = resolved
+            names = vocabulary.codes.get(resolved)
+            if names is not None and literal.is_string and not _is_number(literal.name):
+                narrowed = {c: filters[(table, c)] for c in names.code.scope if (table, c) in filters}
+                flagged.append((literal, _code_finding(names, literal.name, narrowed), False))
+                continue
             valid = vocabulary.valid_values(
                 table,
                 name,
@@ -112,8 +127,39 @@ def _flagged(sql: str, vocabulary: Vocabulary) -> tuple[exp.Expression | None, l
                 classifier_version=filters.get((table, "classifier_version")),
             )
             if valid and literal.name not in valid:
-                flagged.append((literal, _finding(f"{table}.{name}", literal.name, valid)))
+                flagged.append((literal, _finding(f"{table}.{name}", literal.name, valid), literal.is_string))
     return tree, flagged
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _code_finding(names: CodeNames, value: str, scope: dict[str, str]) -> Finding:
+    """The finding of a name compared with a code column: the id(s) the lookup gives it, or the closest names'."""
+    code = names.code
+    ids = names.ids(value, scope)
+    if ids:
+        hint, closest = f"{value!r} is {code.id} {' or '.join(ids)}", ids if len(ids) == 1 else ()
+    else:
+        options = [(name, names.ids(name, scope)) for name in closest_values(value, names.names)]
+        options = [(name, found) for name, found in options if found]
+        listed = ", ".join(f"{name!r} ({code.id} {' or '.join(found)})" for name, found in options)
+        hint = f"no {code.name} {value!r}; closest: {listed}" if options else f"no {code.name} {value!r}"
+        closest = options[0][1] if options and len(options[0][1]) == 1 else ()
+    where = "".join(f", {column} {scope[column]}" for column in code.scope if column in scope)
+    return Finding(
+        kind=FindingKind.UNKNOWN_VALUE,
+        message=f"{names.column} holds ids of {code.lookup}, not names: {hint}{where}. Compare it with the id, or "
+        f"join {code.lookup} and compare {code.lookup}.{code.name}.",
+        column=names.column,
+        value=value,
+        closest=closest,
+    )
 
 
 def _finding(column: str, value: str, valid: frozenset[str]) -> Finding:
@@ -141,7 +187,7 @@ def find_unknown_values(sql: str, vocabulary: Vocabulary) -> list[Finding]:
         >>> [f.message for f in find_unknown_values(sql, vocabulary)]
         ["probability.class_name has no value 'SN Ia'; closest: 'SNIa'. Use one of the column's values."]
     """
-    return [finding for _, finding in _flagged(sql, vocabulary)[1]]
+    return [finding for _, finding, _ in _flagged(sql, vocabulary)[1]]
 
 
 def replace_unknown_values(sql: str, vocabulary: Vocabulary) -> str:
@@ -153,9 +199,9 @@ def replace_unknown_values(sql: str, vocabulary: Vocabulary) -> str:
         'SELECT oid FROM magstat WHERE fid IN (1, 2)'
     """
     tree, flagged = _flagged(sql, vocabulary)
-    replaced = [(literal, finding.closest[0]) for literal, finding in flagged if finding.closest]
+    replaced = [(literal, finding.closest[0], is_string) for literal, finding, is_string in flagged if finding.closest]
     if tree is None or not replaced:
         return sql
-    for literal, value in replaced:
-        literal.replace(exp.Literal(this=value, is_string=literal.is_string))
+    for literal, value, is_string in replaced:
+        literal.replace(exp.Literal(this=value, is_string=is_string))
     return tree.sql(dialect="postgres")

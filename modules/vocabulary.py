@@ -12,6 +12,7 @@ from catalog import Catalog, load_catalog
 from defaults.time_limits import VOCABULARY_QUERY_S, VOCABULARY_READ_S
 from engines import Engine
 from engines.errors import ExecutionError
+from modules.lookup_codes import CodeNames, read_code_names
 
 __all__ = [
     "Vocabulary",
@@ -30,10 +31,12 @@ class Vocabulary:
     Attributes:
         values: Distinct values per (table, column); a column with more than the read limit is absent.
         classes: Class names per (table, classifier_name, classifier_version).
+        codes: The names of integer code columns' ids per (table, column), from their lookup tables.
     """
 
     values: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     classes: Mapping[tuple[str, str, str], frozenset[str]] = field(default_factory=dict)
+    codes: Mapping[tuple[str, str], CodeNames] = field(default_factory=dict)
 
     def valid_values(
         self, table: str, column: str, *, classifier_name: str | None = None, classifier_version: str | None = None
@@ -123,8 +126,9 @@ def read_vocabulary(
     """Read the categorical columns' values from the database, or return them from the cache of its fingerprint.
 
     One query per table reads the distinct combinations of its categorical columns (class names per classifier
-    and version come from the same rows). A table or column the database lacks is skipped, and so is a column
-    with more than ``max_values`` values; tables left when ``budget_s`` is spent are skipped with a warning.
+    and version come from the same rows), and one per lookup table the names of the catalog's code columns. A
+    table or column the database lacks is skipped, and so is a column with more than ``max_values`` values;
+    tables left when ``budget_s`` is spent are skipped with a warning.
 
     Args:
         engine: Runs the queries.
@@ -158,9 +162,10 @@ def read_vocabulary(
         if set(_CLASS_KEY) <= set(frame.columns):
             for (name, version), group in frame.dropna(subset=list(_CLASS_KEY)).groupby(list(_CLASS_KEY[:2])):
                 classes[(table, str(name), str(version))] = _distinct(group, "class_name")
+    codes = read_code_names(catalog, reader.frame)
     if reader.skipped:
         logger.warning("vocabulary read stopped after %.0f s; tables skipped: %s", budget_s, ", ".join(reader.skipped))
-    vocabulary = Vocabulary(values, classes)
+    vocabulary = Vocabulary(values, classes, codes)
     with _LOCK:
         _CACHE[key] = vocabulary
     return vocabulary
@@ -178,8 +183,8 @@ def linked_values_text(
     """Describe the valid values of the categorical columns among the linked ones, for the generation prompt.
 
     Class names are listed per classifier and version, one line per distinct list (the classifiers and versions that
-    share it on one line), and then name every classifier and version; a column with more than ``max_values`` values
-    is left out.
+    share it on one line), and then name every classifier and version; a code column's ids are listed with their
+    lookup names; a column with more than ``max_values`` values is left out.
 
     Args:
         vocabulary: The database's vocabulary.
@@ -212,6 +217,9 @@ def linked_values_text(
     lines = []
     for (table, column), values in vocabulary.values.items():
         if not linked(table, column):
+            continue
+        if (table, column) in vocabulary.codes:
+            lines += filter(None, [vocabulary.codes[(table, column)].describe(values, max_values=max_values)])
             continue
         by_classifier = _class_lists(vocabulary, table, max_values) if linked(table, "class_name") else {}
         if column == "class_name" and by_classifier:

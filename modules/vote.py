@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from metric.perfect_match import identifier_strings, prediction_identifier
+from metric.perfect_match import IDS, identifier_strings, prediction_identifier
 
 __all__ = ["Candidate", "Vote", "result_key", "vote"]
 
@@ -43,11 +43,11 @@ class Vote:
     tied: tuple[tuple[str, ...], ...] = ()
 
 
-def result_key(candidate: Candidate) -> Hashable | None:
+def result_key(candidate: Candidate, *, ids: Sequence[str] = IDS) -> Hashable | None:
     """Return what two candidates must share to agree: column names and identifier set; None for an error.
 
-    The identifier column is the one row PM compares (IDS, alias mapping, then an id-like column); a result without
-    one is keyed by all its rows as strings. An empty result keys on its column names alone.
+    The identifier column is the one row PM compares (`ids`, alias mapping, then an id-like column); a result
+    without one is keyed by all its rows as strings. An empty result keys on its column names alone.
 
     Examples:
         >>> a = Candidate("a", "SELECT oid FROM object", pd.DataFrame({"oid": ["ZTF2", "ZTF1", "ZTF1"]}))
@@ -61,7 +61,7 @@ def result_key(candidate: Candidate) -> Hashable | None:
     names = tuple(sorted({str(name).lower() for name in frame.columns}))
     if len(frame) == 0:
         return (names, "empty")
-    column = prediction_identifier(frame, candidate.sql)
+    column = prediction_identifier(frame, candidate.sql, ids=ids)
     if column is None:
         rows = frozenset(tuple(str(value) for value in row) for row in frame.itertuples(index=False))
         return (names, "rows", rows)
@@ -78,7 +78,7 @@ def _eligible(candidates: Sequence[Candidate]) -> list[Candidate]:
     return ran or list(candidates)
 
 
-def vote(candidates: Sequence[Candidate]) -> Vote:
+def vote(candidates: Sequence[Candidate], *, ids: Sequence[str] = IDS) -> Vote:
     """Select the candidates whose result most others share.
 
     A candidate that raised an error or returned no rows loses to any that returned rows, unless all did; when all
@@ -86,6 +86,7 @@ def vote(candidates: Sequence[Candidate]) -> Vote:
 
     Args:
         candidates: The executed candidates (at least one), ids unique.
+        ids: The identifier columns of the catalog, in priority order (`metric.identifier_columns`).
 
     Returns:
         The vote; ``is_tie`` says whether the largest cluster was shared (a pairwise selector decides those).
@@ -105,7 +106,7 @@ def vote(candidates: Sequence[Candidate]) -> Vote:
         raise ValueError("vote needs at least one candidate, got none.")
     groups: dict[Hashable, list[str]] = {}
     for position, candidate in enumerate(_eligible(candidates)):
-        key = result_key(candidate)
+        key = result_key(candidate, ids=ids)
         groups.setdefault(key if key is not None else ("error", position), []).append(candidate.id)
     clusters = sorted((tuple(ids) for ids in groups.values()), key=len, reverse=True)
     tied = tuple(cluster for cluster in clusters if len(cluster) == len(clusters[0]))

@@ -21,7 +21,7 @@ import platformdirs
 
 from cli import add_verbosity_arguments, logging_to_stderr, positive_int
 from data.errors import DataError
-from data.loader import dataset_sha256, grounding_files, load_dataset, resolve_dataset_path, split_file
+from data.loader import dataset_sha256, example_set, grounding_files, load_dataset, resolve_dataset_path, split_file
 from data.options import add_dataset_argument
 from db.engine import open_engine
 from engines import EngineSettings
@@ -31,7 +31,7 @@ from lms import LMConfigError, LMUnusable, resolve_lm
 from lms.options import add_model_argument
 from metric.gold_cache import GoldCache
 from modules.adapter import ADAPTERS
-from modules.artifact import MANIFEST_FILE, REPO_DIR, default_artifact_dir
+from modules.artifact import MANIFEST_FILE, default_artifact_dir
 from modules.options import add_as_of_argument, add_candidates_argument
 from modules.settings import SCHEMA_DETAILS, PipelineSettings, today_utc
 from modules.stages import STAGES
@@ -41,26 +41,26 @@ from optimizers.saving import check_writable, save_artifact
 from optimizers.settings import CompileSettings
 from optimizers.strategies import STRATEGIES
 
-__all__ = ["EXAMPLES_CSV", "build_parser", "is_committed", "main", "run"]
+__all__ = ["build_parser", "is_committed", "main", "run"]
 
 logger = logging.getLogger(__name__)
-
-EXAMPLES_CSV = REPO_DIR / "data" / "examples" / "examples.csv"
-"""The project's own example questions (``--examples``)."""
 
 EPILOG = """\
 examples:
   python -m compile --model openai/gpt-4.1-mini --optimizer random-search --max-lm-calls 2000
   python -m compile --model local/smollm2-135m --optimizer mqs --k 3 --examples
+  python -m compile --model openai/gpt-4.1-mini --catalog multisurvey --optimizer mqs --examples
 
 writes:
-  artifacts/<model-slug>/program.json   prompts and demos of every stage (DSPy JSON)
-  artifacts/<model-slug>/manifest.json  the command, model, optimizer settings, stages, as-of date, adapter, dataset
-                                        sha256, the req_ids of each part, held-out PM before/after,
-                                        tokens and cost, versions
+  artifacts/<model-slug>/<catalog>/program.json   prompts and demos of every stage (DSPy JSON)
+  artifacts/<model-slug>/<catalog>/manifest.json  the command, model, catalog, optimizer settings, stages, as-of
+                                                  date, adapter, dataset sha256, the req_ids of each part,
+                                                  held-out PM before/after, tokens and cost, versions
 
-An artifact folder whose manifest git tracks (the committed artifacts/local-gemma3-270m) is only replaced
-with --force; use --out DIR to compile beside it.
+The catalog (--catalog, default ztf) is the one the program writes SQL for; its questions come from --dataset,
+or --examples (the project's example set of that catalog; multisurvey has no benchmark, so it defaults to its
+example set). An artifact folder whose manifest git tracks (the committed artifacts/local-gemma3-270m/ztf) is
+only replaced with --force; use --out DIR to compile beside it.
 
 LM calls are cached in the user cache folder (alerce-t2s/dspy; $DSPY_CACHEDIR overrides), so a restarted
 compile does not pay twice.
@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     source = parser.add_mutually_exclusive_group()
     add_dataset_argument(source)
     source.add_argument(
-        "--examples", action="store_true", help=f"use the project's own example set ({EXAMPLES_CSV.name})"
+        "--examples",
+        action="store_true",
+        help="use the project's own example set of the catalog (data/examples/, see its README)",
     )
     parser.add_argument(
         "--stages", nargs="+", choices=STAGES, default=list(STAGES), help="stages switched on (default: all)"
@@ -124,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of each difficulty used as demo source; of the rest, half selects (random-search, mipro, gepa) "
         "and the others are held out to score the program (default: %(default)s)",
     )
-    parser.add_argument("--out", type=Path, help="artifact folder (default: artifacts/<model-slug>)")
+    parser.add_argument("--out", type=Path, help="artifact folder (default: artifacts/<model-slug>/<catalog>)")
     parser.add_argument(
         "--force", action="store_true", help="replace an artifact that git tracks (a committed result) in --out"
     )
@@ -150,6 +152,7 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Comp
                 stages=tuple(args.stages),
                 schema_detail=args.schema_detail,
                 candidates=args.candidates,
+                catalog=args.catalog,
                 as_of=args.as_of or today_utc(),  # recorded in the manifest; answers use the date they are asked
             ),
             adapter=args.adapter,
@@ -194,7 +197,7 @@ def run(
         settings: How to compile.
         dataset: The labelled questions.
         engine: Where SQL runs.
-        out: The artifact folder (None: ``artifacts/<model-slug>``).
+        out: The artifact folder (None: ``artifacts/<model-slug>/<catalog>``).
         force: Replace an artifact that git tracks in ``out``.
         command: The shell command to record in the manifest (None: this process's command line).
 
@@ -206,7 +209,7 @@ def run(
     """
     if settings.optimizer == "gepa" and not settings.reflection_model:
         raise CompileError("The gepa optimizer needs a reflection model: add --reflection-model PROVIDER/MODEL.")
-    out = out or default_artifact_dir(settings.model)
+    out = out or default_artifact_dir(settings.model, settings.pipeline.catalog)
     if not force and is_committed(out):
         raise CompileError(
             f"'{out}' holds a committed artifact (git tracks its {MANIFEST_FILE}): pass --force to replace it, "
@@ -260,9 +263,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _compile(args: argparse.Namespace, settings: CompileSettings, command: str) -> int:
     try:
-        dataset = EXAMPLES_CSV if args.examples else resolve_dataset_path(args.dataset)
-        if args.examples and not EXAMPLES_CSV.is_file():
-            raise CompileError(f"The example set '{EXAMPLES_CSV}' is missing; pass --dataset PATH instead.")
+        examples = example_set(args.catalog)
+        dataset = examples if args.examples else resolve_dataset_path(args.dataset, args.catalog)
+        if args.examples and not examples.is_file():
+            raise CompileError(f"The example set '{examples}' is missing; pass --dataset PATH instead.")
         folder = run(
             settings, dataset=dataset, engine=engine_settings(args), out=args.out, force=args.force, command=command
         )

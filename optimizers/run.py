@@ -148,6 +148,7 @@ def compile_program(
         logger.info("held-out PM after: %.3f", after)
     report = {
         "model": settings.model,
+        "catalog": pipeline.catalog,
         "optimizer": settings.optimizer,
         "settings": dataclasses.asdict(settings),
         "pipeline": dataclasses.asdict(pipeline),

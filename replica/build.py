@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import psycopg
 
+from replica.schema_ops import analyze, create_indexes, prepare, row_counts
 from replica.synthetic import crossmatch
 from replica.synthetic.bookkeeping import bookkeeping_frames
 from replica.synthetic.chunk import generate_chunk
@@ -21,9 +21,12 @@ from replica.synthetic.scales import get_scale
 if TYPE_CHECKING:
     from replica.grounding.report import GroundingReport
 
-__all__ = ["build", "ground_queries"]
+__all__ = ["SCHEMA", "build", "ground_queries"]
 
 log = logging.getLogger(__name__)
+
+SCHEMA = "alerce"
+"""The ZTF catalog's PostgreSQL schema (``catalog/ztf.yaml``), which the generator and grounding write."""
 
 _LOAD_ORDER = (
     "object",
@@ -41,32 +44,6 @@ _LOAD_ORDER = (
     "feature",
     "forced_photometry",
 )
-
-
-def _secondary_indexes(conn) -> list[tuple[str, str]]:
-    """(name, definition) of alerce indexes that back no constraint and belong to no parent index."""
-    return conn.execute(
-        "SELECT c.relname, pg_get_indexdef(c.oid) FROM pg_class c "
-        "JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'alerce' "
-        "WHERE c.relkind IN ('i', 'I') "
-        "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid) "
-        "AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = c.oid) ORDER BY 1"
-    ).fetchall()
-
-
-def _prepare(conn) -> list[tuple[str, str]]:
-    tables = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'alerce'").fetchall()]
-    if tables:
-        conn.execute("TRUNCATE " + ", ".join(f"alerce.{t}" for t in tables) + " CASCADE")
-    indexes = [(n, d) for n, d in _secondary_indexes(conn)]
-    for name, _ in indexes:
-        conn.execute(f"DROP INDEX IF EXISTS alerce.{name}")
-    try:
-        with conn.transaction():
-            conn.execute("SET session_replication_role = replica")
-    except psycopg.Error:
-        log.info("cannot disable FK triggers (not a superuser); loading with checks")
-    return indexes
 
 
 def _write_chunk(writer: TableWriter, tables: dict, seed: float) -> None:
@@ -135,7 +112,7 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
     size = get_scale(scale)
     t0 = time.monotonic()
     queries = list(ground)
-    indexes = _prepare(conn)
+    indexes = prepare(conn, SCHEMA)
     writer = TableWriter(conn)
     for name, frame in bookkeeping_frames().items():
         writer.write(name, frame)
@@ -145,24 +122,14 @@ def build(conn, *, scale: str = "default", seed: int = 0, ground: Sequence[str] 
     _random_chunks(writer, seed, size, reserved)
     _unlinked_allwise(writer, seed, size)
     report = ground_queries(conn, queries, seed=seed, scale=scale, writer=writer) if queries else None
-    _create_indexes(conn, indexes)
+    create_indexes(conn, indexes)
     if report is not None:
         _check_answers(conn, report, read_s)
     conn.execute("SET session_replication_role = origin")  # foreign-key triggers stay off until here
     conn.commit()
-    was_autocommit = conn.autocommit
-    conn.autocommit = True
-    try:
-        conn.execute("ANALYZE")
-    finally:
-        conn.autocommit = was_autocommit
+    analyze(conn)
     log.info("built scale %s (seed %d) in %.1f s", scale, seed, time.monotonic() - t0)
-    return _row_counts(conn)
-
-
-def _create_indexes(conn, indexes: list[tuple[str, str]]) -> None:
-    for _, definition in indexes:
-        conn.execute(definition)
+    return row_counts(conn, SCHEMA)
 
 
 def ground_queries(
@@ -218,12 +185,3 @@ def _check_answers(conn, report: GroundingReport, read_s: float) -> None:
     report.stages_s = {"reading": read_s, **report.stages_s, "checking": time.monotonic() - started}
     log.debug("grounding: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in report.stages_s.items()))
     log.info(report.summary(), extra={"grounding_s": {k: round(v, 2) for k, v in report.stages_s.items()}})
-
-
-def _row_counts(conn) -> dict[str, int]:
-    """Rows per alerce table after thinning (partitions counted in their parent only)."""
-    names = conn.execute(
-        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = 'alerce' AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1"
-    ).fetchall()
-    return {name: conn.execute(f"SELECT count(*) FROM alerce.{name}").fetchone()[0] for (name,) in names}

@@ -98,6 +98,7 @@ class HealthOut(BaseModel):
     engine_error: str | None = Field(description="why the engine cannot be reached, or null")
     model: str
     engine: str
+    catalog: str = Field(description="the catalog asked about: ztf (ZTF alerts) or multisurvey (Rubin/LSST and ZTF)")
     queue_length: int = Field(description="questions waiting or being answered")
     one_at_a_time: bool = Field(description="questions are answered one at a time (the embedded local model)")
 
@@ -156,6 +157,7 @@ def api_router(bench: Workbench) -> APIRouter:
             "engine_error": problem,
             "model": bench.model,
             "engine": bench.engine_name,
+            "catalog": bench.engine.catalog,
             "queue_length": bench.queue.length,
             "one_at_a_time": bench.queue.one_at_a_time,
         }

@@ -12,6 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 
+from catalog import load_catalog
 from serve.access import AccessControl, SecurityHeaders
 from serve.api import api_router
 from serve.errors import UnexpectedError, WorkbenchError
@@ -34,7 +35,8 @@ def create_app(bench: Workbench) -> FastAPI:
     """
     app = FastAPI(
         title="ALeRCE text-to-SQL workbench",
-        description="Ask questions about ZTF alerts; the SQL runs read-only behind the SQL guard.",
+        description=f"Ask questions about ALeRCE's alerts ({load_catalog(bench.engine.catalog).title}); the SQL runs "
+        "read-only behind the SQL guard.",
         version="1",
         docs_url=None,
         redoc_url=None,

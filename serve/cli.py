@@ -29,6 +29,7 @@ EPILOG = f"""\
 examples:
   python -m serve                                   # http://127.0.0.1:8000, embedded database and local model
   python -m serve --model openai/gpt-4.1-mini --engine tap --port 8080
+  python -m serve --catalog multisurvey             # Rubin/LSST and ZTF (schema alerce_tap)
   (umask 077; openssl rand -hex 16 > token) && python -m serve --host 0.0.0.0 --token-file token
                                                     # then open http://HOST:8000/?token=... once
   python -m serve --mcp                             # MCP server on stdin/stdout (tools ask, run_sql, describe_schema)

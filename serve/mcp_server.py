@@ -19,7 +19,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 
-from catalog import render_schema_text
+from catalog import load_catalog, render_schema_text
 from fileio.text import encodable
 from modules.served_catalog import served_catalog
 from serve.api import answer_out
@@ -30,11 +30,11 @@ from serve.workbench import Workbench
 __all__ = ["build_mcp_server"]
 
 _INSTRUCTIONS = (
-    "Query the ALeRCE ZTF alert database. `ask` turns a question into PostgreSQL and runs it, with the question's "
-    "dates as MJD ranges, an explanation of what the SQL returns and, when readings disagree, alternatives; pass "
-    "its conversation_id to ask a follow-up. `run_sql` runs your own SELECT; `describe_schema` gives tables, "
-    "columns and their meaning. Every statement passes a SQL guard and runs read-only with a time limit and a row "
-    "cap."
+    "Query ALeRCE's alert database, catalog {catalog} ({title}). `ask` turns a question into PostgreSQL and runs "
+    "it, with the question's dates as MJD ranges, an explanation of what the SQL returns and, when readings "
+    "disagree, alternatives; pass its conversation_id to ask a follow-up. `run_sql` runs your own SELECT; "
+    "`describe_schema` gives tables, columns and their meaning. Every statement passes a SQL guard and runs "
+    "read-only with a time limit and a row cap."
 )
 _SHOWN_CHARS = 60
 """Longest part of a name sent back in an error."""
@@ -64,13 +64,15 @@ async def _encodable_lines(lines: Any) -> AsyncIterator[str]:
 
 def build_mcp_server(bench: Workbench) -> MCPServer:
     """Build the MCP server whose tools use `bench`; ``server.run("stdio")`` serves it."""
-    server = _EncodableStdioServer("alerce-t2s", instructions=_INSTRUCTIONS)
+    catalog = load_catalog(bench.engine.catalog)
+    instructions = _INSTRUCTIONS.format(catalog=catalog.name, title=catalog.title)
+    server = _EncodableStdioServer("alerce-t2s", instructions=instructions)
 
     @server.tool()
     async def ask(question: str, external_knowledge: str = "", conversation_id: str = "") -> dict[str, Any]:
-        """Answer a question about ZTF alerts: the PostgreSQL the program wrote, its rows (capped), dates,
-        explanation, alternatives and cost; with a conversation_id, as a follow-up of that conversation's latest
-        answer."""
+        """Answer a question about the served catalog's alerts: the PostgreSQL the program wrote, its rows (capped),
+        dates, explanation, alternatives and cost; with a conversation_id, as a follow-up of that conversation's
+        latest answer."""
         with _tool_errors():
             follows = bench.latest_in(conversation_id).id if conversation_id else None
             job = bench.start_ask(question, external_knowledge, follows=follows)
@@ -78,7 +80,7 @@ def build_mcp_server(bench: Workbench) -> MCPServer:
 
     @server.tool()
     async def run_sql(sql: str) -> dict[str, Any]:
-        """Run one SELECT or WITH statement (PostgreSQL, ALeRCE schema) read-only; returns columns and rows."""
+        """Run one SELECT or WITH statement (PostgreSQL, the served catalog's tables) read-only; columns and rows."""
         with _tool_errors():
             record = await anyio.to_thread.run_sync(lambda: bench.run_sql(sql))
             return _reply(bench, raise_if_failed(record))

@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 
 from answering import AnsweringError
 from answering.cells import plain_value
-from answering.lightcurve import fetch_lightcurve, plot_lightcurve
+from answering.lightcurve import object_figure
 from answering.render import describe_range
 from engines.errors import EngineError
 from serve.access import TOKEN_COOKIE
@@ -125,7 +125,7 @@ def page_router(bench: Workbench) -> APIRouter:
     def lightcurve(answer_id: str, oid: str) -> Response:
         bench.record(answer_id)  # only for an answer of this workbench
         try:
-            figure = plot_lightcurve(fetch_lightcurve(bench.engine, oid))
+            figure = object_figure(bench.engine, oid)
         except (AnsweringError, EngineError) as err:
             raise WorkbenchError(str(err)) from err
         return Response(png_bytes(figure), media_type="image/png")
@@ -148,6 +148,7 @@ def _page(request: Request, bench: Workbench, result: str, *, question: str = ""
     html = _TEMPLATES.get_template("page.html").render(
         model=bench.model,
         engine=bench.engine_name,
+        catalog=bench.engine.catalog,
         max_question_chars=bench.settings.max_question_chars,
         question=question,
         result=result,

@@ -189,6 +189,18 @@ def tiny_server(pg_server: ServerSettings) -> ServerInfo:
 
 
 @pytest.fixture(scope="session")
+def multisurvey_server(pg_server: ServerSettings) -> ServerInfo:
+    """The running test server with the tiny multi-survey database (seed 0, schema alerce_tap), built like `db up`."""
+    return up(replace(pg_server, catalog="multisurvey", ground=None))
+
+
+@pytest.fixture(scope="session")
+def multisurvey_dsn(multisurvey_server: ServerInfo) -> str:
+    """Read-only reader DSN of the tiny multi-survey database."""
+    return multisurvey_server.reader_dsn
+
+
+@pytest.fixture(scope="session")
 def tiny_dsn(tiny_server: ServerInfo) -> str:
     """Read-only reader DSN of the tiny database."""
     return tiny_server.reader_dsn

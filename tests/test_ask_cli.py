@@ -49,8 +49,8 @@ def test_missing_artifact_warns_and_runs_uncompiled(capsys, use_lm, tiny_dsn):
     code, _, err = ask(capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn)
     assert code == 0
     assert (
-        f"no compiled program for {MODEL}; running uncompiled — compile one with python -m compile --model {MODEL}"
-        in err
+        f"no compiled program for {MODEL} on the ztf catalog; running uncompiled — compile one with "
+        f"python -m compile --catalog ztf --model {MODEL}" in err
     )
 
 
@@ -63,7 +63,7 @@ def test_json_is_one_valid_object(capsys, use_lm, tiny_dsn):
     assert payload["truncated"] is True and payload["row_count"] == 2
     assert payload["difficulty"] == "medium" and payload["plan"] == ["Read object.", "Count rows."]
     assert payload["error"] is None and payload["usage"]["generation"]["calls"] == 1
-    assert {"question", "attempts"} <= set(payload)
+    assert {"question", "attempts"} <= set(payload) and payload["catalog"] == "ztf"
 
 
 def test_csv_keeps_stdout_parseable_and_show_goes_to_stderr(capsys, use_lm, tiny_dsn):
@@ -255,6 +255,50 @@ def test_without_the_date_stage_show_dates_says_so(capsys, use_lm, tiny_dsn):
     code, _, err = ask(capsys, *argv)
     assert code == 0 and "dates: (the date stage is off)\n" in err
     assert lm.engine_obj.calls[0].inputs["knowledge"] == ""
+
+
+MULTISURVEY_SQL = "SELECT oid, sid, n_det FROM object WHERE sid = 1 ORDER BY n_det DESC, oid LIMIT 3"
+
+
+def test_answers_about_the_multisurvey_catalog(capsys, use_lm, multisurvey_dsn):
+    use_lm(scripted_lm(MULTISURVEY_SQL))
+    code, out, _ = ask(
+        capsys, "Most detected LSST objects", "--model", MODEL, "--catalog", "multisurvey", "--dsn", multisurvey_dsn
+    )
+    assert code == 0
+    assert out.startswith(f"{MULTISURVEY_SQL}\n\n oid ") and out.endswith("(3 rows)\n")
+
+
+def test_an_unknown_catalog_is_one_line_and_exit_2(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["q", "--catalog", "rubin"])
+    assert caught.value.code == 2
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith("argument --catalog: unknown catalog 'rubin'; choose one of ztf, multisurvey")
+    )
+
+
+def test_a_program_for_the_other_catalog_is_one_line_and_exit_1(capsys, use_lm, multisurvey_dsn, tmp_path):
+    use_lm(scripted_lm(MULTISURVEY_SQL))
+    folder = saved_artifact(tmp_path / "art")
+    argv = ["q", "--model", MODEL, "--catalog", "multisurvey", "--dsn", multisurvey_dsn, "--program", str(folder)]
+    code, out, err = ask(capsys, *argv, "-q")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"error: The artifact '{folder}' was compiled for the ztf catalog, not multisurvey; use --catalog ztf, "
+        "or compile one with python -m compile --catalog multisurvey.\n"
+    )
+
+
+def test_a_table_of_the_other_catalog_is_one_line_and_exit_1(capsys, use_lm, multisurvey_dsn):
+    use_lm(scripted_lm("SELECT oid, ndet FROM magstat"))
+    argv = ["q", "--model", MODEL, "--catalog", "multisurvey", "--dsn", multisurvey_dsn, "--without", "self_correction"]
+    code, _, err = ask(capsys, *argv, "-q")
+    assert code == 1 and "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert errors == ['error: could not answer (missing_structure): relation "magstat" does not exist']
 
 
 def test_an_answer_of_the_demo_model_ends_with_a_note(capsys, use_lm, tiny_dsn):

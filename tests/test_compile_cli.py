@@ -6,16 +6,22 @@ import shlex
 import subprocess
 from datetime import UTC, datetime
 
+import pandas as pd
 import pytest
 
 import db.engine
 import optimizers.cli as cli
+from catalog import CATALOG_NAMES, load_catalog
+from data.loader import example_set
+from engines.postgres import PostgresEngine, PostgresSettings
+from lms.fake import OracleAnswers, fake_lm
 from metric.gold_cache import GoldCache
-from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, load_program
+from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, REPO_DIR, load_program
+from modules.errors import CatalogMismatch
 from modules.settings import ProgramSettings
 from tests.optimizers.compile_helpers import SYNTHETIC_CSV, gated_lm
 
-COMMITTED = cli.REPO_DIR / "artifacts" / "local-gemma3-270m"
+COMMITTED = REPO_DIR / "artifacts" / "local-gemma3-270m" / "ztf"
 
 
 @pytest.mark.parametrize("flag", ["-h", "--help"])
@@ -67,7 +73,7 @@ def fake_backends(monkeypatch, tiny_dsn, tmp_path):
     lm = gated_lm()
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(cli, "resolve_lm", lambda model: lm)
-    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None, **_: tiny_dsn)
     monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     return lm
 
@@ -116,7 +122,7 @@ def test_compile_grounds_the_embedded_database_on_the_dataset_splits(monkeypatch
     grounded = []
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(cli, "resolve_lm", lambda model: gated_lm())
-    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: grounded.append(ground) or tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None, **_: grounded.append(ground) or tiny_dsn)
     monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     argv = ["--model", "fake/gated", "--optimizer", "none", "--dataset", str(dataset), "--out", str(tmp_path / "a")]
     assert cli.main([*argv, "-q"]) == 0
@@ -143,8 +149,10 @@ def test_the_manifest_records_the_command_line(fake_backends, tmp_path):
     assert shlex.split(manifest["command"])[3:] == argv
 
 
-def test_the_committed_artifact_records_the_command_that_made_it():
-    manifest = json.loads((COMMITTED / MANIFEST_FILE).read_text())
+@pytest.mark.parametrize("catalog", CATALOG_NAMES)
+def test_each_committed_artifact_records_the_command_that_made_it(catalog):
+    committed = COMMITTED.parent / catalog
+    manifest = json.loads((committed / MANIFEST_FILE).read_text())
     python, dash_m, module, *argv = shlex.split(manifest["command"])
     assert (python, dash_m, module) == ("python", "-m", "compile")
     parser = cli.build_parser()
@@ -156,8 +164,9 @@ def test_the_committed_artifact_records_the_command_that_made_it():
     if recorded is None:
         del settings["pipeline"]["as_of"]
     assert settings == manifest["settings"]
-    assert args.examples and manifest["dataset"]["name"] == cli.EXAMPLES_CSV.name
-    assert args.out is None and cli.default_artifact_dir(args.model) == COMMITTED
+    assert manifest["catalog"] == args.catalog == catalog
+    assert args.examples and manifest["dataset"]["name"] == example_set(catalog).name
+    assert args.out is None and cli.default_artifact_dir(args.model, args.catalog) == committed
 
 
 def test_compile_refuses_to_replace_the_committed_artifact(monkeypatch, capsys):
@@ -190,3 +199,26 @@ def test_an_untracked_or_missing_artifact_is_not_committed(tmp_path):
     (tmp_path / MANIFEST_FILE).write_text("{}\n")
     assert not cli.is_committed(tmp_path)
     assert not cli.is_committed(tmp_path / "none")
+
+
+def test_compile_for_the_multisurvey_catalog_on_its_example_set(monkeypatch, multisurvey_dsn, tmp_path, capsys):
+    examples = pd.read_csv(example_set("multisurvey"))
+    columns = lambda table: load_catalog("multisurvey").table(table).column_names  # noqa: E731
+    lm = fake_lm(OracleAnswers(examples, columns))
+    monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
+    monkeypatch.setattr(cli, "resolve_lm", lambda model: lm)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None, **_: multisurvey_dsn)
+    monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
+    out = tmp_path / "artifact"
+    argv = ["--model", "fake/oracle", "--catalog", "multisurvey", "--examples", "--optimizer", "mqs"]
+    assert cli.main([*argv, "--stages", "generation", "--k", "2", "--out", str(out), "-q"]) == 0
+    manifest = json.loads((out / MANIFEST_FILE).read_text())
+    assert (manifest["catalog"], manifest["pipeline"]["catalog"]) == ("multisurvey", "multisurvey")
+    assert manifest["dataset"]["name"] == "multisurvey_examples.csv"
+    assert manifest["scores"]["heldout_pm_after"] > 0.5  # the oracle writes the gold; a few golds have no rows
+    choice = ProgramSettings(artifact=out)
+    with PostgresEngine(PostgresSettings(dsn=multisurvey_dsn, catalog="multisurvey")) as engine:
+        program, _ = load_program("fake/oracle", executor=engine, choice=choice)
+        assert program.settings.catalog == "multisurvey" and program.demo_retriever is not None
+    with pytest.raises(CatalogMismatch, match="was compiled for the multisurvey catalog, not ztf"):
+        load_program("fake/oracle", executor=None, choice=choice)

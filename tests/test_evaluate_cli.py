@@ -8,8 +8,10 @@ import pandas as pd
 import pytest
 
 import evaluation.cli
-from data.loader import load_dataset
+from data.loader import example_set, load_dataset
+from engines.postgres import PostgresEngine, PostgresSettings
 from evaluate import main
+from metric.perfect_match import identifier_columns
 from tests.conftest import REPO_DIR, free_port
 
 HEAVY_SQL = "SELECT count(*) FROM alerce.detection a CROSS JOIN alerce.detection b CROSS JOIN alerce.detection c"
@@ -186,10 +188,29 @@ def test_scoring_grounds_the_embedded_database_on_the_dataset_splits(examples, t
     predictions = tmp_path / "one.csv"
     pd.DataFrame({"req_id": [examples[0].req_id], "sql": [examples[0].gold_sql]}).to_csv(predictions, index=False)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: grounded.append(ground) or tiny_dsn)
+        patch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None, **_: grounded.append(ground) or tiny_dsn)
         args = _args(tmp_path, predictions, dev_csv_path, tiny_dsn)
         assert main([*args[:4], *args[6:]]) == 0
     assert grounded == [(dev_csv_path,)]
+
+
+def test_multisurvey_golds_score_one_wherever_they_have_rows_and_an_identifier(tmp_path, multisurvey_dsn, capsys):
+    golds = load_dataset(example_set("multisurvey"))
+    predictions = tmp_path / "golds.csv"
+    pd.DataFrame({"req_id": [e.req_id for e in golds], "sql": [e.gold_sql for e in golds]}).to_csv(predictions)
+    argv = ["--catalog", "multisurvey", "--predictions", str(predictions), "--dsn", multisurvey_dsn]
+    assert main([*argv, "--report", str(tmp_path / "r"), "--gold-cache", str(tmp_path / "g"), "-q", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["settings"]["catalog"] == "multisurvey" and report["counts"]["items"] == len(golds)
+    assert report["settings"]["dataset_path"] == str(example_set("multisurvey").resolve())
+    per_question = pd.read_csv(tmp_path / "r" / "per_question.csv").set_index("req_id")
+    ids = set(identifier_columns("multisurvey"))
+    with PostgresEngine(PostgresSettings(dsn=multisurvey_dsn, catalog="multisurvey")) as engine:
+        scored = [e.req_id for e in golds if ids & set(engine.execute(e.gold_sql, max_rows=1).frame.columns)]
+    with_rows = [req_id for req_id in scored if per_question.loc[req_id, "gold_rows"] > 0]
+    assert len(with_rows) >= 50  # tiny scale: 51 of the 84 golds have rows and an identifier column
+    assert per_question.loc[with_rows, "row_pm"].all(), per_question.loc[with_rows, ["row_pm", "row_comparison"]]
+    assert per_question["col_pm"][per_question["gold_rows"] > 0].all()
 
 
 def _predictions_not_valid_unicode(path, examples) -> None:

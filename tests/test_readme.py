@@ -43,7 +43,7 @@ def seconds(value: float) -> str:
 @pytest.mark.parametrize("example", COMPILE_EXAMPLES)
 def test_readme_compile_examples_do_not_replace_a_committed_artifact(example):
     args = compile_cli.build_parser().parse_args(shlex.split(example))
-    out = args.out or compile_cli.default_artifact_dir(args.model)
+    out = args.out or compile_cli.default_artifact_dir(args.model, args.catalog)
     assert args.force or not compile_cli.is_committed(REPO_DIR / out)
 
 

@@ -1,10 +1,10 @@
-"""The copy of the embedded database the local DaCHS serves: which build it is, and whether it is still current.
+"""The copies of the embedded databases the local DaCHS serves: which build each is, and whether it is still current.
 
-`python -m db tap up` copies one database into DaCHS and records the copy here (``source.json`` beside the resource
-descriptor). The embedded database can be rebuilt under a running DaCHS (``db up --ground``, which evaluate and
-compile run); the copy is current while the database still has the build it was copied from (same scale, seed,
-build checksum and grounding) and the resource descriptor still renders from the catalog as it did. The check
-reads ``meta.build_info`` as the read-only reader, so any user can make it.
+`python -m db tap up` copies each catalog's database into DaCHS and records the copy per catalog (``source.json``
+beside the catalog's resource descriptor). An embedded database can be rebuilt under a running DaCHS (``db up
+--ground``, which evaluate and compile run); a copy is current while its database still has the build it was copied
+from (same scale, seed, build checksum and grounding) and the resource descriptor still renders from the catalog as
+it did. The check reads ``meta.build_info`` as the read-only reader, so any user can make it.
 """
 
 import dataclasses
@@ -68,7 +68,7 @@ class PublishedCopy:
             grounding=build.grounding,
             grounded_queries=build.grounded_queries,
             built_at=build.built_at.isoformat(),
-            catalog=_catalog_digest(),
+            catalog=_catalog_digest(build.catalog),
         )
 
     def identity(self) -> dict[str, str | int]:
@@ -91,7 +91,7 @@ class PublishedCopy:
 
     def refresh_command(self) -> str:
         """The `tap up` command that publishes this copy's database as it is now."""
-        command = "python -m db tap up"
+        command = "python -m db tap up"  # publishes every catalog; copies still current are not made again
         if self.scale != "default":
             command += f" --scale {self.scale}"
         if Path(self.data_dir) != default_data_dir() and os.path.isdir(self.data_dir):  # a removed one is no use
@@ -135,9 +135,9 @@ class Freshness:
         )
 
 
-def check_copy() -> Freshness:
-    """Compare the published copy with its database as it is now (read as the reader, 3 s to connect)."""
-    copy = read_copy()
+def check_copy(catalog: str = "ztf") -> Freshness:
+    """Compare the catalog's published copy with its database as it is now (read as the reader, 3 s to connect)."""
+    copy = read_copy(catalog)
     if copy is None:
         return Freshness(copy=None, state="none", reason="no database is published")
     dsn = psycopg.conninfo.make_conninfo(copy.reader_dsn, connect_timeout=_CONNECT_TIMEOUT_S)
@@ -151,7 +151,7 @@ def check_copy() -> Freshness:
         return Freshness(copy=copy, state="unchecked", reason=reason)
     if build is None:
         return Freshness(copy=copy, state="stale", reason="its database is being rebuilt")
-    if copy.catalog != _catalog_digest():
+    if copy.catalog != _catalog_digest(catalog):
         return Freshness(copy=copy, state="stale", reason="the catalog changed since it was copied")
     now = dataclasses.replace(copy, **{key: getattr(build, key) for key in _BUILD})
     changes = [
@@ -165,33 +165,35 @@ def check_copy() -> Freshness:
 
 
 @functools.cache
-def _catalog_digest() -> str:
+def _catalog_digest(name: str) -> str:
     """Digest of what DaCHS gets from the catalog: its tables, indexes and resource descriptor."""
-    catalog = load_catalog()
+    catalog = load_catalog(name)
     text = "\x1f".join((render_tables_ddl(catalog), render_index_ddl(catalog), render_rd(catalog)))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _marker() -> Path:
-    return GAVO_DIR / "inputs" / load_catalog().tap_schema / "source.json"
+def _marker(catalog: str) -> Path:
+    return GAVO_DIR / "inputs" / load_catalog(catalog).tap_schema / "source.json"
 
 
-def read_copy() -> PublishedCopy | None:
-    """Return the published copy, or None when none is recorded (or in an older format, which is republished)."""
+def read_copy(catalog: str = "ztf") -> PublishedCopy | None:
+    """Return the catalog's published copy, or None when none is recorded (or in an older format: republished)."""
     try:
-        fields = json.loads(_marker().read_text())
+        fields = json.loads(_marker(catalog).read_text())
         return PublishedCopy(**fields)
     except (OSError, ValueError, TypeError):
         return None
 
 
-def write_copy(copy: PublishedCopy) -> None:
-    """Record `copy` as published (replacing the record in one step, so readers never see half of it)."""
-    partial = _marker().with_suffix(".tmp")
+def write_copy(copy: PublishedCopy, catalog: str = "ztf") -> None:
+    """Record `copy` as the catalog's published one (replacing the record in one step: no half record is read)."""
+    marker = _marker(catalog)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    partial = marker.with_suffix(".tmp")
     partial.write_text(json.dumps(dataclasses.asdict(copy), indent=2))
-    partial.replace(_marker())
+    partial.replace(marker)
 
 
-def forget_copy() -> None:
-    """Drop the record before the copy changes: meanwhile the service is not current for anyone."""
-    _marker().unlink(missing_ok=True)
+def forget_copy(catalog: str = "ztf") -> None:
+    """Drop the catalog's record before its copy changes: meanwhile the service is not current for it."""
+    _marker(catalog).unlink(missing_ok=True)

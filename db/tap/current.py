@@ -6,6 +6,7 @@ stops the query with `DatabaseUnavailable`: one line saying why and which `tap u
 `ExecutionError`, so nothing treats it as a fault of the SQL or caches it as a gold error.
 """
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -27,12 +28,12 @@ class CurrentCopyEngine(ForwardingEngine):
 
     Args:
         inner: The TAP engine on the local DaCHS's URL.
-        check: Tells whether the served copy is current (default: `check_copy`).
+        check: Tells whether the served copy is current (default: `check_copy` of the engine's catalog).
     """
 
-    def __init__(self, inner: "TapEngine", check: Callable[[], Freshness] = check_copy) -> None:
+    def __init__(self, inner: "TapEngine", check: Callable[[], Freshness] | None = None) -> None:
         super().__init__(inner)
-        self._check = check
+        self._check = check or functools.partial(check_copy, inner.catalog)
 
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
         """Run `sql` on the local DaCHS once its copy is known to be current.

@@ -1,13 +1,15 @@
-"""A real local TAP service: GAVO DaCHS (Debian's gavodachs2-server) publishing the embedded database as ``ztf``.
+"""A real local TAP service: GAVO DaCHS (Debian's gavodachs2-server) publishing the embedded databases.
 
-`tap_up` copies the published tables of one embedded database into DaCHS's own database (schema ``ztf``, plain
-tables with oid and q3c indexes), writes the resource descriptor rendered from the catalog, imports its metadata
-and starts the server on 127.0.0.1. It is idempotent: a copy of the database's current build is not made again
-(`db.tap.copy` tells), a stale one is replaced, and a server that was killed is started anew. DaCHS is GPL and
-not a Python dependency; without it only this server is missing.
+`tap_up` copies the published tables of each catalog's embedded database into DaCHS's own database, under the
+catalog's TAP schema (``ztf``, ``alerce_tap``: plain tables with oid and q3c indexes), writes the resource descriptor
+rendered from the catalog, imports its metadata and starts the server on 127.0.0.1. It is idempotent: a copy of a
+database's current build is not made again (`db.tap.copy` tells, per catalog), a stale one is replaced, and a
+server that was killed is started anew. DaCHS is GPL and not a Python dependency; without it only this server is
+missing.
 """
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import logging
@@ -23,11 +25,11 @@ from typing import TextIO
 
 import psycopg
 
-from catalog import load_catalog
+from catalog import CATALOG_NAMES, Catalog, load_catalog
 from catalog.dachs_rd import rd_id, render_index_ddl, render_rd, render_tables_ddl
 from db.errors import ServerError
 from db.provision import database_build_info
-from db.server import ServerSettings, up
+from db.server import ServerInfo, ServerSettings, up
 from db.tap.copy import GAVO_DIR, Freshness, PublishedCopy, check_copy, forget_copy, read_copy, write_copy
 from defaults.time_limits import DACHS_START_S
 
@@ -44,8 +46,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 TAP_SCHEMA = load_catalog().tap_schema
-"""The schema the local DaCHS publishes the embedded database under, as ALeRCE's service does."""
-RD_ID = rd_id(load_catalog())
+"""The ztf catalog's TAP schema, as ALeRCE's service names it; its input folder holds the DaCHS lock."""
 
 SYNC_LIMIT_S = 60.0
 """The local service's own time limit of sync queries (DaCHS's default ``[async]defaultExecTimeSync``, kept)."""
@@ -59,42 +60,51 @@ _NOT_INSTALLED = (
 
 @dataclass(frozen=True, kw_only=True)
 class TapServerStatus:
-    """Whether the local DaCHS answers, its TAP URL, and the copy it publishes and whether it is current."""
+    """Whether the local DaCHS answers, its TAP URL, and per catalog the copy it publishes and if it is current."""
 
     running: bool
     url: str
-    freshness: Freshness
+    freshness: dict[str, Freshness]
 
 
-def tap_up(settings: ServerSettings | None = None) -> str:
-    """Publish the embedded database of `settings` (started and built if needed) through DaCHS; return its URL.
+def tap_up(settings: ServerSettings | None = None, catalogs: tuple[str, ...] = CATALOG_NAMES) -> str:
+    """Publish each catalog's embedded database (started and built if needed) through DaCHS; return its URL.
+
+    Args:
+        settings: The embedded server and scale; each catalog's database of that scale is published (the
+            grounding applies to the settings' catalog; the others are published as they are).
+        catalogs: The catalogs to publish (the others stay as they are).
 
     Raises:
         ServerError: DaCHS is missing, cannot be set up or started, or another run holds it too long.
     """
     _dachs()  # a missing DaCHS is reported at once, not after waiting for the lock
     with _exclusive():
-        return _up(settings)
+        return _up(settings, catalogs)
 
 
 @contextlib.contextmanager
-def tap_session(settings: ServerSettings | None = None, *, fresh: bool = False) -> Iterator[str]:
+def tap_session(
+    settings: ServerSettings | None = None, *, fresh: bool = False, catalogs: tuple[str, ...] = CATALOG_NAMES
+) -> Iterator[str]:
     """Publish like `tap_up` and keep the local DaCHS for this run until the block ends; yield its URL.
 
     Other runs (tests, benchmarks, `tap up`) wait meanwhile, so none republishes another database under it. A
     server this session had to start is stopped at the end.
 
     Args:
-        settings: The embedded database to publish.
-        fresh: Stop the server and copy the database again, as on a new machine (for timing the set-up).
+        settings: The embedded server and scale to publish (see `tap_up`).
+        fresh: Stop the server and copy the databases again, as on a new machine (for timing the set-up).
+        catalogs: The catalogs to publish.
     """
     _dachs()
     with _exclusive():
         was_running = _answers()
         if fresh:
             tap_down()
-            forget_copy()
-        url = _up(settings)
+            for name in catalogs:
+                forget_copy(name)
+        url = _up(settings, catalogs)
         try:
             yield url
         finally:
@@ -102,27 +112,34 @@ def tap_session(settings: ServerSettings | None = None, *, fresh: bool = False) 
                 tap_down()
 
 
-def _up(settings: ServerSettings | None) -> str:
+def _up(settings: ServerSettings | None, catalogs: tuple[str, ...]) -> str:
     dachs = _dachs()
     started = time.perf_counter()
-    source = up(settings or ServerSettings())
+    settings = settings or ServerSettings()
     _ensure_postgres()
-    build = database_build_info(source.admin_dsn)
-    if build is None:
-        raise ServerError(f"{source.reader_dsn} is being rebuilt by another run; try again when it is done.")
-    copy, recorded = PublishedCopy.of(source, build), read_copy()
-    if not copy.same_data(recorded):
-        logger.info("publishing %s (%s)", copy.database, copy.describe())
-        forget_copy()
-        try:
-            _publish(dachs, source.admin_dsn)
-        except psycopg.Error as err:  # e.g. the database was dropped by a rebuild meanwhile
-            raise ServerError(f"Copying {copy.database} into DaCHS failed: {' '.join(str(err).split())}") from err
-    if copy != recorded:
-        write_copy(copy)
+    for name in catalogs:
+        grounded = settings.ground if name == settings.catalog else None  # gold queries belong to one catalog
+        _publish_current(dachs, up(dataclasses.replace(settings, catalog=name, ground=grounded)), load_catalog(name))
     _start(dachs)
     logger.info("local TAP service ready in %.1f s", time.perf_counter() - started)
     return tap_url()
+
+
+def _publish_current(dachs: str, source: ServerInfo, catalog: Catalog) -> None:
+    """Copy the catalog's database `source` into DaCHS unless the copy there is of its current build."""
+    build = database_build_info(source.admin_dsn)
+    if build is None:
+        raise ServerError(f"{source.reader_dsn} is being rebuilt by another run; try again when it is done.")
+    copy, recorded = PublishedCopy.of(source, build), read_copy(catalog.name)
+    if not copy.same_data(recorded):
+        logger.info("publishing %s (%s)", copy.database, copy.describe())
+        forget_copy(catalog.name)
+        try:
+            _publish(dachs, source.admin_dsn, catalog)
+        except psycopg.Error as err:  # e.g. the database was dropped by a rebuild meanwhile
+            raise ServerError(f"Copying {copy.database} into DaCHS failed: {' '.join(str(err).split())}") from err
+    if copy != recorded:
+        write_copy(copy, catalog.name)
 
 
 @contextlib.contextmanager
@@ -171,9 +188,10 @@ def tap_down() -> bool:
 
 
 def tap_status() -> TapServerStatus:
-    """Report whether the local DaCHS answers, the copy it publishes and whether that copy is current."""
+    """Report whether the local DaCHS answers and, per catalog, the copy it publishes and whether it is current."""
     running = shutil.which("dachs") is not None and _answers()
-    return TapServerStatus(running=running, url=tap_url(), freshness=check_copy())
+    freshness = {name: check_copy(name) for name in CATALOG_NAMES}
+    return TapServerStatus(running=running, url=tap_url(), freshness=freshness)
 
 
 def tap_url() -> str:
@@ -232,35 +250,36 @@ def _feed_dsn() -> str:
     return " ".join(f"{keys[key]}='{value}'" for key, value in _profile("feed").items() if key in keys)
 
 
-def _publish(dachs: str, source_dsn: str) -> None:
-    """Copy the published tables into DaCHS's database and import the resource descriptor's metadata."""
-    catalog = load_catalog()
-    logger.info("copying the embedded database into DaCHS schema %s", TAP_SCHEMA)
+def _publish(dachs: str, source_dsn: str, catalog: Catalog) -> None:
+    """Copy the catalog's published tables into DaCHS's database and import the resource descriptor's metadata."""
+    schema = catalog.tap_schema
+    logger.info("copying the embedded %s database into DaCHS schema %s", catalog.name, schema)
     _run(["runuser", "-u", "postgres", "--", "psql", "-q", "-d", "gavo", "-c", "CREATE EXTENSION IF NOT EXISTS q3c"])
     with psycopg.connect(_feed_dsn()) as target, psycopg.connect(source_dsn) as source:
-        target.execute(f"DROP SCHEMA IF EXISTS {TAP_SCHEMA} CASCADE")
+        target.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
         target.execute(render_tables_ddl(catalog))
         for table in catalog.tap_tables:
             columns = ", ".join(table.column_names)
             with (
                 source.cursor().copy(f"COPY (SELECT {columns} FROM {catalog.schema}.{table.name}) TO STDOUT") as out,
-                target.cursor().copy(f"COPY {TAP_SCHEMA}.{table.name} ({columns}) FROM STDIN") as into,
+                target.cursor().copy(f"COPY {schema}.{table.name} ({columns}) FROM STDIN") as into,
             ):
                 for chunk in out:
                     into.write(chunk)
         target.execute(render_index_ddl(catalog))
         # Queries run as DaCHS's query roles (uploads as the untrusted one); `dachs imp -m` grants nothing.
         for role in {_profile(name)["user"] for name in ("trustedquery", "untrustedquery")}:
-            target.execute(f"GRANT USAGE ON SCHEMA {TAP_SCHEMA} TO {role}")
-            target.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {TAP_SCHEMA} TO {role}")
+            target.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+            target.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
         target.commit()
         target.autocommit = True
-        target.execute(f"ANALYZE {', '.join(f'{TAP_SCHEMA}.{table.name}' for table in catalog.tap_tables)}")
-    rd_path = GAVO_DIR / "inputs" / TAP_SCHEMA / "q.rd"
+        target.execute(f"ANALYZE {', '.join(f'{schema}.{table.name}' for table in catalog.tap_tables)}")
+    rd_path = GAVO_DIR / "inputs" / schema / "q.rd"
+    rd_path.parent.mkdir(parents=True, exist_ok=True)
     rd_path.write_text(render_rd(catalog))
-    _run([dachs, "imp", "-m", RD_ID])
-    _run([dachs, "limits", "-t", RD_ID])  # fills tap_schema.tables.nrows, which TAP engines fingerprint
-    _run([dachs, "pub", RD_ID], check=False)
+    _run([dachs, "imp", "-m", rd_id(catalog)])
+    _run([dachs, "limits", "-t", rd_id(catalog)])  # fills tap_schema.tables.nrows, which TAP engines fingerprint
+    _run([dachs, "pub", rd_id(catalog)], check=False)
 
 
 def _start(dachs: str) -> None:

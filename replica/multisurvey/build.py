@@ -17,11 +17,11 @@ from replica.multisurvey.grounding.ground import check_answers, ground_queries
 from replica.multisurvey.lookups import LSST_BANDS, lookup_frames
 from replica.multisurvey.lsst_tables import DETECTION_SQL
 from replica.multisurvey.scales import Scale, get_scale
-from replica.multisurvey.schema_ops import analyze, prepare, row_counts
 from replica.multisurvey.ss_objects import ss_observations
 from replica.multisurvey.ss_tables import mpc_orbit_rows, ss_detection_tables
 from replica.multisurvey.summaries import dia_object_rows, object_rows
 from replica.multisurvey.ztf import ZtfNamer, counterpart_spec, ztf_only_spec, ztf_tables
+from replica.schema_ops import analyze, create_indexes, prepare, row_counts
 from replica.synthetic.copy import TableWriter
 
 __all__ = ["SCHEMA", "build"]
@@ -137,8 +137,7 @@ def build(
     for k, n in enumerate(_chunks(size.n_ztf, size.chunk_objects)):
         _ztf_only(run, np.random.default_rng([seed, 3, k]), n)
     report = ground_queries(conn, list(ground), seed=seed, schema=schema, writer=run.writer) if ground else None
-    for _, definition in indexes:
-        conn.execute(definition)
+    create_indexes(conn, indexes)
     if report is not None:
         check_answers(conn, report)
     conn.execute("SET session_replication_role = origin")

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from catalog import load_catalog, render_ddl
+from catalog.dachs_rd import render_rd
 
 CATALOG_YAML = Path(__file__).resolve().parents[2] / "catalog" / "multisurvey.yaml"
 TAP_TABLES = {
@@ -76,3 +77,27 @@ def test_renders_ddl_for_its_schema(catalog) -> None:
     ddl = render_ddl(catalog)
     assert ddl.startswith("CREATE SCHEMA IF NOT EXISTS alerce_tap;")
     assert ddl.count("CREATE TABLE alerce_tap.") == 20
+
+
+def test_codes_name_columns_of_both_tables(catalog) -> None:
+    assert catalog.codes
+    for code in catalog.codes:
+        table, lookup = catalog.table(code.table), catalog.table(code.lookup)
+        assert table.column(code.column) is not None, code
+        assert {code.id, code.name} <= set(lookup.column_names), code
+        for column in code.scope:
+            assert table.column(column) is not None and lookup.column(column) is not None, code
+        assert (code.table, code.column) in catalog.categorical, code
+
+
+def test_identifiers_are_columns_of_the_catalog(catalog) -> None:
+    columns = {name for table in catalog.tables for name in table.column_names}
+    assert set(catalog.identifiers) - {"count", "classifier_name"} <= columns
+    assert catalog.identifiers.index("oid") < catalog.identifiers.index("ssobjectid")
+
+
+def test_resource_descriptor_describes_the_catalog_it_publishes(catalog) -> None:
+    ztf_rd, rubin_rd = render_rd(load_catalog("ztf")), render_rd(catalog)
+    assert '<resource schema="alerce_tap">' in rubin_rd and "Rubin/LSST" in rubin_rd and "ZTF alerts (" not in rubin_rd
+    assert '<meta name="title">ALeRCE ZTF alerts (local synthetic copy)</meta>' in ztf_rd
+    assert rubin_rd.count("<table id=") == 20 and 'unit="nJy"' in rubin_rd

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from data.errors import HOW_TO_GET_DATA, DataError, DatasetFormatError, DatasetNotFound
-from data.loader import ENV_VAR, dataset_sha256, load_dataset, resolve_dataset_path, split_file
+from data.loader import ENV_VAR, dataset_sha256, example_set, load_dataset, resolve_dataset_path, split_file
 
 HEADER = "req_id,request,table_info,external_knowledge,domain_knowledge,gold_query,difficulty\n"
 ROWS = (
@@ -170,3 +170,13 @@ def test_real_dev_split_loads(dev_csv_path):
     assert sum(e.domain_knowledge == "" for e in examples) == 54
     assert all(e.tables and e.gold_sql and e.question for e in examples)
     assert dataset_sha256(dev_csv_path) == "18a596b50662cdcebaa2e540632d64803b271001d25eb9a68b44182f3cc9bb05"
+
+
+def test_a_catalog_without_a_benchmark_defaults_to_its_example_set(tmp_path, monkeypatch, csv_file):
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    assert resolve_dataset_path(None, "multisurvey") == example_set("multisurvey")
+    assert resolve_dataset_path(str(csv_file), "multisurvey") == csv_file
+    assert resolve_dataset_path(None) == tmp_path
+    assert len(load_dataset(example_set("multisurvey"))) >= 60
+    with pytest.raises(DataError, match=r"^No example set for catalog 'rubin'; there are ztf, multisurvey\.$"):
+        example_set("rubin")

@@ -25,14 +25,35 @@ def test_help_exits_0_with_examples(capsys: pytest.CaptureFixture[str], command:
 
 @pytest.mark.parametrize(
     "argv",
-    [[], ["bogus"], ["up", "--scale", "huge"], ["up", "--port", "x"], ["url", "--seed", "1"], ["status", "extra"]],
-    ids=["no-command", "unknown-command", "bad-scale", "bad-port", "url-has-no-seed", "extra-argument"],
+    [
+        [],
+        ["bogus"],
+        ["up", "--scale", "huge"],
+        ["up", "--port", "x"],
+        ["url", "--seed", "1"],
+        ["status", "extra"],
+        ["up", "--catalog", "rubin"],
+    ],
+    ids=["no-command", "unknown-command", "bad-scale", "bad-port", "url-has-no-seed", "extra-argument", "bad-catalog"],
 )
 def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2
     assert "error:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--scale", "large"], "Unknown scale 'large' for catalog multisurvey; choose one of tiny, default."),
+    ],
+    ids=["no-large-scale"],
+)
+def test_multisurvey_up_refuses_what_its_replica_lacks_in_one_line(capsys, tmp_path, argv, message) -> None:
+    assert main(["up", "--catalog", "multisurvey", "--data-dir", str(tmp_path), *argv]) == 1
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", f"error: {message}\n")
 
 
 def test_url_without_a_running_server_exits_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -58,14 +79,19 @@ def test_up_status_url_down_cycle(capsys: pytest.CaptureFixture[str], scratch_se
     assert main(["status", *where]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[:3] == ["running: yes", f"data dir: {scratch_server.data_dir}", f"port: {scratch_server.port}"]
-    assert any(line.startswith("database: alerce_tiny (scale tiny, seed 0, q3c ") for line in lines)
+    assert any(line.startswith("database: alerce_tiny (catalog ztf, scale tiny, seed 0, q3c ") for line in lines)
 
     assert main(["url", "--scale", "tiny", *where]) == 0
     assert capsys.readouterr().out == dsn
 
     assert main(["url", *where]) == 1
     assert capsys.readouterr().err.endswith(
-        "error: Database alerce is not built; build it with `python -m db up --scale default`.\n"
+        "error: Database alerce is not built; build it with `python -m db up --catalog ztf --scale default`.\n"
+    )
+    assert main(["url", "--catalog", "multisurvey", "--scale", "tiny", *where]) == 1
+    assert capsys.readouterr().err == (
+        "error: Database alerce_multisurvey_tiny is not built; build it with "
+        "`python -m db up --catalog multisurvey --scale tiny`.\n"
     )
 
     assert main(["-q", "down", *where]) == 0

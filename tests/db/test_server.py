@@ -78,7 +78,8 @@ def test_down_stops_the_server_and_url_then_fails(scratch_server: ServerSettings
 
 def test_running_dsn_names_a_database_that_is_not_built(tiny_server: ServerInfo, pg_server: ServerSettings) -> None:
     with pytest.raises(
-        ServerError, match=r"^Database alerce_large is not built; build it with `python -m db up --scale large`\.$"
+        ServerError,
+        match=r"^Database alerce_large is not built; build it with `python -m db up --catalog ztf --scale large`\.$",
     ):
         running_dsn(scale="large", data_dir=pg_server.data_dir)
 
@@ -179,8 +180,19 @@ def test_default_port_honours_the_environment(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_settings_reject_an_unknown_scale() -> None:
-    with pytest.raises(ServerError, match=r"^Unknown scale 'huge'; choose one of tiny, default, large\.$"):
+    with pytest.raises(
+        ServerError, match=r"^Unknown scale 'huge' for catalog ztf; choose one of tiny, default, large\.$"
+    ):
         ServerSettings(scale="huge")
+    with pytest.raises(
+        ServerError, match=r"^Unknown scale 'large' for catalog multisurvey; choose one of tiny, default\.$"
+    ):
+        ServerSettings(scale="large", catalog="multisurvey")
+
+
+def test_settings_reject_an_unknown_catalog() -> None:
+    with pytest.raises(ServerError, match=r"^Unknown catalog 'rubin'; choose one of ztf, multisurvey\.$"):
+        ServerSettings(catalog="rubin")
 
 
 def test_up_refuses_a_folder_that_is_not_a_data_folder(tmp_path: Path) -> None:
@@ -294,3 +306,41 @@ def test_embedded_admin_dsn_only_for_the_embedded_reader_dsn(pg_server, tiny_ser
 
     assert embedded_admin_dsn(tiny_server.reader_dsn, pg_server.data_dir) == tiny_server.admin_dsn
     assert embedded_admin_dsn("postgresql://someone@elsewhere:5432/ztf", pg_server.data_dir) is None
+
+
+def test_multisurvey_database_resolves_bare_names_to_alerce_tap(multisurvey_server: ServerInfo) -> None:
+    from catalog import load_catalog
+
+    assert multisurvey_server.reader_dsn.endswith("/alerce_multisurvey_tiny")
+    with psycopg.connect(multisurvey_server.reader_dsn) as conn:
+        assert conn.execute("SHOW search_path").fetchone()[0] == "alerce_tap, public"
+        tables = {
+            r[0]
+            for r in conn.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'alerce_tap'")
+        }
+        assert conn.execute("SELECT count(*) > 0 FROM lsst_detection").fetchone()[0]
+        assert conn.execute("SELECT to_regclass('magstat')").fetchone()[0] is None
+        info = conn.execute("SELECT scale, seed FROM meta.build_info").fetchone()
+    assert tables == set(load_catalog("multisurvey").table_names)
+    assert info == ("tiny", 0)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["DELETE FROM alerce_tap.object", "CREATE TABLE alerce_tap.scratch (x int)", "SELECT pg_read_file('PG_VERSION')"],
+)
+def test_multisurvey_reader_has_the_same_protections(multisurvey_server: ServerInfo, statement: str) -> None:
+    with psycopg.connect(multisurvey_server.reader_dsn) as conn:
+        assert conn.execute("SHOW transaction_read_only").fetchone()[0] == "on"
+        conn.execute("SET TRANSACTION READ WRITE")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(statement)
+
+
+def test_status_lists_each_catalogs_database(pg_server, tiny_server, multisurvey_server) -> None:
+    builds = {build.database: build.catalog for build in status(pg_server.data_dir).databases}
+    assert builds["alerce_tiny"] == "ztf"
+    assert builds["alerce_multisurvey_tiny"] == "multisurvey"
+    assert running_dsn(scale="tiny", catalog="multisurvey", data_dir=pg_server.data_dir) == (
+        multisurvey_server.reader_dsn
+    )

@@ -95,6 +95,7 @@ class _Inner:
 
     name = "tap"
     concurrency = None
+    catalog = "ztf"
 
     def __init__(self):
         self.settings = type("Settings", (), {"url": URL})()

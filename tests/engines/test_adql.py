@@ -51,3 +51,38 @@ def test_translate_knows_tables_the_service_adds():
         translate("SELECT oid FROM lc_classifier", target).adql
         == "SELECT lc_classifier.oid FROM ztf.lc_classifier AS lc_classifier"
     )
+
+
+MULTISURVEY = default_target("multisurvey")
+
+
+def test_translate_qualifies_multisurvey_tables_with_alerce_tap():
+    sql = (
+        "SELECT d.oid, d.mjd, l.psfflux FROM detection d JOIN lsst_detection l "
+        "ON d.oid = l.oid AND d.sid = l.sid AND d.measurement_id = l.measurement_id WHERE d.sid = 1 LIMIT 5"
+    )
+    assert translate(sql, MULTISURVEY).adql == (
+        "SELECT TOP 5 d.oid, d.mjd, l.psfflux FROM alerce_tap.detection AS d JOIN alerce_tap.lsst_detection AS l "
+        "ON d.oid = l.oid AND d.sid = l.sid AND d.measurement_id = l.measurement_id WHERE d.sid = 1"
+    )
+    assert translate("SELECT oid FROM alerce_tap.object", MULTISURVEY).adql == (
+        "SELECT object.oid FROM alerce_tap.object AS object"
+    )
+
+
+@pytest.mark.parametrize(
+    ("target", "sql", "message"),
+    [
+        (MULTISURVEY, "SELECT oid FROM magstat", "table magstat (published: allwise, band, catalog_id_lut,"),
+        (MULTISURVEY, "SELECT oid FROM alerce.object", "schema alerce (only alerce_tap and tap_schema are published)"),
+        (default_target(), "SELECT oid FROM lsst_detection", "table lsst_detection (published: allwise,"),
+        (default_target(), "SELECT oid FROM alerce_tap.object", "schema alerce_tap (only ztf and tap_schema are"),
+    ],
+    ids=["ztf table on multisurvey", "ztf schema on multisurvey", "lsst table on ztf", "multisurvey schema on ztf"],
+)
+def test_a_table_of_the_other_catalog_is_refused_in_one_line(target, sql, message):
+    with pytest.raises(ExecutionError) as caught:
+        translate(sql, target)
+    assert caught.value.kind is ErrorKind.UNSUPPORTED
+    assert caught.value.message.startswith(f"Not available on TAP (ADQL): {message}")
+    assert "\n" not in caught.value.message

@@ -43,3 +43,15 @@ def test_engine_arguments_refuse_an_unknown_engine(capsys: pytest.CaptureFixture
 def test_engine_settings_refuse_an_unknown_engine() -> None:
     with pytest.raises(ValueError, match=r"Unknown engine .sqlite.; choose one of postgres, tap\."):
         EngineSettings(engine="sqlite")
+
+
+def test_engine_arguments_choose_the_catalog() -> None:
+    parser = argparse.ArgumentParser()
+    add_engine_arguments(parser)
+    settings = engine_settings(parser.parse_args(["--catalog", "multisurvey", "--engine", "tap"]))
+    assert settings == EngineSettings(engine="tap", catalog="multisurvey")
+
+
+def test_engine_settings_refuse_an_unknown_catalog() -> None:
+    with pytest.raises(ValueError, match=r"^Unknown catalog 'rubin'; choose one of ztf, multisurvey\.$"):
+        EngineSettings(catalog="rubin")

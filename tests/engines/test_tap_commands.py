@@ -101,3 +101,18 @@ def test_evaluate_golds_on_tap_gives_the_postgres_verdicts(dev_csv_path, tiny_ds
         verdicts[engine] = frame[["row_pm", "col_pm"]]
     differ = verdicts["postgres"].compare(verdicts["tap"]).index.tolist()
     assert set(differ) <= {28}, differ
+
+
+def test_ask_about_the_multisurvey_catalog_on_tap(capsys, tap_url, monkeypatch):
+    sql = "SELECT oid, sid, n_det FROM object WHERE sid = 1 ORDER BY n_det DESC, oid LIMIT 3"
+    fields = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid", "sid", "n_det"]}}}
+    lm = fake_lm(lambda call: render_answer(fields.get(call.stage, {"difficulty": "simple", "sql": sql})))
+    monkeypatch.setattr(lms, "resolve_lm", lambda model=None, **settings: lm)
+    argv = ["Most detected LSST objects", "--model", "fake/lsst", "--catalog", "multisurvey", "--engine", "tap"]
+    assert ask_main([*argv, "--tap-url", tap_url, "--show", "sql,adql", "-q"]) == 0
+    out = capsys.readouterr().out
+    adql = (
+        "SELECT TOP 3 object.oid, object.sid, object.n_det FROM alerce_tap.object AS object "
+        "WHERE object.sid = 1 ORDER BY n_det DESC, oid"
+    )
+    assert out.startswith(f"{sql}\n\n{adql}\n\n oid ") and out.endswith("(3 rows)\n")

@@ -61,10 +61,10 @@ def test_a_regrounded_database_is_never_served_stale(pg_server, tap_url, own_ser
             err = capsys.readouterr().err
             assert [line for line in err.splitlines() if line.startswith("error:")] == [f"error: {caught.value}"]
             assert "Traceback" not in err
-            assert not tap_status().freshness.current
+            assert not tap_status().freshness["ztf"].current
 
             assert tap_up(as_it_is) == tap_url
             assert engine.execute(SQL).frame["oid"].tolist() == [NEW]
-            assert tap_status().freshness.current
+            assert tap_status().freshness["ztf"].current
     finally:
         tap_up(pg_server)  # the rest of the run expects the test database

@@ -17,7 +17,11 @@ def test_tap_up_twice_reuses_the_published_copy(pg_server, tap_url):
     assert tap_up(pg_server) == tap_url
     assert marker.stat().st_mtime_ns == copied_at
     freshness = tap_status().freshness
-    assert (freshness.copy.database, freshness.current) == ("alerce_tiny", True)
+    assert (freshness["ztf"].copy.database, freshness["ztf"].current) == ("alerce_tiny", True)
+    assert (freshness["multisurvey"].copy.database, freshness["multisurvey"].current) == (
+        "alerce_multisurvey_tiny",
+        True,
+    )
 
 
 def test_tap_up_recovers_from_a_killed_server(pg_server, tap_url):
@@ -36,10 +40,14 @@ def test_db_tap_status_names_the_build_served_and_says_it_is_current(capsys, pg_
     assert capsys.readouterr().out == f"{tap_url}\n"
     assert db_main(["tap", "status"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    database = f"database: alerce_tiny (embedded server in {pg_server.data_dir})"
+    database = f"ztf database: alerce_tiny (embedded server in {pg_server.data_dir})"
     assert lines[:3] == ["running: yes", f"url: {tap_url}", database]
-    assert lines[3].startswith("build: scale tiny, seed 0, ") and " UTC" in lines[3]
-    assert lines[4:] == ["current: yes"]
+    assert lines[3].startswith("ztf build: scale tiny, seed 0, ") and " UTC" in lines[3]
+    assert lines[4:6] == [
+        "ztf current: yes",
+        f"multisurvey database: alerce_multisurvey_tiny (embedded server in {pg_server.data_dir})",
+    ]
+    assert lines[7:] == ["multisurvey current: yes"]
 
 
 def test_db_adql_prints_the_translation(capsys, tmp_path):
@@ -47,6 +55,19 @@ def test_db_adql_prints_the_translation(capsys, tmp_path):
     query.write_text("SELECT oid FROM object WHERE ndet <> 1 LIMIT 5;\n")
     assert db_main(["adql", str(query)]) == 0
     assert capsys.readouterr().out == "SELECT TOP 5 object.oid FROM ztf.object AS object WHERE object.ndet != 1\n"
+
+
+def test_db_adql_translates_for_the_multisurvey_catalog(capsys, tmp_path):
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT oid, sid FROM object WHERE sid = 1 AND n_det > 5 LIMIT 3")
+    assert db_main(["adql", "--catalog", "multisurvey", str(query)]) == 0
+    assert capsys.readouterr().out == (
+        "SELECT TOP 3 object.oid, object.sid FROM alerce_tap.object AS object "
+        "WHERE object.sid = 1 AND object.n_det > 5\n"
+    )
+    query.write_text("SELECT oid FROM magstat")
+    assert db_main(["adql", "--catalog", "multisurvey", str(query)]) == 1
+    assert capsys.readouterr().err.startswith("error: Not available on TAP (ADQL): table magstat (published: allwise, ")
 
 
 def test_db_adql_lists_uploads_on_stderr(capsys, tmp_path):

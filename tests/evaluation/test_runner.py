@@ -21,6 +21,7 @@ class CountingExecutor:
 
     def __init__(self, executor):
         self.executor = executor
+        self.catalog = executor.catalog
         self.calls: list[str] = []
         self._lock = threading.Lock()
 

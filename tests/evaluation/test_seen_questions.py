@@ -26,7 +26,7 @@ def compiled(tiny_dsn, tmp_path_factory, monkeypatch):
     tmp_path = tmp_path_factory.mktemp("compiled")
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(compile_cli, "resolve_lm", lambda model: scripted_lm(ScriptedEngine(oracle())))
-    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None, **_: tiny_dsn)
     monkeypatch.setattr(compile_cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     out = tmp_path / "artifact"
     argv = ["--model", "fake/oracle", "--optimizer", "labeled", "--k", "2", "--num-threads", "1"]

@@ -42,7 +42,7 @@ def raising(error: type[Exception]):
 def compile_with(tiny_dsn, tmp_path, monkeypatch, capsys):
     """Run ``python -m compile`` in-process on the tiny database with a given LM; return (code, stderr, out dir)."""
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
-    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None, **_: tiny_dsn)
     monkeypatch.setattr(compile_cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
 
     def run(lm, *argv: str) -> tuple[int, str, object]:

@@ -57,7 +57,7 @@ def test_compile_completes_and_the_manifest_counts_the_retries(tiny_dsn, tmp_pat
     engine = ScriptedEngine(oracle(), before=flaky)
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(compile_cli, "resolve_lm", lambda model: scripted_lm(engine))
-    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None, **_: tiny_dsn)
     monkeypatch.setattr(compile_cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     out = tmp_path / "artifact"
     argv = ["--model", "fake/oracle", "--optimizer", "labeled", "--k", "2", "--num-threads", "1"]

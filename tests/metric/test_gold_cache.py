@@ -20,7 +20,8 @@ class _Result:
 class CountingExecutor:
     """A fake executor: 'fail:<kind>' raises, anything else returns a one-column frame; counts calls."""
 
-    def __init__(self, fingerprint: str = "fp0", delay_s: float = 0.0) -> None:
+    def __init__(self, fingerprint: str = "fp0", delay_s: float = 0.0, catalog: str = "ztf") -> None:
+        self.catalog = catalog
         self.calls: list[tuple[str, float | None]] = []
         self._fingerprint = fingerprint
         self._delay_s = delay_s
@@ -47,7 +48,7 @@ def test_gold_cache_runs_each_query_once_and_reads_disk_afterwards(tmp_path):
     again = GoldCache(executor, cache_dir=tmp_path, timeout_s=60).result("SELECT 1")
     assert executor.calls == [("SELECT 1", 60)]
     assert again.frame.equals(first.frame)
-    assert len(list((tmp_path / "fp0").glob("*.pkl"))) == 1
+    assert len(list((tmp_path / "ztf" / "fp0").glob("*.pkl"))) == 1
 
 
 def test_gold_cache_keys_entries_by_database_fingerprint(tmp_path):
@@ -55,6 +56,14 @@ def test_gold_cache_keys_entries_by_database_fingerprint(tmp_path):
     other = CountingExecutor("fp1")
     GoldCache(other, cache_dir=tmp_path).result("SELECT 1")
     assert len(other.calls) == 1
+
+
+def test_gold_cache_keeps_each_catalogs_entries_apart(tmp_path):
+    GoldCache(CountingExecutor("fp0"), cache_dir=tmp_path).result("SELECT 1")
+    other = CountingExecutor("fp0", catalog="multisurvey")
+    GoldCache(other, cache_dir=tmp_path).result("SELECT 1")
+    assert len(other.calls) == 1
+    assert [path.name for path in sorted(tmp_path.iterdir())] == ["multisurvey", "ztf"]
 
 
 def test_gold_cache_keeps_errors_with_their_kind(tmp_path):
@@ -81,7 +90,7 @@ def test_gold_cache_ignores_a_corrupt_entry(tmp_path):
     executor = CountingExecutor()
     cache = GoldCache(executor, cache_dir=tmp_path)
     cache.result("SELECT 1")
-    next((tmp_path / "fp0").glob("*.pkl")).write_bytes(b"not a pickle")
+    next((tmp_path / "ztf" / "fp0").glob("*.pkl")).write_bytes(b"not a pickle")
     assert GoldCache(executor, cache_dir=tmp_path).result("SELECT 1").error is None
     assert len(executor.calls) == 2
 
@@ -104,4 +113,4 @@ def test_gold_cache_on_the_tiny_database(executor, tmp_path):
     assert result.error is None and len(result.frame) == 3
     missing = cache.result("SELECT no_such_column FROM alerce.object").error
     assert missing.kind is ErrorKind.MISSING_STRUCTURE
-    assert (tmp_path / executor.fingerprint()).is_dir()
+    assert (tmp_path / "ztf" / executor.fingerprint()).is_dir()

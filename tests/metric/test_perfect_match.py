@@ -4,9 +4,11 @@ import pandas as pd
 import pytest
 
 from metric.perfect_match import (
+    IDS,
     Comparison,
     column_match_formatted,
     column_match_raw,
+    identifier_columns,
     identifier_strings,
     row_match,
     score_frames,
@@ -81,3 +83,21 @@ def test_score_frames_with_failed_gold_scores_zero_everywhere():
     scores = score_frames(None, "SELECT oid FROM objec", pred, "SELECT oid FROM object")
     assert not any(s.pm for s in (scores.row, scores.column_raw, scores.column_formatted, scores.value))
     assert scores.row.comparison == Comparison.GOLD_ERROR
+
+
+def test_multisurvey_identifiers_score_a_solar_system_gold_against_itself():
+    frame = pd.DataFrame({"ssobjectid": [21165806405629509, 7], "designation": ["2020 TE16", "2010 WX64"]})
+    sql = "SELECT ssobjectid, designation FROM lsst_mpc_orbits"
+    assert row_match(frame, frame.copy(), sql, ids=identifier_columns("multisurvey")).pm
+    assert row_match(frame, frame.copy(), sql).comparison is Comparison.ALIAS_CRASH  # ztf's list lacks ssobjectid
+
+
+def test_multisurvey_identifiers_compare_detections_before_objects():
+    gold = pd.DataFrame({"oid": [1, 1], "sid": [1, 1], "measurement_id": [10, 11]})
+    pred = pd.DataFrame({"oid": [1, 1], "sid": [1, 1], "measurement_id": [10, 12]})
+    sql = "SELECT oid, sid, measurement_id FROM detection"
+    score = row_match(gold, pred, sql, ids=identifier_columns("multisurvey"))
+    assert (score.gold_id, score.pm) == ("measurement_id", False)
+    assert (
+        identifier_columns("ztf") == IDS == ("candid", "oid", "oid_catalog", "objectidps1", "classifier_name", "count")
+    )

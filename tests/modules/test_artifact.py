@@ -7,6 +7,7 @@ import os
 import dspy
 import pytest
 
+from engines.fake import FakeEngine
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
 from modules.artifact import (
     MANIFEST_FILE,
@@ -18,7 +19,7 @@ from modules.artifact import (
     signature_hash,
 )
 from modules.demo_retriever import DemoRetriever
-from modules.errors import ArtifactMismatch, ArtifactNotFound
+from modules.errors import ArtifactMismatch, ArtifactNotFound, CatalogMismatch
 from modules.settings import ProgramSettings
 from optimizers.errors import CompileError
 from optimizers.saving import save_artifact
@@ -117,8 +118,44 @@ def test_no_artifact_for_model_runs_uncompiled_with_warning(caplog):
     assert manifest is None
     assert program.generation.direct.demos == []
     assert caplog.messages == [
-        f"no compiled program for {model}; running uncompiled — compile one with python -m compile --model {model}"
+        f"no compiled program for {model} on the ztf catalog; running uncompiled — compile one with "
+        f"python -m compile --catalog ztf --model {model}"
     ]
+
+
+def test_the_default_artifact_folder_is_per_model_and_catalog():
+    assert default_artifact_dir("local/gemma3-270m").parts[-3:] == ("artifacts", "local-gemma3-270m", "ztf")
+    assert default_artifact_dir("openai/gpt-4.1-mini", "multisurvey").parts[-2:] == (
+        "openai-gpt-4.1-mini",
+        "multisurvey",
+    )
+
+
+class _MultisurveyEngine(FakeEngine):
+    catalog = "multisurvey"
+
+
+def test_an_uncompiled_program_writes_for_its_engines_catalog():
+    program, manifest = load_program("fake/never-compiled-model", executor=_MultisurveyEngine())
+    assert manifest is None and program.settings.catalog == "multisurvey"
+    assert "alerce_tap" in program.generation.direct.signature.instructions
+
+
+def test_an_artifact_of_one_catalog_refuses_to_load_for_the_other(tmp_path):
+    folder = save(tmp_path)
+    with pytest.raises(CatalogMismatch) as caught:
+        load_program("fake/m", executor=_MultisurveyEngine(), choice=ProgramSettings(artifact=folder))
+    assert str(caught.value) == (
+        f"The artifact '{folder}' was compiled for the ztf catalog, not multisurvey; use --catalog ztf, "
+        "or compile one with python -m compile --catalog multisurvey."
+    )
+
+
+def test_a_program_refuses_an_engine_of_another_catalog():
+    with pytest.raises(
+        CatalogMismatch, match=r"^The program writes SQL for the ztf catalog, but its engine serves multisurvey\.$"
+    ):
+        AlerceText2SQL(_MultisurveyEngine())
 
 
 def test_unwritable_out_dir_is_a_clear_error(tmp_path):

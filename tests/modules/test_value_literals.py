@@ -63,3 +63,56 @@ def test_replace_unknown_values_keeps_sql_without_findings():
 
 def test_closest_values_for_numbers_by_distance():
     assert closest_values("7", frozenset({"1", "2"})) == ("2", "1")
+
+
+def _codes() -> Vocabulary:
+    """A multi-survey vocabulary whose class_id and band are codes of lookups, as read_vocabulary builds it."""
+    from catalog import load_catalog
+    from modules.lookup_codes import CodeNames
+
+    codes = {(code.table, code.column): code for code in load_catalog("multisurvey").codes}
+    taxonomy = tuple(((str(c),), str(i), name) for c in (1, 3) for i, name in enumerate(("SN", "AGN", "VS")))
+    bands = ((("0",), "1", "g"), (("1",), "1", "g"), (("1",), "6", "u"))
+    return Vocabulary(
+        values={
+            ("probability", "class_id"): frozenset({"0", "1", "2"}),
+            ("probability", "classifier_id"): frozenset({"1", "3"}),
+            ("detection", "band"): frozenset({"1", "6"}),
+        },
+        codes={
+            ("probability", "class_id"): CodeNames(codes[("probability", "class_id")], taxonomy),
+            ("detection", "band"): CodeNames(codes[("detection", "band")], bands),
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("sql", "replaced"),
+    [
+        (
+            "SELECT oid FROM probability p WHERE p.classifier_id = 3 AND p.class_id = 'SN'",
+            "SELECT oid FROM probability AS p WHERE p.classifier_id = 3 AND p.class_id = 0",
+        ),
+        ("SELECT oid FROM detection WHERE band IN ('u', 'g')", "SELECT oid FROM detection WHERE band IN (6, 1)"),
+        ("SELECT oid FROM probability WHERE class_id = 'AGNs'", "SELECT oid FROM probability WHERE class_id = 1"),
+        ("SELECT oid FROM probability WHERE class_id = 2", "SELECT oid FROM probability WHERE class_id = 2"),
+    ],
+    ids=["class name in its classifier", "band names", "closest class name", "an id stays"],
+)
+def test_a_name_compared_with_a_code_column_becomes_its_id(sql, replaced):
+    assert replace_unknown_values(sql, _codes()) == replaced
+
+
+def test_a_code_finding_names_the_lookup_and_the_id():
+    sql = "SELECT oid FROM probability p WHERE p.classifier_id = 3 AND p.class_id = 'VS'"
+    (finding,) = find_unknown_values(sql, _codes())
+    assert finding.message == (
+        "probability.class_id holds ids of taxonomy, not names: 'VS' is class_id 2, classifier_id 3. Compare it with "
+        "the id, or join taxonomy and compare taxonomy.class_name."
+    )
+    assert (finding.column, finding.value, finding.closest) == ("probability.class_id", "VS", ("2",))
+
+
+def test_a_name_outside_the_fixed_scope_is_not_guessed():
+    (finding,) = find_unknown_values("SELECT oid FROM detection d WHERE d.sid = 0 AND d.band = 'u'", _codes())
+    assert finding.closest == () and "no band_name 'u'" in finding.message

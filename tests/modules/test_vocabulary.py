@@ -131,6 +131,28 @@ def test_linked_values_leave_out_unlinked_and_open_columns():
     assert linked_values_text(vocabulary, ["object"], None) == ""
 
 
+def test_the_multisurvey_vocabulary_names_its_code_columns_from_the_database(multisurvey_dsn):
+    from engines.postgres import PostgresEngine, PostgresSettings
+    from modules.value_check import ValueCheck
+
+    with PostgresEngine(PostgresSettings(dsn=multisurvey_dsn, catalog="multisurvey")) as engine:
+        check = ValueCheck.open(engine, "multisurvey")
+        rows = engine.execute("SELECT classifier_id, class_id FROM taxonomy WHERE class_name = 'SN'").frame
+    sn = {str(classifier): str(class_id) for classifier, class_id in rows.itertuples(index=False)}
+    assert set(check.vocabulary.codes) == {(code.table, code.column) for code in load_catalog("multisurvey").codes}
+    text = check.prompt_text(["probability", "detection"], {"probability": ["class_id"], "detection": ["band"]})
+    assert (
+        f"probability.class_id is taxonomy.class_id (name in taxonomy.class_name) for classifier_id 3: {sn['3']} 'SN'"
+        in text
+    )
+    assert (
+        "detection.band is band.band (name in band.band_name) for sid 1: 1 'g', 2 'r', 3 'i', 4 'z', 5 'y', 6 'u'"
+        in text
+    )
+    sql = "SELECT oid, sid FROM probability WHERE classifier_id = 3 AND class_id = 'SN' AND ranking = 1"
+    assert check.replace(sql) == sql.replace("'SN'", sn["3"])
+
+
 def test_class_lists_merge_shared_lists_and_name_every_classifier_and_version():
     vocabulary = read_vocabulary(FakeEngine("db-1", {"probability": _TWO_VERSIONS}))
     text = linked_values_text(vocabulary, ["probability"], None)

@@ -149,7 +149,7 @@ def cli_backends(monkeypatch, tiny_dsn, tmp_path):
     lms = {"fake/gated": gated_lm(), "fake/reflection": reflection_lm()}
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "dspy"))
     monkeypatch.setattr(cli, "resolve_lm", lambda model: lms[model])
-    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None: tiny_dsn)
+    monkeypatch.setattr(db.engine, "resolve_dsn", lambda dsn, ground=None, **_: tiny_dsn)
     monkeypatch.setattr(cli, "GoldCache", lambda executor: GoldCache(executor, cache_dir=tmp_path / "gold"))
     return lms
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from data.loader import example_set
 from db.cli import main as db_main
-from optimizers.cli import EXAMPLES_CSV
 from replica.grounding.entities import entities_for_queries
 from replica.grounding.predicates import read_worlds
 from replica.grounding.sources import GroundingError, grounding_digest, read_queries
@@ -179,7 +179,7 @@ def test_literals_are_written_as_their_columns_hold_them():
 
 
 def test_the_projects_own_examples_ground_without_error():
-    plan = entities_for_queries(read_queries([EXAMPLES_CSV]), ZTF_PROFILE)
+    plan = entities_for_queries(read_queries([example_set()]), ZTF_PROFILE)
     tables = grounded_tables(plan.entities, np.random.default_rng(0), **_SCALE)
     assert plan.skipped == []
     assert len(tables["object"]) > 100

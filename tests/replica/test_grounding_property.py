@@ -26,9 +26,8 @@ from sqlglot import exp
 
 from benchmarks.perturbed_golds import perturb
 from catalog import load_catalog, render_ddl
-from data.loader import load_dataset
+from data.loader import example_set, load_dataset
 from db.q3c import install_q3c
-from optimizers.cli import EXAMPLES_CSV
 from replica.build import build, ground_queries
 from replica.grounding.density import unanswered
 from replica.grounding.sources import read_queries
@@ -56,7 +55,7 @@ class Outcome:
 def pool(dev_csv_path: Path) -> list[str]:
     """The dev golds and the project's example golds."""
     dev = [str(ex.gold_sql).strip().rstrip(";") for ex in load_dataset(dev_csv_path)]
-    return dev + read_queries([EXAMPLES_CSV])
+    return dev + read_queries([example_set()])
 
 
 @pytest.fixture(scope="module")

@@ -32,11 +32,17 @@ _FIELDS |= {"difficulty": {"difficulty": "simple"}, "explanation": EXPLANATION}
 
 
 def make_bench(
-    dsn: str, sql: str = POSITIONS_SQL, lm: dspy.LM | None = None, *, timeout_s: float = 30.0, **settings: object
+    dsn: str,
+    sql: str = POSITIONS_SQL,
+    lm: dspy.LM | None = None,
+    *,
+    timeout_s: float = 30.0,
+    catalog: str = "ztf",
+    **settings: object,
 ) -> Workbench:
-    """Build a workbench whose program answers every question with `sql` (or with `lm`), each query limited to
-    `timeout_s`."""
-    return open_bench(dsn, lm or scripted_lm(sql), timeout_s=timeout_s, **settings)
+    """Build a workbench whose program answers every question with `sql` (or with `lm`) on the catalog's `dsn`,
+    each query limited to `timeout_s`."""
+    return open_bench(dsn, lm or scripted_lm(sql), timeout_s=timeout_s, catalog=catalog, **settings)
 
 
 def waiting_bench(dsn: str, wait: Callable[[], object], **settings: object) -> Workbench:
@@ -50,9 +56,12 @@ def waiting_bench(dsn: str, wait: Callable[[], object], **settings: object) -> W
     return open_bench(dsn, fake_lm(answer), **settings)
 
 
-def open_bench(dsn: str, lm: dspy.LM, *, timeout_s: float = 30.0, **settings: object) -> Workbench:
-    """Open a workbench on `dsn` whose uncompiled program asks `lm`, as ``python -m serve`` opens one."""
-    engine = EngineSettings(dsn=dsn, timeout_s=timeout_s)
+def open_bench(
+    dsn: str, lm: dspy.LM, *, timeout_s: float = 30.0, catalog: str = "ztf", **settings: object
+) -> Workbench:
+    """Open a workbench on the catalog's `dsn` whose uncompiled program asks `lm`, as ``python -m serve`` opens
+    one."""
+    engine = EngineSettings(dsn=dsn, timeout_s=timeout_s, catalog=catalog)
     program = ProgramSettings(uncompiled=True)
     return open_workbench("fake/scripted", ServeSettings(**settings), program=program, engine=engine, lm=lm)
 

@@ -120,6 +120,7 @@ def test_health_says_what_serves(client):
         "engine_error": None,
         "model": "fake/scripted",
         "engine": "postgres",
+        "catalog": "ztf",
         "queue_length": 0,
         "one_at_a_time": False,
     }

@@ -135,3 +135,49 @@ def test_rendered_prompt_matches_golden(name):
         path.write_text(text, encoding="utf-8")
     assert path.exists(), f"No golden prompt {path}; run with UPDATE_GOLDEN=1 to create it."
     assert text == path.read_text(encoding="utf-8")
+
+
+MULTISURVEY_NAMES = (
+    "schema_linking.tables",
+    "schema_linking.columns",
+    "classification.predict",
+    "decomposition.predict",
+    "generation.planned",
+    "self_correction.predict",
+)
+
+
+class MultisurveyFailOnce(FailOnceExecutor):
+    catalog = "multisurvey"
+
+
+def multisurvey_answer(call):
+    return render_answer(
+        {
+            "tables": {"tables": ["object", "probability", "taxonomy"]},
+            "columns": {
+                "columns": {"object": ["firstmjd"], "probability": ["class_id", "ranking"], "taxonomy": ["class_name"]}
+            },
+            "difficulty": {"difficulty": "medium"},
+            "plan": {"plan": ["Pick SN with ranking 1 of classifier 3.", "Filter object on firstmjd."]},
+            "planned": {"sql": "SELECT oid, sid FROM object WHERE firstmjdd > 61041"},
+            "correct": {"sql": "SELECT oid, sid FROM object WHERE firstmjd > 61041"},
+        }[call.stage]
+    )
+
+
+@pytest.mark.parametrize("name", MULTISURVEY_NAMES)
+def test_multisurvey_prompt_matches_golden(name):
+    lm = fake_lm(multisurvey_answer)
+    program = AlerceText2SQL(MultisurveyFailOnce(), PipelineSettings(catalog="multisurvey"))
+    with dspy.context(lm=lm):
+        program(
+            question="Which LSST supernovae were first detected in 2026?", external_knowledge="-- 61041 = 2026-01-01"
+        )
+    text = dict(zip(MULTISURVEY_NAMES, [_render(entry["messages"]) for entry in lm.history], strict=True))[name]
+    path = GOLDEN_DIR / "multisurvey" / f"{name}.txt"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"No golden prompt {path}; run with UPDATE_GOLDEN=1 to create it."
+    assert text == path.read_text(encoding="utf-8")

@@ -1,11 +1,14 @@
-"""Schema-wide steps around a bulk load: empty the tables and drop secondary indexes, then analyze and count."""
+"""Schema-wide steps around a bulk load: empty the tables and drop secondary indexes; then index, analyze, count.
+
+Both replicas (the ZTF one in schema alerce, the multi-survey one in alerce_tap) load through them.
+"""
 
 import logging
 
 import psycopg
 from psycopg import sql
 
-__all__ = ["analyze", "prepare", "row_counts"]
+__all__ = ["analyze", "create_indexes", "prepare", "row_counts"]
 
 log = logging.getLogger(__name__)
 
@@ -16,6 +19,10 @@ WHERE c.relkind IN ('i', 'I')
   AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid)
   AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = c.oid)
 ORDER BY 1
+"""
+_UNPARTITIONED_TABLES = """
+SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = %s AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1
 """
 
 
@@ -45,6 +52,12 @@ def prepare(conn: psycopg.Connection, schema: str) -> list[tuple[str, str]]:
     return [(name, definition) for name, definition in indexes]
 
 
+def create_indexes(conn: psycopg.Connection, indexes: list[tuple[str, str]]) -> None:
+    """Create again the indexes `prepare` dropped, from their (name, definition) pairs."""
+    for _, definition in indexes:
+        conn.execute(definition)
+
+
 def analyze(conn: psycopg.Connection) -> None:
     """ANALYZE the database (outside a transaction)."""
     was_autocommit = conn.autocommit
@@ -56,7 +69,7 @@ def analyze(conn: psycopg.Connection) -> None:
 
 
 def row_counts(conn: psycopg.Connection, schema: str) -> dict[str, int]:
-    """Return the number of rows of each table of the schema."""
+    """Return the number of rows of each table of the schema (a partitioned table counts its partitions' rows)."""
     query = sql.SQL("SELECT count(*) FROM {}")
-    tables = _tables(conn, schema)
+    tables = [row[0] for row in conn.execute(_UNPARTITIONED_TABLES, (schema,)).fetchall()]
     return {table: conn.execute(query.format(sql.Identifier(schema, table))).fetchone()[0] for table in tables}
