@@ -8,6 +8,7 @@ import pytest
 
 from data.loader import load_dataset
 from engines.postgres import PostgresEngine, PostgresSettings
+from metric.gold_cache import GoldCache
 
 
 @pytest.fixture(scope="session")
@@ -21,3 +22,9 @@ def module_executor(tiny_dsn: str) -> Iterator[PostgresEngine]:
     """An PostgresEngine on the tiny database with a pool of 2, shared by a test module."""
     with PostgresEngine(PostgresSettings(dsn=tiny_dsn, timeout_s=10, pool_size=2)) as executor:
         yield executor
+
+
+@pytest.fixture(scope="module")
+def gold_cache(module_executor: PostgresEngine, tmp_path_factory: pytest.TempPathFactory) -> GoldCache:
+    """A gold cache on the module's executor, in a folder of its own."""
+    return GoldCache(module_executor, cache_dir=tmp_path_factory.mktemp("gold"), timeout_s=30)

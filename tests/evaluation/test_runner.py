@@ -1,7 +1,6 @@
 """Tests of evaluation.runner on the tiny database: golds score 1, broken predictions 0 with the right kinds."""
 
 import dataclasses
-import threading
 
 import pytest
 
@@ -9,34 +8,11 @@ from evaluation.checkpoint import Checkpoint
 from evaluation.item_record import ItemRecord
 from evaluation.predictions import Prediction
 from evaluation.runner import MISSING_MESSAGE, score_item, score_predictions
-from metric.gold_cache import GoldCache
 from metric.select_list import parse_select_list
+from tests.evaluation.counting_executor import CountingExecutor
 
 HEAVY_SQL = "SELECT count(*) FROM alerce.detection a CROSS JOIN alerce.detection b CROSS JOIN alerce.detection c"
 IDENTITY = {"database_fingerprint": "test", "timeout_s": 10}
-
-
-class CountingExecutor:
-    """Wrap an executor and record every SQL it runs."""
-
-    def __init__(self, executor):
-        self.executor = executor
-        self.catalog = executor.catalog
-        self.calls: list[str] = []
-        self._lock = threading.Lock()
-
-    def execute(self, sql, *, timeout_s=None):
-        with self._lock:
-            self.calls.append(sql)
-        return self.executor.execute(sql, timeout_s=timeout_s)
-
-    def fingerprint(self):
-        return self.executor.fingerprint()
-
-
-@pytest.fixture(scope="module")
-def gold_cache(module_executor, tmp_path_factory):
-    return GoldCache(module_executor, cache_dir=tmp_path_factory.mktemp("gold"), timeout_s=30)
 
 
 @pytest.fixture(scope="module")

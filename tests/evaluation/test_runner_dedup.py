@@ -1,7 +1,6 @@
 """Scoring a grid with repeated statements: each distinct (question, SQL) runs once, and no verdict changes."""
 
 import dataclasses
-import threading
 
 import pytest
 
@@ -10,8 +9,8 @@ from engines.errors import ExecutionError
 from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
 from evaluation.runner import GOLD_REUSE_SHARE, score_predictions
-from metric.gold_cache import GoldCache
 from metric.perfect_match import score_frames
+from tests.evaluation.counting_executor import CountingExecutor
 
 TIMEOUT_S = 10.0
 VERDICT_FIELDS = (
@@ -27,28 +26,6 @@ VERDICT_FIELDS = (
     "value_comparison",
     "is_missing",
 )
-
-
-class CountingExecutor:
-    """Wrap an executor and record every SQL it runs."""
-
-    def __init__(self, executor):
-        self.executor = executor
-        self.calls: list[str] = []
-        self._lock = threading.Lock()
-
-    def execute(self, sql, *, timeout_s=None):
-        with self._lock:
-            self.calls.append(sql)
-        return self.executor.execute(sql, timeout_s=timeout_s)
-
-    def fingerprint(self):
-        return self.executor.fingerprint()
-
-
-@pytest.fixture(scope="module")
-def gold_cache(module_executor, tmp_path_factory):
-    return GoldCache(module_executor, cache_dir=tmp_path_factory.mktemp("gold"), timeout_s=30)
 
 
 @pytest.fixture(scope="module")
