@@ -123,7 +123,11 @@ def _print_status() -> None:
 def _print_adql(file: str, catalog: str) -> int:
     from engines.adql import default_target, translate  # the entry point reaches into engines; db's modules do not
 
-    sql = sys.stdin.read() if file == "-" else Path(file).read_text()
+    try:
+        sql = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        print(f"error: cannot read the SQL from {file!r}: {getattr(err, 'strerror', None) or err}.", file=sys.stderr)
+        return 1
     try:
         translation = translate(check_sql(sql), default_target(catalog))
     except ExecutionError as err:

@@ -95,6 +95,16 @@ def test_db_adql_runs_the_guard_first(capsys, tmp_path):
     assert capsys.readouterr().err == "error: Only one SELECT or WITH statement is allowed, got DELETE.\n"
 
 
+def test_db_adql_names_a_file_it_cannot_read_in_one_line(capsys, tmp_path):
+    missing, not_utf8 = tmp_path / "missing.sql", tmp_path / "latin1.sql"
+    not_utf8.write_bytes(b"SELECT 'caf\xe9' AS oid")
+    assert db_main(["adql", str(missing)]) == 1
+    assert capsys.readouterr().err == f"error: cannot read the SQL from '{missing}': No such file or directory.\n"
+    assert db_main(["adql", str(not_utf8)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot read the SQL from '{not_utf8}': 'utf-8' codec") and err.count("\n") == 1
+
+
 @pytest.mark.parametrize("flag", ["-h", "--help"])
 @pytest.mark.parametrize("command", [["tap"], ["adql"]], ids=["tap", "adql"])
 def test_help_exits_0_with_examples(capsys, command, flag):
