@@ -5,7 +5,7 @@ from pathlib import Path
 
 import yaml
 
-from catalog.model import CATALOG_NAMES, Catalog, Classifier, Code, Column, ForeignKey, Index, Table
+from catalog.model import CATALOG_NAMES, Catalog, Classifier, Code, Column, ForeignKey, Index, ScopedRule, Table
 
 __all__ = ["load_catalog"]
 
@@ -38,6 +38,7 @@ def load_catalog(name: str = "ztf") -> Catalog:
         tables.append(table)
         by_name[table.name] = table
     classifiers = tuple(_build_classifier(entry) for entry in raw.get("classifiers", ()))
+    sql_rules = _render_rules(raw.get("sql_rules", ""), classifiers)
     return Catalog(
         name=raw["name"],
         schema=raw["schema"],
@@ -46,12 +47,40 @@ def load_catalog(name: str = "ztf") -> Catalog:
         categorical=tuple((table, column) for table, column in raw.get("categorical", ())),
         positions={table: (ra, dec) for table, ra, dec in raw.get("positions", ())},
         classifiers=classifiers,
-        sql_rules=_render_rules(raw.get("sql_rules", ""), classifiers),
+        sql_rules=sql_rules,
+        scoped_rules=tuple(_scoped_rule(entry, sql_rules, tables) for entry in raw.get("rule_scopes", ())),
         title=raw.get("title", ""),
         description=raw.get("description", ""),
         identifiers=tuple(raw.get("identifiers", ())),
         codes=tuple(Code(**{**entry, "scope": tuple(entry.get("scope", ()))}) for entry in raw.get("codes", ())),
     )
+
+
+def _scoped_rule(entry: dict, sql_rules: str, tables: list[Table]) -> ScopedRule:
+    """The rule of `sql_rules` that starts with ``entry["rule"]``, needed only with ``entry``'s tables, or columns
+    whose unit is one of ``entry["units"]``."""
+    found = [rule for rule in _rule_texts(sql_rules) if rule.startswith(f"- {entry['rule']}")]
+    if len(found) != 1:
+        raise ValueError(f"rule_scopes: {entry['rule']!r} starts {len(found)} rules, not one.")
+    units = set(entry.get("units", ()))
+    columns = {f"{table.name}.{column.name}" for table in tables for column in table.columns if column.unit in units}
+    return ScopedRule(found[0], frozenset(entry.get("tables", ())), frozenset(columns))
+
+
+def _rule_texts(sql_rules: str) -> list[str]:
+    """Split the rules into their "- " items, each with the indented lines under it.
+
+    Examples:
+        >>> _rule_texts("Rules:\n- one\n  more\n- two")
+        ['- one\n  more', '- two']
+    """
+    rules: list[str] = []
+    for line in sql_rules.splitlines():
+        if line.startswith("- "):
+            rules.append(line)
+        elif rules and line.startswith(" "):
+            rules[-1] += f"\n{line}"
+    return rules
 
 
 def _build_classifier(entry: dict) -> Classifier:

@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-__all__ = ["CATALOG_NAMES", "Catalog", "Classifier", "Code", "Column", "ForeignKey", "Index", "Table"]
+__all__ = ["CATALOG_NAMES", "Catalog", "Classifier", "Code", "Column", "ForeignKey", "Index", "ScopedRule", "Table"]
 
 CATALOG_NAMES = ("ztf", "multisurvey")
 """Catalogs the project knows, each described by ``catalog/<name>.yaml``."""
@@ -108,6 +108,25 @@ class Classifier:
 
 
 @dataclass(frozen=True)
+class ScopedRule:
+    """A prompt rule that only questions about some tables or columns need.
+
+    Attributes:
+        text: The rule as it stands in ``Catalog.sql_rules`` (its "- " line and the indented lines under it).
+        tables: Tables whose presence in the linked schema makes the rule apply.
+        columns: ``table.column`` names whose presence makes it apply.
+    """
+
+    text: str
+    tables: frozenset[str] = frozenset()
+    columns: frozenset[str] = frozenset()
+
+    def applies(self, tables: set[str], columns: set[str]) -> bool:
+        """Whether a schema linking these tables and ``table.column`` names needs the rule."""
+        return bool(self.tables & tables or self.columns & columns)
+
+
+@dataclass(frozen=True)
 class Code:
     """An integer column whose values are ids of a lookup table's names (``probability.class_id`` -> taxonomy).
 
@@ -141,6 +160,7 @@ class Catalog:
         positions: Per table, the (ra, dec) columns that carry a q3c index.
         classifiers: Classifiers whose class names the data stores as text (empty when classes are ids).
         sql_rules: The conventions the SQL-writing prompts quote for this catalog.
+        scoped_rules: The rules of `sql_rules` that a prompt needs only when its linked schema holds their tables.
         title: What the catalog holds, in a few words (the local TAP service's title).
         description: One sentence on the data (the local TAP service's description).
         identifiers: Columns that identify a result's rows, compared by row Perfect-Match, in priority order.
@@ -155,6 +175,7 @@ class Catalog:
     positions: dict[str, tuple[str, str]] = field(default_factory=dict)
     classifiers: tuple[Classifier, ...] = ()
     sql_rules: str = ""
+    scoped_rules: tuple[ScopedRule, ...] = ()
     title: str = ""
     description: str = ""
     identifiers: tuple[str, ...] = ()

@@ -5,7 +5,7 @@ from typing import Literal
 
 from catalog.model import Catalog, Table
 
-__all__ = ["Detail", "render_ddl", "render_schema_text", "render_table_catalog"]
+__all__ = ["Detail", "linked_names", "render_ddl", "render_schema_text", "render_table_catalog"]
 
 # Shorter spellings of DDL types for prompts (one token instead of two).
 _PROMPT_TYPES = {"double precision": "double"}
@@ -92,6 +92,26 @@ def render_schema_text(
             continue
         blocks.append(_table_text(catalog, table, wanted.get(table.name), detail))
     return "\n".join(blocks)
+
+
+def linked_names(schema_text: str) -> tuple[set[str], set[str]]:
+    """Read back the tables and ``table.column`` names a `render_schema_text` text shows.
+
+    Examples:
+        >>> tables, columns = linked_names("table object (key oid): objects\n  oid varchar\n  meanra double: deg")
+        >>> tables, sorted(columns)
+        ({'object'}, ['object.meanra', 'object.oid'])
+    """
+    tables: set[str] = set()
+    columns: set[str] = set()
+    table = None
+    for line in schema_text.splitlines():
+        if line.startswith("table "):
+            table = line[len("table ") :].split(" ", 1)[0].rstrip(":")
+            tables.add(table)
+        elif table and line.startswith("  ") and line.strip():
+            columns.add(f"{table}.{line.split()[0]}")
+    return tables, columns
 
 
 def _table_text(catalog: Catalog, table: Table, keep: set[str] | None, detail: Detail) -> str:

@@ -4,7 +4,7 @@ import dspy
 
 from catalog import load_catalog
 from modules.failures import FailureKind, StageFailure
-from modules.predictor import make_predictor
+from modules.predictor import make_predictor, rules_fitted_to
 from modules.stage_call import call_predictor
 from signatures import PlanQuery
 
@@ -18,6 +18,7 @@ class Decomposition(dspy.Module):
 
     def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
         super().__init__()
+        self.catalog = catalog
         self.predict = make_predictor(PlanQuery, reasoning, rules=load_catalog(catalog).sql_rules)
 
     def forward(self, question: str, knowledge: str, schema_text: str) -> dspy.Prediction:
@@ -26,8 +27,9 @@ class Decomposition(dspy.Module):
         Returns:
             A prediction with `plan` (list of non-empty step strings) and `failures`.
         """
+        fitted = rules_fitted_to(self.predict, load_catalog(self.catalog), schema_text)
         answer, failure = call_predictor(
-            STAGE, self.predict, question=question, knowledge=knowledge, schema_text=schema_text
+            STAGE, self.predict, question=question, knowledge=knowledge, schema_text=schema_text, **fitted
         )
         plan = [str(step).strip() for step in (answer.plan if answer else []) if str(step).strip()]
         if answer and not plan:

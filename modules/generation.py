@@ -5,7 +5,7 @@ import dspy
 from catalog import load_catalog
 from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
-from modules.predictor import make_predictor
+from modules.predictor import make_predictor, rules_fitted_to
 from modules.stage_call import call_predictor
 from signatures import GeneratePlannedSQL, GenerateSQL
 
@@ -19,6 +19,7 @@ class Generation(dspy.Module):
 
     def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
         super().__init__()
+        self.catalog = catalog
         rules = load_catalog(catalog).sql_rules
         self.direct = make_predictor(GenerateSQL, reasoning, rules=rules)
         self.planned = make_predictor(GeneratePlannedSQL, reasoning, rules=rules)
@@ -58,6 +59,7 @@ class Generation(dspy.Module):
         predictor = self.planned if plan else self.direct
         if step_by_step:
             predictor = _reasoning_copy(predictor)
+        inputs.update(rules_fitted_to(predictor, load_catalog(self.catalog), schema_text))
         answer, failure = call_predictor(STAGE, predictor, **inputs)
         sql = extract_sql(answer.sql) if answer else ""
         if answer and not sql:

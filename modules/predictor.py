@@ -2,7 +2,9 @@
 
 import dspy
 
-__all__ = ["make_predictor"]
+from catalog import Catalog, linked_names
+
+__all__ = ["make_predictor", "rules_fitted_to"]
 
 
 def make_predictor(signature: type[dspy.Signature], reasoning: bool, *, rules: str = "") -> dspy.Predict:
@@ -19,3 +21,18 @@ def make_predictor(signature: type[dspy.Signature], reasoning: bool, *, rules: s
         field = dspy.OutputField(desc="short step-by-step reasoning")
         signature = signature.prepend(name="reasoning", field=field, type_=str)
     return dspy.Predict(signature)
+
+
+def rules_fitted_to(predictor: dspy.Predict, catalog: Catalog, schema_text: str) -> dict[str, type[dspy.Signature]]:
+    """The call's signature without the catalog's scoped rules that the linked `schema_text` does not need.
+
+    Returns ``{"signature": ...}`` to pass with the call, or ``{}`` when every rule applies or the instructions no
+    longer hold the rules verbatim (an optimiser rewrote them): then the predictor's own signature is sent.
+    """
+    tables, columns = linked_names(schema_text)
+    instructions = predictor.signature.instructions
+    kept = instructions
+    for rule in catalog.scoped_rules:
+        if not rule.applies(tables, columns):
+            kept = kept.replace(f"\n{rule.text}", "", 1)
+    return {"signature": predictor.signature.with_instructions(kept)} if kept != instructions else {}
