@@ -71,8 +71,8 @@ def _rule_texts(sql_rules: str) -> list[str]:
     """Split the rules into their "- " items, each with the indented lines under it.
 
     Examples:
-        >>> _rule_texts("Rules:\n- one\n  more\n- two")
-        ['- one\n  more', '- two']
+        >>> _rule_texts("Rules:\\n- one\\n  more\\n- two")
+        ['- one\\n  more', '- two']
     """
     rules: list[str] = []
     for line in sql_rules.splitlines():

@@ -98,7 +98,7 @@ def linked_names(schema_text: str) -> tuple[set[str], set[str]]:
     """Read back the tables and ``table.column`` names a `render_schema_text` text shows.
 
     Examples:
-        >>> tables, columns = linked_names("table object (key oid): objects\n  oid varchar\n  meanra double: deg")
+        >>> tables, columns = linked_names("table object (key oid): objects\\n  oid varchar\\n  meanra double: deg")
         >>> tables, sorted(columns)
         ({'object'}, ['object.meanra', 'object.oid'])
     """
