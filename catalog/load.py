@@ -48,7 +48,9 @@ def load_catalog(name: str = "ztf") -> Catalog:
         positions={table: (ra, dec) for table, ra, dec in raw.get("positions", ())},
         classifiers=classifiers,
         sql_rules=sql_rules,
-        scoped_rules=tuple(_scoped_rule(entry, sql_rules, tables) for entry in raw.get("rule_scopes", ())),
+        scoped_rules=tuple(
+            rule for entry in raw.get("rule_scopes", ()) for rule in _scoped_rules(entry, sql_rules, tables)
+        ),
         title=raw.get("title", ""),
         description=raw.get("description", ""),
         identifiers=tuple(raw.get("identifiers", ())),
@@ -56,15 +58,22 @@ def load_catalog(name: str = "ztf") -> Catalog:
     )
 
 
-def _scoped_rule(entry: dict, sql_rules: str, tables: list[Table]) -> ScopedRule:
-    """The rule of `sql_rules` that starts with ``entry["rule"]``, needed only with ``entry``'s tables, or columns
-    whose unit is one of ``entry["units"]``."""
-    found = [rule for rule in _rule_texts(sql_rules) if rule.startswith(f"- {entry['rule']}")]
-    if len(found) != 1:
-        raise ValueError(f"rule_scopes: {entry['rule']!r} starts {len(found)} rules, not one.")
+def _scoped_rules(entry: dict, sql_rules: str, tables: list[Table]) -> list[ScopedRule]:
+    """The rules of `sql_rules` that start with one of ``entry["rules"]``, needed only with ``entry``'s tables (or
+    their partitions), or with columns whose unit is one of ``entry["units"]``."""
+    named = set(entry.get("tables", ()))
+    scope = frozenset(table.name for table in tables if table.name in named or table.partition_of in named)
     units = set(entry.get("units", ()))
-    columns = {f"{table.name}.{column.name}" for table in tables for column in table.columns if column.unit in units}
-    return ScopedRule(found[0], frozenset(entry.get("tables", ())), frozenset(columns))
+    columns = frozenset(
+        f"{table.name}.{column.name}" for table in tables for column in table.columns if column.unit in units
+    )
+    scoped, rules = [], _rule_texts(sql_rules)
+    for start in entry["rules"]:
+        found = [rule for rule in rules if rule.startswith(f"- {start}")]
+        if len(found) != 1:
+            raise ValueError(f"rule_scopes: {start!r} starts {len(found)} rules, not one.")
+        scoped.append(ScopedRule(found[0], scope, columns))
+    return scoped
 
 
 def _rule_texts(sql_rules: str) -> list[str]:
