@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-from replica.grounding.worlds import Cone, Diff, Link, RowRef, World
+from replica.grounding.diffs import apply_diffs
+from replica.grounding.worlds import Cone, Link, RowRef, World
 from replica.multisurvey.grounding.bind_tables import BINDERS, PER_ROW, bind_rows
 from replica.multisurvey.grounding.bodies import SOURCE_TABLES, bodies
 from replica.multisurvey.ids import designation_of
@@ -28,7 +29,7 @@ _ZTF_PREFIX = 1 << 55
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
     """Fill ``entity`` (spec, patches, alternating rows) from per-reference values and the world's links."""
     found = bodies(world)
-    _apply_diffs(by_ref, world.diffs)
+    apply_diffs(by_ref, world.diffs, is_span=_is_span, default=lambda _column: 15.0)
     spec = entity.spec
     if found.primary and all(ref.table in SOURCE_TABLES for ref in found.primary):
         entity.needs_object = False
@@ -53,20 +54,9 @@ def _columns(values: dict) -> dict:
     return {column: value for column, value in values.items() if not column.startswith("_")}
 
 
-def _apply_diffs(by_ref: dict[RowRef, dict], diffs: list[Diff]) -> None:
-    """Choose both columns of ``a - b op c``: a span for last - first MJDs, else b from a (default 15)."""
-    for diff in diffs:
-        (ref_a, col_a), (ref_b, col_b) = diff.left, diff.right
-        if "mjd" in col_a and "mjd" in col_b:
-            by_ref.setdefault(ref_a, {})["_span"] = diff.value * 1.5 + 10 if diff.op in (">", ">=") else None
-            continue
-        a = by_ref.setdefault(ref_a, {}).get(col_a, 15.0)
-        if not isinstance(a, int | float):
-            continue
-        margin = max(abs(diff.value) * 0.5, 0.05)
-        target = diff.value - margin if diff.op in ("<", "<=") else diff.value + margin
-        by_ref[ref_a][col_a] = a
-        by_ref.setdefault(ref_b, {})[col_b] = round(a - target, 4)
+def _is_span(left: str, right: str) -> bool:
+    """``a - b`` of two MJD columns: a time span."""
+    return "mjd" in left and "mjd" in right
 
 
 def _survey(refs: list[RowRef], by_ref: dict[RowRef, dict], oid) -> int:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from replica.grounding.worlds import Cone, Diff, RowRef, World
+from replica.grounding.diffs import apply_diffs
+from replica.grounding.worlds import Cone, RowRef, World
 from replica.synthetic import vocab
 from replica.synthetic.grounding.bind_probabilities import bind_probabilities
 
@@ -23,7 +24,7 @@ _ARCSEC = 1 / 3600
 
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
     """Fill ``entity`` (spec, patches, AllWISE sources) from per-reference column values and the world's diffs."""
-    _apply_diffs(by_ref, world.diffs)
+    apply_diffs(by_ref, world.diffs, is_span=_is_span, default=lambda column: _DEFAULTS.get(column, 0.5))
     _apply_counts(entity, world.counts)
     tables = {ref.table for ref in by_ref}
     state = {"mjd_hint": None, "features": False, "band": set()}
@@ -43,20 +44,9 @@ def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tu
     _finish(entity, state)
 
 
-def _apply_diffs(by_ref: dict[RowRef, dict], diffs: list[Diff]) -> None:
-    """Choose the right-hand value of ``a - b op c`` from the left one (span diffs are left to the binders)."""
-    for diff in diffs:
-        (ref_a, col_a), (ref_b, col_b) = diff.left, diff.right
-        if col_a in ("lastmjd", "mjd") and col_b in ("firstmjd", "mjd"):
-            by_ref.setdefault(ref_a, {})["_span"] = diff.value * 1.5 + 10 if diff.op in (">", ">=") else None
-            continue
-        a = by_ref.setdefault(ref_a, {}).get(col_a, _DEFAULTS.get(col_a, 0.5))
-        if not isinstance(a, int | float):
-            continue
-        margin = max(abs(diff.value) * 0.5, 0.05)
-        target = diff.value - margin if diff.op in ("<", "<=") else diff.value + margin
-        by_ref[ref_a][col_a] = a
-        by_ref.setdefault(ref_b, {})[col_b] = round(a - target, 4)
+def _is_span(left: str, right: str) -> bool:
+    """``lastmjd - firstmjd`` (or of detection MJDs): a time span."""
+    return left in ("lastmjd", "mjd") and right in ("firstmjd", "mjd")
 
 
 def _apply_counts(entity, counts: list[tuple[RowRef, str, float]]) -> None:
