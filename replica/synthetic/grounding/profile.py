@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from catalog import load_catalog
 from replica.grounding.entity import Entity
 from replica.grounding.profile import Profile
 from replica.synthetic.grounding.bind import bind_values
@@ -34,7 +35,7 @@ def _unmakeable(entity: Entity) -> str | None:
 
 ZTF_PROFILE = Profile(
     catalog="ztf",
-    schema="alerce",
+    schema=load_catalog("ztf").schema,
     identity=frozenset({"oid"}),
     per_row=frozenset({"dataquality", "non_detection", "forced_photometry", "detection"}),
     classifier_column="classifier_name",
