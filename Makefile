@@ -7,6 +7,8 @@ PY := $(VENV)/bin/python
 QUESTION ?= How many objects have more than 50 detections?
 MODEL ?=
 SYSTEM_PACKAGES ?=
+# Test workers: one per core (most tests wait on servers, not on the CPU); TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= auto
 
 .PHONY: setup demo test lint
 
@@ -21,7 +23,7 @@ demo: setup
 	$(PY) -m ask "$(QUESTION)" $(if $(MODEL),--model $(MODEL))
 
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 lint: setup
 	$(PY) -m ruff check .

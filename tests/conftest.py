@@ -12,7 +12,12 @@ Opt-in markers (slow, local_model, llm, wheel_server) run only when ``-m`` names
 
 Environment:
     ALERCE_T2S_TEST_DATA_DIR: reuse this data folder between runs (keeps built databases; the server is still
-        stopped at the end of each run).
+        stopped at the end of each run); in a parallel run each worker has its own folder inside it.
+
+Parallel runs (``pytest -n 2``, as ``make test`` runs): each worker starts its own servers. The tests that use
+the local DaCHS (fixture ``tap_url``) run first and on one worker, since the machine has one DaCHS and a run holds
+it alone: the controller of a parallel run sees only node ids, so such tests live in modules with ``tap`` in their
+file name (checked at collection).
 """
 
 from __future__ import annotations
@@ -84,9 +89,37 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def uses_local_dachs(nodeid: str) -> bool:
+    """Whether the test of `nodeid` may use the local DaCHS (its module's file name holds ``tap``)."""
+    return "tap" in Path(nodeid.split("::", 1)[0]).name
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """Under ``-n``: modules go to workers as they free up, and every module of the local DaCHS to one worker."""
+    if config.getvalue("dist") not in ("load", "loadscope"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # keep the collection order: the local DaCHS's modules first
+
+    class OneWorkerForDachs(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "local DaCHS" if uses_local_dachs(nodeid) else super()._split_scope(nodeid)
+
+    return OneWorkerForDachs(config, log)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark tests by the outside data their fixtures hand out (before ``-m`` selects); drop opt-in tests not asked."""
+    """Mark tests by the outside data their fixtures hand out (before ``-m`` selects); drop opt-in tests not asked.
+
+    The tests of the local DaCHS go first (the longest share of a parallel run's work that one worker must do).
+    """
+    for item in items:
+        if "tap_url" in getattr(item, "fixturenames", ()) and not uses_local_dachs(item.nodeid):
+            raise pytest.UsageError(f"{item.nodeid} uses the local DaCHS: move it to a module with 'tap' in its name")
+    items.sort(key=lambda item: not uses_local_dachs(item.nodeid))
     for item in items:
         for fixture, marker in FIXTURE_MARKERS.items():
             if fixture in getattr(item, "fixturenames", ()):
@@ -157,7 +190,8 @@ def pg_server(request: pytest.FixtureRequest) -> Iterator[ServerSettings]:
         with contextlib.suppress(DataError):
             dev_csv = local_dev_csv()
     persistent = os.environ.get("ALERCE_T2S_TEST_DATA_DIR")
-    data_dir = Path(persistent) if persistent else Path(tempfile.mkdtemp(prefix="alerce-t2s-test-"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    data_dir = Path(persistent) / worker if persistent else Path(tempfile.mkdtemp(prefix="alerce-t2s-test-"))
     ground = grounding_files(dev_csv) if dev_csv else ()
     settings = ServerSettings(data_dir=data_dir, port=free_port(), scale="tiny", seed=0, ground=ground)
     try:

@@ -8,6 +8,7 @@ import pytest
 from benchmarks.tap import same_result
 from catalog import load_catalog
 from data.loader import example_set, load_dataset
+from db.tap.server import SYNC_LIMIT_S
 from engines import PostgresEngine, TapSettings
 from engines.errors import ExecutionError
 from engines.postgres import PostgresSettings
@@ -28,7 +29,9 @@ EXPECTED_EXCEPTIONS = {
 
 @pytest.fixture(scope="module")
 def tap(tap_url):
-    with TapEngine(TapSettings(url=tap_url, timeout_s=30, catalog="multisurvey")) as engine:
+    # At the service's own sync limit, queries run in sync mode (fast); jobs cost DaCHS a process each (about 1 s).
+    settings = TapSettings(url=tap_url, timeout_s=SYNC_LIMIT_S, sync_limit_s=SYNC_LIMIT_S, catalog="multisurvey")
+    with TapEngine(settings) as engine:
         yield engine
 
 
