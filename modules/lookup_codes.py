@@ -71,19 +71,21 @@ class CodeNames:
         return all(scope.get(column, value) == value for column, value in zip(self.code.scope, values, strict=True))
 
 
-def read_code_names(catalog: Catalog, frame_of: Callable[[str, str], pd.DataFrame | None]) -> dict:
+def read_code_names(catalog: Catalog, frames_of: Callable[[list[tuple[str, str]]], list[pd.DataFrame | None]]) -> dict:
     """Read the lookup of each code column of `catalog`; return {(table, column): CodeNames}.
 
     Args:
         catalog: Declares the code columns.
-        frame_of: Runs a query on the database and returns its rows, or None when it could not (then that code is
-            left out); the second argument names the table read, for the caller's bookkeeping.
+        frames_of: Runs (sql, table) queries on the database and returns their rows in order, None for a query that
+            could not run (then that code is left out); the table names the table read, for the caller's bookkeeping.
     """
+    columns_of = [[code.id, code.name, *code.scope] for code in catalog.codes]
+    queries = [
+        (f"SELECT {', '.join(columns)} FROM {code.lookup} GROUP BY {', '.join(columns)}", code.lookup)
+        for code, columns in zip(catalog.codes, columns_of, strict=True)
+    ]
     found = {}
-    for code in catalog.codes:
-        columns = [code.id, code.name, *code.scope]
-        listed = ", ".join(columns)
-        frame = frame_of(f"SELECT {listed} FROM {code.lookup} GROUP BY {listed}", code.lookup)
+    for code, columns, frame in zip(catalog.codes, columns_of, frames_of(queries), strict=True):
         if frame is None or not set(columns) <= set(frame.columns):
             continue
         rows = frame.dropna(subset=[code.id, code.name])

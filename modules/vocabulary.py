@@ -3,7 +3,8 @@
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -75,6 +76,11 @@ def clear_cache() -> None:
         _CACHE.clear()
 
 
+_AT_ONCE = 4
+"""Most vocabulary queries run at once (fewer when the engine's concurrency is lower): a TAP service runs each as a
+job of its own, whose round trips otherwise add up; a few at once keep a live database's large scans bearable."""
+
+
 class _Reader:
     """Runs the vocabulary queries within an overall time budget; a failed or unaffordable query reads nothing."""
 
@@ -82,6 +88,18 @@ class _Reader:
         self.engine, self.timeout_s = engine, timeout_s
         self.deadline = time.monotonic() + budget_s
         self.skipped: list[str] = []
+        self.at_once = min(_AT_ONCE, engine.concurrency or _AT_ONCE)
+
+    def frames(self, queries: Sequence[tuple[str, str]]) -> list[pd.DataFrame | None]:
+        """Run (sql, table) `queries` a few at once; return their frames in order (see `frame`)."""
+        return self.map(lambda query: self.frame(*query), queries)
+
+    def map(self, read: Callable, items: Sequence) -> list:
+        """Apply `read` to `items` a few at once; return the results in order."""
+        if len(items) <= 1 or self.at_once <= 1:
+            return [read(item) for item in items]
+        with ThreadPoolExecutor(max_workers=min(self.at_once, len(items))) as pool:
+            return list(pool.map(read, items))
 
     def frame(self, sql: str, table: str) -> pd.DataFrame | None:
         remaining = self.deadline - time.monotonic()
@@ -110,7 +128,7 @@ def _read_table(reader: _Reader, table: str, columns: list[str], max_values: int
     frame = reader.frame(f"SELECT {listed} FROM {table} GROUP BY {listed} LIMIT {limit + 1}", table)
     if frame is None or len(frame) <= limit:
         return frame
-    parts = [reader.frame(f"SELECT {c} FROM {table} GROUP BY {c} LIMIT {max_values + 1}", table) for c in columns]
+    parts = reader.frames([(f"SELECT {c} FROM {table} GROUP BY {c} LIMIT {max_values + 1}", table) for c in columns])
     read = [part for part in parts if part is not None]
     return pd.concat(read, ignore_index=True) if read else None
 
@@ -126,7 +144,8 @@ def read_vocabulary(
     """Read the categorical columns' values from the database, or return them from the cache of its fingerprint.
 
     One query per table reads the distinct combinations of its categorical columns (class names per classifier
-    and version come from the same rows), and one per lookup table the names of the catalog's code columns. A
+    and version come from the same rows), and one per lookup table the names of the catalog's code columns, a few
+    at once (at most the engine's ``concurrency``). A
     table or column the database lacks is skipped, and so is a column with more than ``max_values`` values;
     tables left when ``budget_s`` is spent are skipped with a warning.
 
@@ -151,8 +170,9 @@ def read_vocabulary(
         by_table.setdefault(table, []).append(column)
     values: dict[tuple[str, str], frozenset[str]] = {}
     classes: dict[tuple[str, str, str], frozenset[str]] = {}
-    for table, columns in by_table.items():
-        frame = _read_table(reader, table, columns, max_values)
+    tables = list(by_table.items())
+    frames = reader.map(lambda item: _read_table(reader, *item, max_values), tables)
+    for (table, columns), frame in zip(tables, frames, strict=True):
         if frame is None:
             continue
         for column in columns:
@@ -162,9 +182,11 @@ def read_vocabulary(
         if set(_CLASS_KEY) <= set(frame.columns):
             for (name, version), group in frame.dropna(subset=list(_CLASS_KEY)).groupby(list(_CLASS_KEY[:2])):
                 classes[(table, str(name), str(version))] = _distinct(group, "class_name")
-    codes = read_code_names(catalog, reader.frame)
+    codes = read_code_names(catalog, reader.frames)
     if reader.skipped:
-        logger.warning("vocabulary read stopped after %.0f s; tables skipped: %s", budget_s, ", ".join(reader.skipped))
+        read_order = [*by_table, *(code.lookup for code in catalog.codes)]
+        skipped = ", ".join(table for table in dict.fromkeys(read_order) if table in reader.skipped)
+        logger.warning("vocabulary read stopped after %.0f s; tables skipped: %s", budget_s, skipped)
     vocabulary = Vocabulary(values, classes, codes)
     with _LOCK:
         _CACHE[key] = vocabulary

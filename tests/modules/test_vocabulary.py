@@ -2,6 +2,8 @@
 
 import logging
 import re
+import threading
+import time
 
 import pandas as pd
 import pytest
@@ -35,9 +37,15 @@ class _Result:
 
 
 class FakeEngine:
-    """Answers GROUP BY queries from `TABLES`; other tables do not exist. Records each query and its timeout."""
+    """Answers GROUP BY queries from `TABLES`; other tables do not exist. Records each query and its timeout.
 
-    def __init__(self, fingerprint: str, tables: dict[str, pd.DataFrame] | None = None) -> None:
+    It runs one statement at a time (``concurrency``), so the queries come in the catalog's order.
+    """
+
+    def __init__(
+        self, fingerprint: str, tables: dict[str, pd.DataFrame] | None = None, concurrency: int | None = 1
+    ) -> None:
+        self.concurrency = concurrency
         self._fingerprint = fingerprint
         self.tables = TABLES if tables is None else tables
         self.queries: list[tuple[str, float | None]] = []
@@ -109,6 +117,35 @@ def test_the_time_budget_bounds_every_query_and_skips_what_is_left(caplog):
         vocabulary = read_vocabulary(FakeEngine("db-2"), budget_s=0.0)
     assert vocabulary.values == {}
     assert "vocabulary read stopped after 0 s; tables skipped: probability, lc_classifier" in caplog.text
+
+
+class _SlowEngine(FakeEngine):
+    """Takes 0.1 s per query and counts how many run at once."""
+
+    def __init__(self, concurrency: int | None) -> None:
+        super().__init__("slow", concurrency=concurrency)
+        self.running, self.most_at_once = 0, 0
+        self._lock = threading.Lock()
+
+    def execute(self, sql: str, *, timeout_s: float | None = None) -> _Result:
+        with self._lock:
+            self.running += 1
+            self.most_at_once = max(self.most_at_once, self.running)
+        try:
+            time.sleep(0.1)
+            return super().execute(sql, timeout_s=timeout_s)
+        finally:
+            with self._lock:
+                self.running -= 1
+
+
+@pytest.mark.parametrize(("concurrency", "expected"), [(None, 4), (2, 2), (1, 1)])
+def test_a_few_queries_run_at_once_but_never_more_than_the_engine_runs(concurrency, expected):
+    engine = _SlowEngine(concurrency)
+    vocabulary = read_vocabulary(engine, max_values=20)
+    assert engine.most_at_once == expected
+    clear_cache()
+    assert read_vocabulary(FakeEngine("sequential"), max_values=20) == vocabulary
 
 
 def test_read_vocabulary_is_cached_per_fingerprint():
