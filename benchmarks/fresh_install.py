@@ -123,18 +123,20 @@ def require_tool(name: str) -> None:
         raise FreshInstallError(f"'{name}' is not installed here")
 
 
+async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+    """Copy `source` to `sink` until either side closes."""
+    try:
+        while data := await source.read(65536):
+            sink.write(data)
+            await sink.drain()
+    except (ConnectionError, asyncio.CancelledError):
+        pass
+    finally:
+        sink.close()
+
+
 async def serve_registry_proxy(path: str, allowed: set[str]) -> None:
     """An HTTP proxy on a Unix socket that connects only to the allowed hosts (CONNECT, or absolute-form for http)."""
-
-    async def pipe(reader, writer):
-        try:
-            while data := await reader.read(65536):
-                writer.write(data)
-                await writer.drain()
-        except (ConnectionError, asyncio.CancelledError):
-            pass
-        finally:
-            writer.close()
 
     async def handle(reader, writer):
         try:
@@ -161,7 +163,7 @@ async def serve_registry_proxy(path: str, allowed: set[str]) -> None:
             await writer.drain()
         else:
             up_writer.write(rest)
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
 
     server = await asyncio.start_unix_server(handle, path)
     async with server:
@@ -177,18 +179,7 @@ async def forward_port_to_socket(port: int, path: str) -> None:
         except OSError:
             writer.close()
             return
-
-        async def pipe(source, sink):
-            try:
-                while data := await source.read(65536):
-                    sink.write(data)
-                    await sink.drain()
-            except (ConnectionError, asyncio.CancelledError):
-                pass
-            finally:
-                sink.close()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
 
     server = await asyncio.start_server(handle, "127.0.0.1", port)
     async with server:
