@@ -78,6 +78,11 @@ class GatedEngine(ForwardingEngine):
         super().__init__(inner)
         self.gate = gate
 
+    @property
+    def concurrency(self) -> int:
+        """Most statements one client runs at once: its share of the gate (more would wait for a slot)."""
+        return self.gate.per_client
+
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
         """Run `sql` on the wrapped engine once the client has a slot.
 
