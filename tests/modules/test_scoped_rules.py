@@ -1,5 +1,7 @@
 """Rules scoped to tables: generation and decomposition send a catalog rule only when the linked schema needs it."""
 
+import dataclasses
+
 import dspy
 import pytest
 
@@ -86,10 +88,54 @@ def test_instructions_an_optimiser_rewrote_are_sent_as_they_are():
 
 
 def test_a_catalog_without_scopes_sends_every_rule():
-    multisurvey = load_catalog("multisurvey")
+    multisurvey = dataclasses.replace(load_catalog("multisurvey"), scoped_rules=())
     predictor = make_predictor(GenerateSQL, False, rules=multisurvey.sql_rules)
     schema = render_schema_text(multisurvey, ["object"], {"object": ["oid", "sid"]})
-    assert multisurvey.scoped_rules == () and rules_fitted_to(predictor, multisurvey, schema) == {}
+    assert rules_fitted_to(predictor, multisurvey, schema) == {}
+
+
+MULTISURVEY_RULE_STARTS = {
+    "classifiers": "- Classifiers (LSST stamp classifiers",
+    "ranking": '- "Classified as"',
+    "detections": "- Detections: detection has",
+    "bands": "- Band codes",
+    "fluxes": "- Fluxes are nJy",
+    "dia_object": "- lsst_dia_object is the latest",
+    "solar_system": "- Solar system (sid 2)",
+    "feature": "- feature is long format",
+    "xmatch": "- xmatch.oid_catalog is text",
+    "positions": "- Positions and radii",
+}
+
+
+@pytest.mark.parametrize(
+    ("columns", "expected"),
+    [
+        ({"object": ["oid", "sid", "n_det"]}, set()),
+        ({"object": ["oid", "sid", "meanra", "meandec"]}, {"positions"}),
+        (
+            {"object": ["oid", "sid"], "probability": ["oid", "class_id"], "taxonomy": ["class_name"]},
+            {"classifiers", "ranking"},
+        ),
+        (
+            {"detection": ["oid", "sid", "band"], "lsst_detection": ["oid", "psfflux"]},
+            {"detections", "bands", "fluxes"},
+        ),
+        ({"object": ["oid", "sid"], "lsst_mpc_orbits": ["ssobjectid", "designation"]}, {"solar_system"}),
+        (
+            {"xmatch": ["oid", "oid_catalog"], "gaiadr3_source": ["oid_catalog", "phot_g_mean_flux"]},
+            {"xmatch", "fluxes"},
+        ),
+    ],
+    ids=["object", "cone", "classes", "photometry", "solar system", "crossmatch"],
+)
+def test_multisurvey_generation_sends_the_rules_its_linked_tables_need(columns, expected):
+    multisurvey = load_catalog("multisurvey")
+    predictor = make_predictor(GenerateSQL, False, rules=multisurvey.sql_rules)
+    schema = render_schema_text(multisurvey, list(columns), columns)
+    sent = rules_fitted_to(predictor, multisurvey, schema)["signature"].instructions
+    assert {name for name, start in MULTISURVEY_RULE_STARTS.items() if start in sent} == expected
+    assert "- An object is the pair (oid, sid)" in sent and "- Use only tables and columns of the schema." in sent
 
 
 def test_linked_names_reads_back_what_the_schema_text_shows():
