@@ -2,8 +2,6 @@
 
 import logging
 import re
-import threading
-import time
 
 import pandas as pd
 import pytest
@@ -11,6 +9,7 @@ import pytest
 from catalog import load_catalog
 from engines.errors import ErrorKind, ExecutionError
 from modules.vocabulary import clear_cache, linked_values_text, read_vocabulary
+from tests.at_once import AtOnce
 
 _QUERY = re.compile(r"SELECT (?P<columns>.+) FROM (?P<table>\w+) GROUP BY .+ LIMIT (?P<limit>\d+)")
 
@@ -120,30 +119,22 @@ def test_the_time_budget_bounds_every_query_and_skips_what_is_left(caplog):
 
 
 class _SlowEngine(FakeEngine):
-    """Takes 0.1 s per query and counts how many run at once."""
+    """Takes 0.1 s per query; counts how many run at once."""
 
     def __init__(self, concurrency: int | None) -> None:
         super().__init__("slow", concurrency=concurrency)
-        self.running, self.most_at_once = 0, 0
-        self._lock = threading.Lock()
+        self.at_once = AtOnce()
 
     def execute(self, sql: str, *, timeout_s: float | None = None) -> _Result:
-        with self._lock:
-            self.running += 1
-            self.most_at_once = max(self.most_at_once, self.running)
-        try:
-            time.sleep(0.1)
+        with self.at_once.call():
             return super().execute(sql, timeout_s=timeout_s)
-        finally:
-            with self._lock:
-                self.running -= 1
 
 
 @pytest.mark.parametrize(("concurrency", "expected"), [(None, 4), (2, 2), (1, 1)])
 def test_a_few_queries_run_at_once_but_never_more_than_the_engine_runs(concurrency, expected):
     engine = _SlowEngine(concurrency)
     vocabulary = read_vocabulary(engine, max_values=20)
-    assert engine.most_at_once == expected
+    assert engine.at_once.most == expected
     clear_cache()
     assert read_vocabulary(FakeEngine("sequential"), max_values=20) == vocabulary
 

@@ -1,14 +1,12 @@
 """The workbench's query gate: each client's share of the engine, and what the program reads through it."""
 
-import threading
-import time
-
 import pandas as pd
 
 from engines.engine import Result
 from engines.fake import FakeEngine
 from modules.vocabulary import clear_cache, read_vocabulary
 from serve.gate import QUERIES_WITHOUT_A_POOL, gated
+from tests.at_once import AtOnce
 
 
 class _SlowEngine(FakeEngine):
@@ -16,22 +14,14 @@ class _SlowEngine(FakeEngine):
 
     def __init__(self, concurrency: int | None) -> None:
         self.concurrency = concurrency
-        self.running, self.most_at_once = 0, 0
-        self._lock = threading.Lock()
+        self.at_once = AtOnce()
 
     def fingerprint(self) -> str:
         return f"slow-{self.concurrency}"
 
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
-        with self._lock:
-            self.running += 1
-            self.most_at_once = max(self.most_at_once, self.running)
-        try:
-            time.sleep(0.1)
+        with self.at_once.call():
             return Result(frame=pd.DataFrame({"unused": []}), elapsed_s=0.1, truncated=False)
-        finally:
-            with self._lock:
-                self.running -= 1
 
 
 def test_a_gated_engine_runs_for_one_client_what_its_share_allows():
@@ -43,5 +33,5 @@ def test_the_vocabulary_read_through_a_gate_never_waits_for_a_slot():
     clear_cache()
     inner = _SlowEngine(None)
     read_vocabulary(gated(inner, wait_s=0.0))  # a query over the client's share would be refused as busy at once
-    assert inner.most_at_once == QUERIES_WITHOUT_A_POOL - 1
+    assert inner.at_once.most == QUERIES_WITHOUT_A_POOL - 1
     clear_cache()
