@@ -114,8 +114,6 @@ def prepare_image(image: Path, suite: str, mirror: str) -> None:
     for certificate in Path("/usr/local/share/ca-certificates").glob("*"):
         shutil.copy(certificate, image / "usr/local/share/ca-certificates")
     shutil.copy("/etc/ssl/certs/ca-certificates.crt", image / "etc/ssl/certs/ca-certificates.crt")
-    for folder in host_mounts():
-        (image / str(folder).lstrip("/")).mkdir(parents=True, exist_ok=True)
 
 
 def require_tool(name: str) -> None:
@@ -199,7 +197,8 @@ def inside(root: Path, mounts: list[Path]) -> int:
         subprocess.run(["mount", "--bind", "-o", "ro", str(folder), str(target)], check=True)
     socket_path = str(root / "run/registries.sock")
     threading.Thread(target=asyncio.run, args=(forward_port_to_socket(PROXY_PORT, socket_path),), daemon=True).start()
-    python_bin = [f"{folder}/shims:{folder}/bin" for folder in mounts if (folder / "shims").is_dir()]
+    pyenv = next((folder for folder in mounts if (folder / "shims").is_dir()), None)
+    python_bin = [f"{pyenv}/shims", f"{pyenv}/bin"] if pyenv else []
     environment = {
         "HOME": "/root",
         "LANG": "C.UTF-8",
@@ -211,8 +210,8 @@ def inside(root: Path, mounts: list[Path]) -> int:
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "PIP_PROXY": f"http://127.0.0.1:{PROXY_PORT}",
     }
-    if python_bin:
-        environment["PYENV_ROOT"] = python_bin[0].split(":")[0].removesuffix("/shims")
+    if pyenv:
+        environment["PYENV_ROOT"] = str(pyenv)
     command = (root / "work/ci/command").read_text()
     started = time.monotonic()
     status = subprocess.run(
@@ -266,8 +265,6 @@ def phase_times(which: str, lines: list[tuple[float, str]], end: float) -> dict[
 
 def run(which: str, image: Path, workdir: Path, ref: str, shared: Path, keep: bool) -> dict:
     """One timed fresh run; returns its JSON record."""
-    if os.geteuid() != 0:
-        raise FreshInstallError("a fresh run needs root (chroot, namespaces, mounts)")
     for tool in ("unshare", "mount", "ip", "chroot", "git"):
         require_tool(tool)
     if not (image / "usr/bin").is_dir():
@@ -370,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.inside:
         return inside(Path(args.inside[0]), [Path(p) for p in args.inside[1:]])
     try:
+        if os.geteuid() != 0:
+            raise FreshInstallError("preparing an image and a fresh run need root (chroot, namespaces, mounts)")
         if args.prepare:
             prepare_image(args.prepare, args.suite, args.mirror)
             return 0
