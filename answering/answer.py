@@ -11,6 +11,7 @@ from answering.astro_table import astropy_table, source_columns
 from answering.errors import AnsweringError
 from answering.lightcurve import object_figure
 from answering.sky import COORDINATE_PAIRS, coordinate_columns, plot_sky
+from answering.votable import write_votable
 
 if TYPE_CHECKING:
     import astropy.table
@@ -102,7 +103,7 @@ class Answer:
     def to_votable(self, path: str | Path) -> Path:
         """Write ``table`` as a VOTable file (replacing it) and return its path."""
         path = Path(path)
-        self.table.write(path, format="votable", overwrite=True)
+        write_votable(self.table, path)
         return path
 
     def plot_sky(self, *, projection: str = "aitoff") -> Figure:

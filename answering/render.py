@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from answering.cells import plain_value
+from answering.cells import csv_safe, plain_value
+from answering.votable import write_votable
 from modules.date_calendar import iso_text
 from modules.explanation import render_explanation
 
@@ -97,17 +98,32 @@ def _footer(shown: int, total: int, truncated: bool) -> str:
 
 
 def render_csv(frame: pd.DataFrame, *, limit: int | None = None) -> str:
-    """Render rows as CSV with a header line; NULL is an empty field."""
+    """Render rows as CSV with a header line; NULL is an empty field.
+
+    Text (labels too) that a spreadsheet would run as a formula gets a leading ``'`` (``cells.csv_safe``).
+    """
     shown = frame if limit is None else frame.head(limit)
+    if len(shown.columns):
+        safe = [values.map(csv_safe) if _holds_text(values) else values for _, values in shown.items()]
+        shown = pd.concat(safe, axis=1, ignore_index=True).set_axis([csv_safe(str(c)) for c in shown.columns], axis=1)
+    # Python's csv quotes a field only for the characters of its line terminator: with "\n" alone, a "\r" in a
+    # value would end the row for a spreadsheet, and what follows would be a new, unneutralised cell.
+    carriage_return = any("\r" in str(label) for label in shown.columns) or any(
+        values.astype(str).str.contains("\r", regex=False).any() for _, values in shown.items() if _holds_text(values)
+    )
     buffer = io.StringIO()
-    shown.to_csv(buffer, index=False, lineterminator="\n")
+    shown.to_csv(buffer, index=False, lineterminator="\r\n" if carriage_return else "\n")
     return buffer.getvalue()
+
+
+def _holds_text(values: pd.Series) -> bool:
+    return values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
 
 
 def render_votable(answer: Answer) -> str:
     """Render the rows as a VOTable document (``Answer.table``: catalog units and descriptions, NULLs masked)."""
     buffer = io.BytesIO()
-    answer.table.write(buffer, format="votable")
+    write_votable(answer.table, buffer)
     return buffer.getvalue().decode()
 
 
