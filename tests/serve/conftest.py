@@ -131,3 +131,11 @@ def serving(bench: Workbench) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def flooding_answer(call) -> str:
+    """Questions that say "slow" get SLOW_SQL (and so do their corrections), the others ``SELECT 1 AS n``."""
+    slow = "slow" in call.user.lower()
+    fields = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
+    fields |= {"difficulty": {"difficulty": "simple"}, "explanation": EXPLANATION}
+    return render_answer(fields.get(call.stage, {"sql": SLOW_SQL if slow else "SELECT 1 AS n"}))
