@@ -7,7 +7,8 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answering.astro_table import astropy_table, source_columns
+from answering.astro_table import astropy_table
+from answering.columns import ColumnInfo, result_columns, source_columns
 from answering.errors import AnsweringError
 from answering.lightcurve import object_figure
 from answering.sky import COORDINATE_PAIRS, coordinate_columns, plot_sky
@@ -90,6 +91,16 @@ class Answer:
     def is_answered(self) -> bool:
         """Tell whether the final SQL ran (even with no rows)."""
         return self.frame is not None
+
+    @functools.cached_property
+    def columns(self) -> list[ColumnInfo]:
+        """Each result column's name, datatype, unit, UCD and description (None on computed columns).
+
+        Raises:
+            AnsweringError: The question was not answered (no rows).
+        """
+        labels = [str(label) for label in self._answered_frame().columns]
+        return result_columns(self.sql, labels, catalog=self.catalog)
 
     @functools.cached_property
     def table(self) -> astropy.table.Table:

@@ -1,59 +1,22 @@
-"""Turn a result frame into an astropy Table whose columns carry the catalog's units and descriptions."""
+"""Turn a result frame into an astropy Table whose columns carry the catalog's units, UCDs and descriptions."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import sqlglot
-from sqlglot import exp
-
 from answering.cells import plain_value, unique_labels
-from catalog import Column, load_catalog
+from answering.columns import result_columns
 
 if TYPE_CHECKING:
     import pandas as pd
     from astropy.table import Table
 
-__all__ = ["astropy_table", "source_columns"]
-
-
-def source_columns(sql: str, labels: list[str], *, catalog: str = "ztf") -> list[Column | None]:
-    """Find the catalog column behind each result label of `sql`: a plain (possibly aliased) column of a table.
-
-    Labels of computed expressions (``count(*)``, ``avg(magpsf)``) and of unparsable SQL get None, as do names
-    that no table of the query has.
-
-    Examples:
-        >>> [c.unit if c else None for c in source_columns(
-        ...     "SELECT o.oid, o.meanra AS ra, d.magpsf, count(*) AS n FROM object o JOIN detection d USING (oid)",
-        ...     ["oid", "ra", "magpsf", "n"])]
-        [None, 'deg', 'mag', None]
-    """
-    try:
-        tree = sqlglot.parse_one(sql, read="postgres")
-    except sqlglot.errors.SqlglotError:
-        return [None] * len(labels)
-    select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
-    if select is None:
-        return [None] * len(labels)
-    tables = {}
-    for table in select.find_all(exp.Table):
-        found = load_catalog(catalog).table(table.name)
-        if found is not None:
-            tables[table.alias_or_name.lower()] = found
-    by_label: dict[str, Column | None] = {}
-    for projection in select.expressions:
-        column = projection.this if isinstance(projection, exp.Alias) else projection
-        if not isinstance(column, exp.Column) or isinstance(column.this, exp.Star):
-            continue
-        owners = [tables[column.table.lower()]] if column.table.lower() in tables else list(tables.values())
-        found = next((t.column(column.name) for t in owners if t.column(column.name) is not None), None)
-        by_label.setdefault(projection.alias_or_name.lower(), found)
-    return [by_label.get(str(label).lower()) for label in labels]
+__all__ = ["astropy_table"]
 
 
 def astropy_table(frame: pd.DataFrame, sql: str, service_table: Table | None = None, *, catalog: str = "ztf") -> Table:
-    """Build the result as an astropy Table: NULLs masked, catalog units and descriptions on plain columns.
+    """Build the result as an astropy Table: NULLs masked, catalog unit, description and ``meta["ucd"]`` on plain
+    columns (``answering.columns``); computed columns carry none.
 
     Args:
         frame: The result rows (labels may repeat; repeats get a ``_`` suffix, as DaCHS names them).
@@ -68,14 +31,14 @@ def astropy_table(frame: pd.DataFrame, sql: str, service_table: Table | None = N
     from astropy.table import Table  # astropy loads only when a table is asked for
 
     table = service_table.copy() if service_table is not None else _table_from_frame(frame)
-    sources = source_columns(sql, [str(label) for label in frame.columns], catalog=catalog)
-    for name, column in zip(table.colnames, sources, strict=False):
-        if column is None:
-            continue
-        if column.unit and table[name].unit is None:
-            table[name].unit = column.unit
-        if not table[name].description:
-            table[name].description = column.description
+    infos = result_columns(sql, [str(label) for label in frame.columns], catalog=catalog)
+    for name, info in zip(table.colnames, infos, strict=False):
+        if info.unit and table[name].unit is None:
+            table[name].unit = info.unit
+        if info.description and not table[name].description:
+            table[name].description = info.description
+        if info.ucd and not table[name].meta.get("ucd"):
+            table[name].meta["ucd"] = info.ucd
     return Table(table, copy=False)
 
 

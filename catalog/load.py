@@ -1,11 +1,13 @@
 """Read a catalog's data file, ``catalog/<name>.yaml``: its tables, the facts around them, its prompt rules."""
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
 
 from catalog.model import CATALOG_NAMES, Catalog, Classifier, Code, Column, ForeignKey, Index, ScopedRule, Table
+from catalog.ucd import column_ucd
 
 __all__ = ["load_catalog"]
 
@@ -37,6 +39,8 @@ def load_catalog(name: str = "ztf") -> Catalog:
         table = _build_table(entry, by_name)
         tables.append(table)
         by_name[table.name] = table
+    positions = {table: (ra, dec) for table, ra, dec in raw.get("positions", ())}
+    tables = [_with_ucds(table, positions.get(table.partition_of or table.name)) for table in tables]
     classifiers = tuple(_build_classifier(entry) for entry in raw.get("classifiers", ()))
     sql_rules = _render_rules(raw.get("sql_rules", ""), classifiers)
     return Catalog(
@@ -45,7 +49,7 @@ def load_catalog(name: str = "ztf") -> Catalog:
         tap_schema=raw["tap_schema"],
         tables=tables,
         categorical=tuple((table, column) for table, column in raw.get("categorical", ())),
-        positions={table: (ra, dec) for table, ra, dec in raw.get("positions", ())},
+        positions=positions,
         classifiers=classifiers,
         sql_rules=sql_rules,
         scoped_rules=tuple(
@@ -56,6 +60,11 @@ def load_catalog(name: str = "ztf") -> Catalog:
         identifiers=tuple(raw.get("identifiers", ())),
         codes=tuple(Code(**{**entry, "scope": tuple(entry.get("scope", ()))}) for entry in raw.get("codes", ())),
     )
+
+
+def _with_ucds(table: Table, position: tuple[str, str] | None) -> Table:
+    columns = [replace(column, ucd=column.ucd or column_ucd(table, column, position)) for column in table.columns]
+    return replace(table, columns=columns)
 
 
 def _scoped_rules(entry: dict, sql_rules: str, tables: list[Table]) -> list[ScopedRule]:

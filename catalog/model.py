@@ -26,7 +26,8 @@ _CUTOFF = 0.6
 class Column:
     """One column: `data_type` as information_schema reports it, `sql_type` as written in the DDL.
 
-    `unit` is an astropy unit string ("deg", "mag", "d", "arcsec"...) for a physical quantity, else None.
+    `unit` is an astropy unit string ("deg", "mag", "d", "arcsec"...) for a physical quantity, else None. `ucd` is
+    its IVOA UCD1+ (``catalog.ucd`` derives it when the catalog file gives none).
     """
 
     name: str
@@ -35,6 +36,7 @@ class Column:
     nullable: bool
     description: str
     unit: str | None = None
+    ucd: str | None = None
 
 
 @dataclass(frozen=True)
