@@ -101,14 +101,14 @@ def select_questions(examples: Sequence[dspy.Example], limit: int | None) -> lis
 
 
 def _matches(manifest: dict[str, Any], settings: CompileSettings) -> bool:
-    saved = manifest.get("settings") or {}
+    saved, pipeline = manifest.get("settings") or {}, manifest.get("pipeline") or {}
     return (
         manifest.get("model") == settings.model
-        and tuple(manifest.get("stages") or ()) == settings.stages
+        and tuple(pipeline.get("stages") or ()) == settings.stages
         and manifest.get("adapter") == settings.adapter
         and saved.get("optimizer") == settings.optimizer
         and saved.get("k") == settings.k
-        and (manifest.get("pipeline") or {}).get("schema_detail", "full") == settings.schema_detail
+        and pipeline.get("schema_detail", "full") == settings.schema_detail
     )
 
 

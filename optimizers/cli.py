@@ -207,14 +207,7 @@ def run(
         DataError, EngineError, LMConfigError: the dataset, database or model is not usable (``LMUnusable``: the LM
             failed fatally or on every call; nothing is written).
     """
-    if settings.optimizer == "gepa" and not settings.reflection_model:
-        raise CompileError("The gepa optimizer needs a reflection model: add --reflection-model PROVIDER/MODEL.")
-    out = out or default_artifact_dir(settings.model, settings.pipeline.catalog)
-    if not force and is_committed(out):
-        raise CompileError(
-            f"'{out}' holds a committed artifact (git tracks its {MANIFEST_FILE}): pass --force to replace it, "
-            "or --out DIR to compile elsewhere."
-        )
+    out = _target(settings, out, force)
     examples = load_dataset(dataset)
     lm = resolve_lm(settings.model)
     reflection_lm = resolve_lm(settings.reflection_model) if settings.reflection_model else None
@@ -224,31 +217,40 @@ def run(
     ground = grounding_files(dataset)  # the golds of every split of the dataset have answers
     try:
         with open_engine(dataclasses.replace(engine, ground=ground)) as executor:
+            gold_cache = GoldCache(executor)
             program, report = compile_program(
-                settings,
-                examples,
-                executor=executor,
-                gold_cache=GoldCache(executor),
-                lm=lm,
-                reflection_lm=reflection_lm,
+                settings, examples, executor=executor, gold_cache=gold_cache, lm=lm, reflection_lm=reflection_lm
             )
     except BaseException:
         if is_new:  # leave no empty artifact folder behind
             with contextlib.suppress(OSError):
                 out.rmdir()
         raise
-    file = split_file(dataset)
     report["command"] = command or shlex.join(["python", *sys.orig_argv[1:]])
-    report["dataset"] = {"name": file.name, "sha256": dataset_sha256(dataset), "n_examples": len(examples)}
+    report["dataset"] = {
+        "name": split_file(dataset).name,
+        "sha256": dataset_sha256(dataset),
+        "n_examples": len(examples),
+    }
     folder = save_artifact(program, out, report)
     scores = report["scores"]
     logger.info(
-        "held-out PM %.3f -> %.3f; artifact in %s",
-        scores["heldout_pm_before"],
-        scores["heldout_pm_after"],
-        folder,
+        "held-out PM %.3f -> %.3f; artifact in %s", scores["heldout_pm_before"], scores["heldout_pm_after"], folder
     )
     return folder
+
+
+def _target(settings: CompileSettings, out: Path | None, force: bool) -> Path:
+    """The artifact folder to write, after the checks that need no model, data or database."""
+    if settings.optimizer == "gepa" and not settings.reflection_model:
+        raise CompileError("The gepa optimizer needs a reflection model: add --reflection-model PROVIDER/MODEL.")
+    out = out or default_artifact_dir(settings.model, settings.pipeline.catalog)
+    if not force and is_committed(out):
+        raise CompileError(
+            f"'{out}' holds a committed artifact (git tracks its {MANIFEST_FILE}): pass --force to replace it, "
+            "or --out DIR to compile elsewhere."
+        )
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,7 @@ from metric.dspy_metric import make_feedback_metric, make_pm_metric
 from modules import AlerceText2SQL
 from modules.adapter import make_adapter
 from modules.artifact import signature_hash
-from modules.settings import default_candidates
+from modules.settings import PipelineSettings, default_candidates
 from optimizers.settings import CompileSettings
 from optimizers.strategies import SELECTING, STRATEGIES, CompileContext, as_demo_source, split_examples
 
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 __all__ = ["compile_program", "evaluate_pm"]
 
 logger = logging.getLogger(__name__)
+
+# The train, validation and held-out examples of a compile.
+Parts = tuple[list[dspy.Example], list[dspy.Example], list[dspy.Example]]
 
 
 def _metered(metric: Any, usage: UsageTotals, guard: OutageGuard) -> Any:
@@ -117,11 +120,10 @@ def compile_program(
     candidates = settings.pipeline.candidates or default_candidates(lm)
     pipeline = dataclasses.replace(settings.pipeline, candidates=candidates)
     student = AlerceText2SQL(guard, pipeline)
-    code_hash = signature_hash(student)
-    train, validation, heldout = split_examples(
+    parts = split_examples(
         as_demo_source(examples), settings.train_fraction, settings.seed, selects=settings.optimizer in SELECTING
     )
-    logger.info("%d train, %d validation and %d held-out examples", len(train), len(validation), len(heldout))
+    logger.info("%d train, %d validation and %d held-out examples", *map(len, parts))
     usage = UsageTotals()
     metric = _metered(make_pm_metric(guard, gold_cache), usage, guard)
     context = CompileContext(
@@ -131,9 +133,32 @@ def compile_program(
         reflection_lm=reflection_lm,
     )
     tracker = SharedUsageTracker()
+    with dspy.context(lm=lm, adapter=make_adapter(settings.adapter), usage_tracker=tracker):
+        compiled, scores = _optimise(student, parts, context, guard)
+    report = {
+        **_describe_settings(settings, pipeline, signature_hash(student)),
+        "split": _describe_split(parts, settings.seed),
+        "scores": scores,
+        "usage": {
+            "per_stage": usage.as_dict(),
+            "per_model": per_model(tracker),
+            "lm_retries": retries_total() - retries_before,
+        },
+        "versions": _versions(),
+        "elapsed_s": round(time.monotonic() - started, 3),
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    return compiled, report
+
+
+def _optimise(
+    student: AlerceText2SQL, parts: Parts, context: CompileContext, guard: OutageGuard
+) -> tuple[AlerceText2SQL, dict[str, float]]:
+    """Score the student on the held-out part, run the strategy, score the result; each phase watched for outages."""
+    settings, metric = context.settings, context.metric
+    train, validation, heldout = parts
     watch = LMWatch()
-    callbacks = [*dspy.settings.callbacks, watch]
-    with dspy.context(lm=lm, adapter=make_adapter(settings.adapter), usage_tracker=tracker, callbacks=callbacks):
+    with dspy.context(callbacks=[*dspy.settings.callbacks, watch]):
         with guard.phase(), watch.phase():
             before = evaluate_pm(watch.guarded(student), heldout, metric, settings.num_threads)
         logger.info("held-out PM before: %.3f", before)
@@ -146,32 +171,32 @@ def compile_program(
                 else evaluate_pm(watch.guarded(compiled), heldout, metric, settings.num_threads)
             )
         logger.info("held-out PM after: %.3f", after)
-    report = {
+    return compiled, {"heldout_pm_before": before, "heldout_pm_after": after}
+
+
+def _describe_settings(settings: CompileSettings, pipeline: PipelineSettings, code_hash: str) -> dict[str, Any]:
+    """The manifest's account of what was compiled; the pipeline (with its stages) is stored once, as resolved."""
+    given = dataclasses.asdict(settings)
+    del given["pipeline"]
+    return {
         "model": settings.model,
         "catalog": pipeline.catalog,
         "optimizer": settings.optimizer,
-        "settings": dataclasses.asdict(settings),
+        "settings": given,
         "pipeline": dataclasses.asdict(pipeline),
-        "stages": list(pipeline.stages),
         "adapter": settings.adapter,
         "signature_hash": code_hash,
-        "split": {
-            "n_train": len(train),
-            "n_validation": len(validation),
-            "n_heldout": len(heldout),
-            "seed": settings.seed,
-            "train_req_ids": [example.get("req_id") for example in train],
-            "validation_req_ids": [example.get("req_id") for example in validation],
-            "heldout_req_ids": [example.get("req_id") for example in heldout],
-        },
-        "scores": {"heldout_pm_before": before, "heldout_pm_after": after},
-        "usage": {
-            "per_stage": usage.as_dict(),
-            "per_model": per_model(tracker),
-            "lm_retries": retries_total() - retries_before,
-        },
-        "versions": _versions(),
-        "elapsed_s": round(time.monotonic() - started, 3),
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    return compiled, report
+
+
+def _describe_split(parts: Parts, seed: int) -> dict[str, Any]:
+    train, validation, heldout = parts
+    return {
+        "n_train": len(train),
+        "n_validation": len(validation),
+        "n_heldout": len(heldout),
+        "seed": seed,
+        "train_req_ids": [example.get("req_id") for example in train],
+        "validation_req_ids": [example.get("req_id") for example in validation],
+        "heldout_req_ids": [example.get("req_id") for example in heldout],
+    }

@@ -103,7 +103,7 @@ def test_compile_records_the_reference_date_of_the_date_stage(fake_backends, tmp
     assert cli.main([*argv, "--out", str(tmp_path / "given"), "--as-of", "2026-12-01"]) == 0
     assert cli.main([*argv, "--out", str(tmp_path / "today")]) == 0
     given, today = (json.loads((tmp_path / name / MANIFEST_FILE).read_text()) for name in ("given", "today"))
-    assert given["pipeline"]["as_of"] == given["settings"]["pipeline"]["as_of"] == "2026-12-01"
+    assert given["pipeline"]["as_of"] == "2026-12-01"
     assert today["pipeline"]["as_of"] == datetime.now(UTC).date().isoformat()
 
 
@@ -159,11 +159,13 @@ def test_each_committed_artifact_records_the_command_that_made_it(catalog):
     args = parser.parse_args(argv)
     settings = json.loads(json.dumps(dataclasses.asdict(cli._settings(args, parser)), default=str))
     # Without --as-of the compile records the day it ran, not the day this test runs.
-    recorded = manifest["settings"]["pipeline"].get("as_of")
-    settings["pipeline"]["as_of"] = recorded if args.as_of is None else settings["pipeline"]["as_of"]
-    if recorded is None:
-        del settings["pipeline"]["as_of"]
+    given = settings.pop("pipeline")
     assert settings == manifest["settings"]
+    # The manifest keeps the pipeline once, resolved: K as compiled, and without --as-of the day the compile ran.
+    recorded = manifest["pipeline"]
+    given["candidates"] = recorded["candidates"] if given["candidates"] is None else given["candidates"]
+    given["as_of"] = recorded["as_of"] if args.as_of is None else given["as_of"]
+    assert given == recorded
     assert manifest["catalog"] == args.catalog == catalog
     assert args.examples and manifest["dataset"]["name"] == example_set(catalog).name
     assert args.out is None and cli.default_artifact_dir(args.model, args.catalog) == committed
