@@ -19,8 +19,8 @@ class SessionIds:
     listed, are gone.
     """
 
-    def __init__(self) -> None:
-        self._key = secrets.token_bytes(32)
+    def __init__(self, key: bytes | None = None) -> None:
+        self._key = key or secrets.token_bytes(32)  # a shared key (serve.state.keys) outlives this process
 
     def issue(self) -> str:
         """Return a new session id."""

@@ -1,0 +1,232 @@
+"""A workbench whose state and questions live in PostgreSQL: any web process takes a question, any worker answers it.
+
+``SharedWorkbench`` keeps ``serve.workbench.Workbench``'s interface (the page, the API and the MCP server use it
+unchanged); its store is ``PgAnswerStore`` and its queue ``QuestionQueue``. ``work_on`` is what a worker runs for
+one job: it counts the attempt first, so a question whose worker died is answered again at most once, and says so.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import dspy
+from psycopg_pool import ConnectionPool
+
+from answering import AnsweringError, load
+from answering.api import ask_defaults
+from answering.conversation import follow_up_of
+from db.engine import open_engine
+from engines import EngineSettings
+from modules.settings import ProgramSettings
+from serve.errors import WorkbenchError, failure_of
+from serve.gate import CLIENT, gated
+from serve.progress import StageReporter
+from serve.settings import ServeSettings
+from serve.state.migrations import migrate
+from serve.state.pg_store import PgAnswerStore, open_store_pool
+from serve.state.queue import MAX_ATTEMPTS, QuestionQueue, SharedJob, add_event, queue_app
+from serve.state.timings import StageClock, record_seconds
+from serve.store import Record
+from serve.workbench import Workbench
+
+__all__ = ["STALLED_AFTER_S", "SharedWorkbench", "open_shared_workbench"]
+
+logger = logging.getLogger(__name__)
+
+STALLED_AFTER_S = 30.0
+"""A worker whose heartbeat is older than this is taken for dead; its questions go back to the queue."""
+
+_CLAIM_SQL = """
+UPDATE workbench.jobs SET status = 'running', attempts = attempts + 1, worker = %s, started_at = now()
+WHERE id = %s AND status IN ('queued', 'running')
+RETURNING attempts, client, session, question, knowledge, follows, extract(epoch FROM now() - queued_at)
+"""
+_WORKERS_ALIVE_SQL = (
+    "SELECT count(*) FROM procrastinate_workers WHERE last_heartbeat > now() - make_interval(secs => %s)"
+)
+_FINISH_SQL = """
+UPDATE workbench.jobs SET status = %s, answer_id = %s, error = %s, finished_at = now()
+WHERE id = %s AND attempts = %s AND status = 'running'
+"""
+
+
+class SharedWorkbench(Workbench):
+    """A workbench on a state database shared by every web process and worker (thread-safe)."""
+
+    def __init__(self, t2s: Any, settings: ServeSettings, *, model: str, pool: ConnectionPool, dsn: str) -> None:
+        super().__init__(t2s, settings, model=model)
+        self.pool = pool
+        self.store_dsn = dsn
+        self.store = PgAnswerStore(
+            pool,
+            max_bytes=settings.max_kept_bytes,
+            max_rows_bytes=settings.max_response_bytes,
+            max_history=settings.max_history,
+            engine=self.engine,
+        )
+        self.queue_app = queue_app(dsn)
+        self.queue = QuestionQueue(
+            pool, self.queue_app, max_jobs=settings.max_queued, max_jobs_per_client=settings.max_queued_per_client
+        )
+
+    def start_ask(
+        self, question: str, knowledge: str = "", *, session: str | None = None, follows: str | None = None
+    ) -> SharedJob:
+        """Check the texts and queue the question for the current client; any worker answers it.
+
+        Raises:
+            WorkbenchError: Bad texts, or an answer that cannot be followed up.
+            TooManyQuestionsError: The client, or all clients, have as many questions open as allowed.
+        """
+        question, knowledge = self._clean(question, knowledge)
+        if follows is not None:
+            try:
+                follow_up_of(self.record(follows).answer, self.t2s.catalog)
+            except AnsweringError as err:
+                raise WorkbenchError(str(err)) from err
+        job_id = self.queue.submit(
+            client=CLIENT.get(), session=session, question=question, knowledge=knowledge, follows=follows
+        )
+        return SharedJob(self.pool, job_id)
+
+    def ask(
+        self, question: str, knowledge: str = "", *, session: str | None = None, follows: str | None = None
+    ) -> Record:
+        """Answer and wait, holding the calling thread.
+
+        Raises:
+            WorkbenchError: Bad texts, an answer that cannot be followed up, or the model or engine failed.
+        """
+        job = self.start_ask(question, knowledge, session=session, follows=follows)
+        job.wait()
+        if job.failure is not None:
+            raise job.failure
+        return self.record(job.answer_id)
+
+    async def answer(self, job: SharedJob) -> Record:  # type: ignore[override]
+        """Wait for the job's answer without holding a thread.
+
+        Raises:
+            WorkbenchError: The model or the engine failed, or the question's worker died twice.
+        """
+        await job.finished()
+        if job.failure is not None:
+            raise job.failure
+        return self.record(job.answer_id)
+
+    def find_job(self, job_id: str) -> SharedJob | None:
+        """The question `job_id`, asked through any web process, or None."""
+        with self.pool.connection() as conn:
+            found = conn.execute("SELECT 1 FROM workbench.jobs WHERE id = %s", (job_id,)).fetchone()
+        return None if found is None else SharedJob(self.pool, job_id)
+
+    def state_health(self) -> dict[str, Any]:
+        """The store and the queue apart: whether the store answers, the questions open, the workers alive."""
+        try:
+            with self.pool.connection(timeout=5) as conn:
+                depth, running = conn.execute(
+                    "SELECT count(*) FILTER (WHERE status = 'queued'), count(*) FILTER (WHERE status = 'running') "
+                    "FROM workbench.jobs WHERE status IN ('queued', 'running')"
+                ).fetchone()
+                alive = conn.execute(_WORKERS_ALIVE_SQL, (STALLED_AFTER_S,)).fetchone()[0]
+        except Exception as err:  # the store is down: say so, apart from the engine
+            return {"store": "unavailable", "store_error": f"{type(err).__name__}: {err}".splitlines()[0]}
+        return {"store": "ok", "store_error": None, "queue_depth": depth, "running": running, "workers_alive": alive}
+
+    def work_on(self, job_id: str, worker: str) -> None:
+        """Answer job `job_id` as `worker`: count the attempt, answer, keep the answer and end the job.
+
+        A third attempt (its worker died twice) fails the job with one line instead of answering.
+        """
+        with self.pool.connection() as conn, conn.transaction():
+            claimed = conn.execute(_CLAIM_SQL, (worker, job_id)).fetchone()
+            if claimed is None:
+                return  # ended already (a late duplicate delivery)
+            attempt, client, session, question, knowledge, follows, waited_s = claimed
+            if attempt > MAX_ATTEMPTS:
+                line = f"the worker answering this question stopped {attempt - 1} times; ask it again"
+                self._end(conn, job_id, attempt, failure=WorkbenchError(line))
+                return
+            if attempt > 1:
+                add_event(
+                    conn,
+                    job_id,
+                    {
+                        "type": "retry",
+                        "attempt": attempt,
+                        "detail": f"its worker stopped; answering it again (attempt {attempt} of {MAX_ATTEMPTS})",
+                    },
+                )
+            add_event(conn, job_id, {"type": "started"})
+            record_seconds(conn, [("queue_wait", float(waited_s))])
+        CLIENT.set(client)  # the answer's queries count for the asker
+        clock = StageClock()
+        try:
+            earlier = self.record(follows) if follows else None
+            answer = self._answer_question(job_id, question, knowledge, earlier, clock)
+            record = self._priced(answer, earlier)
+            self.store.keep(record, session)
+        except Exception as err:  # every failure, a bug included, must end the job: someone waits for it
+            with self.pool.connection() as conn, conn.transaction():
+                record_seconds(conn, clock.seconds)
+                self._end(conn, job_id, attempt, failure=failure_of(err))
+            return
+        with self.pool.connection() as conn, conn.transaction():
+            record_seconds(conn, clock.seconds)
+            self._end(conn, job_id, attempt, answer_id=record.id)
+
+    def close(self) -> None:
+        """Close the engine, the worker threads and the store's connections."""
+        super().close()
+        self.pool.close()
+
+    def _answer_question(self, job_id: str, question: str, knowledge: str, earlier: Record | None, clock: StageClock):
+        def emit(event: dict[str, Any]) -> None:
+            clock.see(event)
+            with self.pool.connection() as conn:
+                add_event(conn, job_id, event)
+
+        with dspy.context(callbacks=[StageReporter(self._stages, emit)]):
+            follows = earlier.answer if earlier is not None else None
+            return self.t2s.ask(question, external_knowledge=knowledge, follows=follows)
+
+    @staticmethod
+    def _end(conn: Any, job_id: str, attempt: int, *, answer_id: str | None = None, failure: Any = None) -> None:
+        """End the job if this attempt still holds it, with its ``done`` event in the same transaction."""
+        error = None if failure is None else str(failure)
+        status = "failed" if failure is not None else "done"
+        ended = conn.execute(_FINISH_SQL, (status, answer_id, error, job_id, attempt)).rowcount
+        if not ended:
+            logger.warning("job %s was taken over by a later attempt; attempt %d's outcome is dropped", job_id, attempt)
+            return
+        done = {"type": "done", "answer_id": answer_id, "error": error}
+        if failure is not None:
+            done |= {"kind": failure.kind, "status": failure.status}
+        add_event(conn, job_id, done)
+
+
+def open_shared_workbench(
+    model: str,
+    settings: ServeSettings,
+    *,
+    program: ProgramSettings,
+    engine: EngineSettings,
+    store_dsn: str,
+    lm: dspy.LM | None = None,
+) -> SharedWorkbench:
+    """Migrate the state database, open the engine, gate it, load the program and wrap them in a shared workbench.
+
+    Raises:
+        psycopg.Error: The state database cannot be reached or migrated.
+        lms.LMConfigError, modules.errors.PipelineError, engines.errors.EngineError: As ``answering.load``.
+    """
+    migrate(store_dsn)
+    pool = open_store_pool(store_dsn, max_size=max(4, settings.workers + 2))
+    try:
+        opened = open_engine(ask_defaults(engine))
+        t2s = load(model, program=program, engine=gated(opened, wait_s=settings.busy_wait_s), lm=lm)
+    except Exception:
+        pool.close()
+        raise
+    return SharedWorkbench(t2s, settings, model=model, pool=pool, dsn=store_dsn)
