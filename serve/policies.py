@@ -12,12 +12,10 @@ store or queue kept elsewhere (PostgreSQL, for several web processes) implements
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from serve.store import Record
+from serve.store import Record, fair_victim
 
 __all__ = ["ExecutionShares", "KeptAnswers", "fair_victim"]
 
@@ -66,15 +64,3 @@ class KeptAnswers(Protocol):
         """Give `session`'s history (a new one when it has none) to `new_session`, forget `session`, return the
         history."""
         ...
-
-
-def fair_victim(holdings: Mapping[str, int]) -> str | None:
-    """Return the client whose oldest item goes first: the one holding the most (the first named of equals).
-
-    Examples:
-        >>> fair_victim({"a": 1, "b": 5, "c": 5}), fair_victim({})
-        ('b', None)
-    """
-    if not holdings:
-        return None
-    return max(holdings, key=lambda client: holdings[client])

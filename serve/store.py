@@ -7,12 +7,12 @@ import dataclasses
 import secrets
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from answering import Answer
-from serve.policies import fair_victim
 
-__all__ = ["AnswerStore", "Record", "answer_bytes"]
+__all__ = ["AnswerStore", "Record", "answer_bytes", "fair_victim"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -185,3 +185,15 @@ class AnswerStore:
             history = next(key for key, (_, owner) in self._histories.items() if owner == victim and key != keep)
             del self._histories[history]
             self._history_of.pop(self._session_of.pop(history, ""), None)
+
+
+def fair_victim(holdings: Mapping[str, int]) -> str | None:
+    """Return the client whose oldest item goes first: the one holding the most (the first named of equals).
+
+    Examples:
+        >>> fair_victim({"a": 1, "b": 5, "c": 5}), fair_victim({})
+        ('b', None)
+    """
+    if not holdings:
+        return None
+    return max(holdings, key=lambda client: holdings[client])
