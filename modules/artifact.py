@@ -19,6 +19,7 @@ import dspy
 
 from lms import model_slug
 from modules.alerce_text2sql import AlerceText2SQL
+from modules.artifact_state import checked_program_state
 from modules.demo_retriever import DemoRetriever
 from modules.errors import RECOMPILE_HINT, ArtifactMismatch, ArtifactNotFound, CatalogMismatch
 from modules.settings import PipelineSettings, ProgramSettings
@@ -117,7 +118,7 @@ def _artifact_files(path: str | Path) -> tuple[Path, Path]:
 def _read_json(file: Path) -> dict[str, Any]:
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise ArtifactNotFound(f"Cannot read '{file}': {err}. Recompile with python -m compile.", str(file)) from err
     if not isinstance(data, dict):
         raise ArtifactNotFound(f"'{file}' does not hold a JSON object. Recompile with python -m compile.", str(file))
@@ -154,10 +155,12 @@ def load_artifact(program: dspy.Module, path: str | Path) -> dict[str, Any]:
     Raises:
         ArtifactNotFound: No program.json or manifest.json, or unreadable JSON.
         ArtifactMismatch: The program version, class or signature hash differs from the code.
+        ArtifactRefused: program.json holds a field an artifact may not set (an LM, LM options, unknown keys).
     """
     program_file, manifest_file = _artifact_files(path)
     manifest = _read_json(manifest_file)
-    state = _read_json(program_file)
+    names = dict(program.named_predictors())
+    state = checked_program_state(_read_json(program_file), set(names), str(program_file))
     differences = _differences(program, manifest, state.keys())
     if differences:
         hint = RECOMPILE_HINT.format(model=manifest.get("model") or "MODEL")
@@ -167,7 +170,6 @@ def load_artifact(program: dspy.Module, path: str | Path) -> dict[str, Any]:
             str(program_file),
             differences,
         )
-    names = dict(program.named_predictors())
     for name, predictor in names.items():
         if name in state:
             predictor.load_state(state[name])

@@ -4,6 +4,7 @@ __all__ = [
     "RECOMPILE_HINT",
     "ArtifactMismatch",
     "ArtifactNotFound",
+    "ArtifactRefused",
     "CatalogMismatch",
     "PipelineError",
     "UnknownStageError",
@@ -48,6 +49,20 @@ class ArtifactMismatch(PipelineError):
         super().__init__(message)
         self.path = path
         self.differences = differences
+
+
+class ArtifactRefused(PipelineError):
+    """A saved artifact holds a field loading may not take (an LM, its options, an unknown key, a wrong shape).
+
+    Attributes:
+        path: The artifact's program.json.
+        field: The refused field, as a dotted path.
+    """
+
+    def __init__(self, message: str, path: str, field: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.field = field
 
 
 class CatalogMismatch(PipelineError, ValueError):
