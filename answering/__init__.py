@@ -9,6 +9,8 @@ Example:
 from answering.api import Answer, Text2SQL, load
 from answering.conversation import Conversation
 from answering.errors import AnsweringError, BadQuestion, CannotFollowUp
+from answering.objects import ObjectView
+from answering.objects import view_object as object
 from answering.question import clean_text
 
 __all__ = [
@@ -17,7 +19,9 @@ __all__ = [
     "BadQuestion",
     "CannotFollowUp",
     "Conversation",
+    "ObjectView",
     "Text2SQL",
     "clean_text",
     "load",
+    "object",
 ]
