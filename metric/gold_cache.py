@@ -3,18 +3,25 @@
 Gold results are keyed by ``sha256(sql)`` under ``<cache_dir>/<catalog>/<executor.fingerprint()>/``, so a changed
 database (another catalog, scale, seed or snapshot) never reuses a stale result. A gold error is cached too, except
 a timeout hit with a shorter time limit than the one now asked for, which is retried.
+
+Entries are Parquet files (the rows, with the entry's facts as JSON in the schema metadata): a shared cache holds data
+that cannot run code. An entry that does not verify (unreadable, another format or SQL, a pickle of an older version)
+is ignored with a warning and the query runs again.
 """
 
 import functools
 import hashlib
+import io
+import json
 import logging
-import pickle
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import platformdirs
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from engines import Engine
 from engines.errors import ErrorKind, ExecutionError, GuardError
@@ -26,7 +33,8 @@ __all__ = ["GoldCache", "GoldResult", "default_cache_dir"]
 
 logger = logging.getLogger(__name__)
 
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 2
+_FACTS_KEY = b"alerce_t2s_gold"
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,8 @@ class GoldCache:
             with self._lock:
                 if key in self._memory:
                     return self._memory[key]
-            path = self.folder / f"{key}.pkl"
+            path = self.folder / f"{key}.parquet"
+            _warn_of_pickle(path.with_suffix(".pkl"))
             result = self._load(path, sql)
             if result is None:
                 result = self._run(sql)
@@ -127,21 +136,26 @@ class GoldCache:
         return GoldResult(executed.frame, None, executed.elapsed_s, executed.truncated)
 
     def _load(self, path: Path, sql: str) -> GoldResult | None:
-        """Read a cache entry; None when absent, unreadable, for other SQL, or a timeout under a shorter limit."""
+        """Read a cache entry; None when absent, unverifiable, for other SQL, or a timeout under a shorter limit."""
         try:
-            with path.open("rb") as file:
-                entry = pickle.load(file)
+            table = pq.read_table(path)
+            entry = json.loads((table.schema.metadata or {})[_FACTS_KEY])
         except FileNotFoundError:
             return None
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as err:
-            logger.warning("ignoring unreadable gold cache entry %s: %s", path, err)
+        except (OSError, KeyError, ValueError, pa.ArrowException) as err:
+            logger.warning("ignoring a gold cache entry that does not verify, %s: %s", path, err)
             return None
         if not isinstance(entry, dict) or entry.get("version") != _FORMAT_VERSION or entry.get("sql") != sql:
+            logger.warning("ignoring a gold cache entry that does not verify, %s: other format or SQL", path)
             return None
         error = _error_from(entry["error"]) if entry["error"] is not None else None
         if error is not None and error.kind is ErrorKind.TIMEOUT and self._is_longer(entry.get("timeout_s")):
             return None
-        return GoldResult(entry["frame"], error, entry["elapsed_s"], entry.get("truncated", False))
+        frame = None
+        if entry["columns"] is not None:
+            frame = table.to_pandas()
+            frame.columns = entry["columns"]
+        return GoldResult(frame, error, entry["elapsed_s"], entry.get("truncated", False))
 
     def _is_longer(self, cached_timeout_s: float | None) -> bool:
         """Tell whether the current time limit is longer than the one under which a cached timeout happened."""
@@ -150,19 +164,38 @@ class GoldCache:
 
     def _store(self, path: Path, sql: str, result: GoldResult) -> None:
         """Write one entry atomically (temp file, fsync, rename); a failure only logs a warning."""
+        frame = result.frame
         entry = {
             "version": _FORMAT_VERSION,
             "sql": sql,
-            "frame": result.frame,
+            "columns": None if frame is None else [str(column) for column in frame.columns],
             "error": _error_fields(result.error) if result.error is not None else None,
             "elapsed_s": result.elapsed_s,
             "truncated": result.truncated,
             "timeout_s": self.timeout_s,
         }
         try:
-            write_atomic(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
-        except OSError as err:
+            # Positional names: gold results may repeat a column name, which Parquet cannot hold.
+            table = pa.table({}) if frame is None else pa.Table.from_pandas(_positional(frame), preserve_index=False)
+            table = table.replace_schema_metadata({_FACTS_KEY: json.dumps(entry).encode()})
+            buffer = io.BytesIO()
+            pq.write_table(table, buffer)
+            write_atomic(path, buffer.getvalue())
+        except (OSError, pa.ArrowException, TypeError, ValueError) as err:
             logger.warning("cannot write gold cache entry %s: %s", path, err)
+
+
+def _positional(frame: pd.DataFrame) -> pd.DataFrame:
+    renamed = frame.copy(deep=False)
+    renamed.columns = [f"c{index}" for index in range(frame.shape[1])]
+    return renamed
+
+
+def _warn_of_pickle(path: Path) -> None:
+    if path.exists():
+        logger.warning(
+            "ignoring %s: gold cache entries are Parquet now; a pickle is never read (it could run code)", path
+        )
 
 
 def _error_fields(error: ExecutionError) -> dict[str, str | None]:

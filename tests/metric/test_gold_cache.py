@@ -48,7 +48,7 @@ def test_gold_cache_runs_each_query_once_and_reads_disk_afterwards(tmp_path):
     again = GoldCache(executor, cache_dir=tmp_path, timeout_s=60).result("SELECT 1")
     assert executor.calls == [("SELECT 1", 60)]
     assert again.frame.equals(first.frame)
-    assert len(list((tmp_path / "ztf" / "fp0").glob("*.pkl"))) == 1
+    assert len(list((tmp_path / "ztf" / "fp0").glob("*.parquet"))) == 1
 
 
 def test_gold_cache_keys_entries_by_database_fingerprint(tmp_path):
@@ -90,7 +90,7 @@ def test_gold_cache_ignores_a_corrupt_entry(tmp_path):
     executor = CountingExecutor()
     cache = GoldCache(executor, cache_dir=tmp_path)
     cache.result("SELECT 1")
-    next((tmp_path / "ztf" / "fp0").glob("*.pkl")).write_bytes(b"not a pickle")
+    next((tmp_path / "ztf" / "fp0").glob("*.parquet")).write_bytes(b"not parquet")
     assert GoldCache(executor, cache_dir=tmp_path).result("SELECT 1").error is None
     assert len(executor.calls) == 2
 
@@ -114,3 +114,58 @@ def test_gold_cache_on_the_tiny_database(executor, tmp_path):
     missing = cache.result("SELECT no_such_column FROM alerce.object").error
     assert missing.kind is ErrorKind.MISSING_STRUCTURE
     assert (tmp_path / "ztf" / executor.fingerprint()).is_dir()
+
+
+class _Planted:
+    """An object whose unpickling runs code: what a replaced pickle entry in a shared cache could do."""
+
+    ran = False
+
+    def __reduce__(self):
+        return (_planted_ran, ())
+
+
+def _planted_ran():
+    _Planted.ran = True
+    return "planted"
+
+
+def test_a_planted_pickle_entry_is_never_unpickled(tmp_path, caplog):
+    import hashlib
+    import pickle
+
+    executor = CountingExecutor()
+    folder = tmp_path / "ztf" / "fp0"
+    folder.mkdir(parents=True)
+    (folder / f"{hashlib.sha256(b'SELECT 1').hexdigest()}.pkl").write_bytes(pickle.dumps(_Planted()))
+    result = GoldCache(executor, cache_dir=tmp_path).result("SELECT 1")
+    assert not _Planted.ran
+    assert result.frame["oid"].tolist() == ["SELECT 1"] and len(executor.calls) == 1
+    assert "never read" in caplog.text
+
+
+def test_an_entry_for_other_sql_does_not_verify_and_is_rerun(tmp_path, caplog):
+    executor = CountingExecutor()
+    GoldCache(executor, cache_dir=tmp_path).result("SELECT 1")
+    entry = next((tmp_path / "ztf" / "fp0").glob("*.parquet"))
+    other = GoldCache(executor, cache_dir=tmp_path / "other")
+    other.result("SELECT 2")
+    entry.write_bytes(next((tmp_path / "other" / "ztf" / "fp0").glob("*.parquet")).read_bytes())
+    assert GoldCache(executor, cache_dir=tmp_path).result("SELECT 1").frame["oid"].tolist() == ["SELECT 1"]
+    assert len(executor.calls) == 3 and "does not verify" in caplog.text
+
+
+def test_repeated_column_names_and_types_survive_the_disk(tmp_path):
+    frame = pd.DataFrame([[1, 1.5, "a", None], [2, None, "b", "x"]], columns=["oid", "mag", "oid", "note"])
+
+    class Executor(CountingExecutor):
+        def execute(self, sql, *, timeout_s=None):
+            self.calls.append((sql, timeout_s))
+            return _Result(frame, 0.1)
+
+    executor = Executor()
+    first = GoldCache(executor, cache_dir=tmp_path).result("q")
+    again = GoldCache(executor, cache_dir=tmp_path).result("q")
+    assert len(executor.calls) == 1
+    assert list(again.frame.columns) == ["oid", "mag", "oid", "note"]
+    assert again.rows == first.rows
