@@ -37,6 +37,8 @@ class ServeSettings:
         max_sessions: Page sessions whose history is kept; the least recently answered go first.
         max_history: Answers listed in one page session's history.
         workers: Threads answering questions at once.
+        metrics_token: Token a request for ``/metrics`` must carry (None: /metrics is open on a loopback server
+            without an access token, and absent otherwise).
     """
 
     host: str = "127.0.0.1"
@@ -57,6 +59,7 @@ class ServeSettings:
     max_sessions: int = 1_000
     max_history: int = 50
     workers: int = 4
+    metrics_token: str | None = dataclasses.field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         """Refuse to serve another address without a token, and a token that is easy to guess."""

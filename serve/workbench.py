@@ -36,6 +36,9 @@ __all__ = ["Workbench", "open_workbench"]
 class Workbench:
     """A loaded program with its engine, the answers kept in memory and each page session's history (thread-safe)."""
 
+    session_key: bytes | None = None
+    """Key that signs page sessions (None: one of this process; ``serve.state`` shares one between processes)."""
+
     def __init__(self, t2s: Text2SQL, settings: ServeSettings, *, model: str) -> None:
         """Wrap a program loaded on a ``GatedEngine`` (``open_workbench`` builds both); its stages and executions
         are reported to each question's listener.
@@ -182,6 +185,14 @@ class Workbench:
     def history(self, session: str) -> list[Record]:
         """Return the page session's answers still kept, newest first."""
         return self.store.history(session)
+
+    def find_job(self, job_id: str) -> Job | None:
+        """A question another process took (None here: this workbench's questions are all in its page's list)."""
+        return None
+
+    def state_health(self) -> dict[str, Any]:
+        """The store and the queue apart (in memory: always up; workers are this process's threads)."""
+        return {"store": "memory", "store_error": None, "queue_depth": self.queue.length, "workers_alive": 1}
 
     def close(self) -> None:
         """Stop the worker threads and close the engine."""

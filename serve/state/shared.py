@@ -17,6 +17,7 @@ from answering import AnsweringError, load
 from answering.api import ask_defaults
 from answering.conversation import follow_up_of
 from db.engine import open_engine
+from db.state_database import embedded_state_dsn
 from engines import EngineSettings
 from modules.settings import ProgramSettings
 from serve.errors import WorkbenchError, failure_of
@@ -212,21 +213,24 @@ def open_shared_workbench(
     *,
     program: ProgramSettings,
     engine: EngineSettings,
-    store_dsn: str,
+    store_dsn: str | None = None,
     lm: dspy.LM | None = None,
 ) -> SharedWorkbench:
-    """Migrate the state database, open the engine, gate it, load the program and wrap them in a shared workbench.
+    """Open the engine, gate it, load the program, migrate the state database (`store_dsn`, else the embedded
+    server's ``db.state_database``) and wrap them in a shared workbench.
 
     Raises:
-        psycopg.Error: The state database cannot be reached or migrated.
         lms.LMConfigError, modules.errors.PipelineError, engines.errors.EngineError: As ``answering.load``.
+        db.errors.ServerError: The embedded server cannot be started.
+        psycopg.Error, psycopg_pool.PoolTimeout: The state database cannot be reached or migrated.
     """
-    migrate(store_dsn)
-    pool = open_store_pool(store_dsn, max_size=max(4, settings.workers + 2))
+    opened = open_engine(ask_defaults(engine))
+    t2s = load(model, program=program, engine=gated(opened, wait_s=settings.busy_wait_s), lm=lm)
     try:
-        opened = open_engine(ask_defaults(engine))
-        t2s = load(model, program=program, engine=gated(opened, wait_s=settings.busy_wait_s), lm=lm)
+        store_dsn = store_dsn or embedded_state_dsn()
+        migrate(store_dsn)
+        pool = open_store_pool(store_dsn, max_size=max(4, settings.workers + 2))
     except Exception:
-        pool.close()
+        t2s.close()
         raise
     return SharedWorkbench(t2s, settings, model=model, pool=pool, dsn=store_dsn)
