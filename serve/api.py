@@ -20,7 +20,7 @@ from serve.exports import DOWNLOADS
 from serve.health import EngineHealth
 from serve.settings import ServeSettings
 from serve.store import Record
-from serve.workbench import Workbench
+from serve.workbench import MAX_ID_CHARS, Workbench
 
 __all__ = ["ERROR_RESPONSES", "AnswerOut", "AskIn", "ErrorOut", "HealthOut", "RunSqlIn", "answer_out", "api_router"]
 
@@ -31,7 +31,10 @@ class AskIn(BaseModel):
     question: str = Field(description="the question in plain English")
     external_knowledge: str = Field("", description="facts the question relies on, e.g. MJDs of dates")
     conversation_id: str | None = Field(
-        None, description="continue this conversation: the question follows up its latest answer"
+        None,
+        max_length=MAX_ID_CHARS,
+        description="continue this conversation (an answer's conversation_id): the question follows up its latest "
+        "answer",
     )
 
 
@@ -146,8 +149,7 @@ def api_router(bench: Workbench) -> APIRouter:
 
     @router.post("/ask", response_model=AnswerOut, responses=ERROR_RESPONSES, summary="Answer a question with SQL")
     async def ask(body: AskIn) -> dict[str, Any]:
-        follows = bench.latest_in(body.conversation_id).id if body.conversation_id else None
-        job = bench.start_ask(body.question, body.external_knowledge, follows=follows)
+        job = bench.start_ask(body.question, body.external_knowledge, conversation=body.conversation_id or None)
         record = raise_if_failed(await bench.answer(job))
         return answer_out(record, bench.settings)
 

@@ -20,7 +20,7 @@ from serve.gate import CLIENT
 from serve.metrics import Metrics, MetricsEndpoint
 from serve.pages import SESSION_COOKIE, page_router
 from serve.responses import EncodableJSONResponse, encodable_html
-from serve.sessions import SessionIds
+from serve.sessions import SessionIds, cookie_name
 from serve.workbench import Workbench
 
 __all__ = ["create_app"]
@@ -50,13 +50,23 @@ def create_app(bench: Workbench) -> FastAPI:
 
     @app.middleware("http")
     async def session_and_client(request: Request, call_next: Any) -> Response:
-        offered = request.cookies.get(SESSION_COOKIE)
-        is_new = not session_ids.is_issued(offered)
-        request.state.session = session_ids.issue() if is_new else offered
-        CLIENT.set(request.client.host if request.client else "")  # each query counts for its client's share
+        client = request.client.host if request.client else ""  # the peer, or what a trusted proxy forwarded
+        CLIENT.set(client)  # each query counts for its client's share
+        secure = request.url.scheme == "https"
+        name = cookie_name(SESSION_COOKIE, bench.settings.port, secure=secure)
+        offered = request.cookies.get(name)
+        session = offered if session_ids.is_issued(offered) else None
+        on_page = not request.url.path.startswith("/api/")  # API clients have no page session
+        new_id = None
+        if on_page and request.method == "POST":  # every answer asked for hands the history to a new id
+            new_id = session_ids.issue()
+            request.state.session = bench.store.rotate(session, new_id, client=client)
+        else:
+            request.state.session = bench.store.history_of(session)
+            new_id = session_ids.issue() if on_page and session is None else None
         response = await call_next(request)
-        if is_new and not request.url.path.startswith("/api/"):  # API clients have no page session
-            response.set_cookie(SESSION_COOKIE, request.state.session, httponly=True, samesite="strict")
+        if new_id is not None:
+            response.set_cookie(name, new_id, httponly=True, samesite="strict", secure=secure)
         return response
 
     @app.exception_handler(WorkbenchError)
@@ -74,7 +84,12 @@ def create_app(bench: Workbench) -> FastAPI:
         logger.exception("%s %s failed", request.method, request.url.path)
         return _error(request, UnexpectedError.about(err))
 
-    app.add_middleware(AccessControl, max_request_bytes=bench.settings.max_request_bytes, token=bench.settings.token)
+    app.add_middleware(
+        AccessControl,
+        max_request_bytes=bench.settings.max_request_bytes,
+        token=bench.settings.token,
+        port=bench.settings.port,
+    )
     app.add_middleware(SecurityHeaders)
     settings = bench.settings
     app.add_middleware(

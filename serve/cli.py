@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from cli import add_verbosity_arguments, logging_to_stderr, positive_int
+from cli import add_verbosity_arguments, logging_to_stderr, positive_float, positive_int
 from engines.errors import EngineError
 from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
 from lms import LOCAL_PREFIX, LMConfigError
@@ -32,6 +32,7 @@ examples:
   python -m serve --catalog multisurvey             # Rubin/LSST and ZTF (schema alerce_tap)
   (umask 077; openssl rand -hex 16 > token) && python -m serve --host 0.0.0.0 --token-file token
                                                     # then open http://HOST:8000/?token=... once
+  python -m serve --forwarded-allow-ips 127.0.0.1   # behind a reverse proxy on this machine (X-Forwarded-*)
   python -m serve --mcp                             # MCP server on stdin/stdout (tools ask, run_sql, describe_schema)
 
 the token is never taken on the command line, where other users of the machine see it (ps): --token-file or
@@ -59,6 +60,31 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help=f"file holding the access token every request must carry (default: ${TOKEN_ENV}; none)",
     )
+    parser.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        help="reverse proxies (comma-separated addresses or networks, * for any) whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed (default: none; every client is its peer address)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=positive_int,
+        default=ServeSettings.max_connections,
+        help="open HTTP connections in all (default: %(default)s, and below the open-file limit)",
+    )
+    parser.add_argument(
+        "--max-connections-per-client",
+        type=positive_int,
+        default=ServeSettings.max_connections_per_client,
+        help="open HTTP connections of one peer address (default: %(default)s; a trusted proxy counts in all only)",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=positive_float,
+        metavar="SECONDS",
+        default=ServeSettings.header_timeout_s,
+        help="seconds a connection may take to send a request's headers (default: %(default)s)",
+    )
     parser.add_argument("--mcp", action="store_true", help="serve MCP over stdio instead of HTTP")
     add_model_argument(parser)
     parser.add_argument("--program", metavar="PATH", help="artifact folder or program.json (default: the model's)")
@@ -79,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
             port=args.port,
             token=_token(args.token_file),
             one_at_a_time=args.model.startswith(LOCAL_PREFIX),
+            forwarded_allow_ips=args.forwarded_allow_ips,
+            max_connections=args.max_connections,
+            max_connections_per_client=args.max_connections_per_client,
+            header_timeout_s=args.header_timeout,
         )
     except (OSError, ValueError) as err:
         parser.error(str(err))
@@ -124,6 +154,7 @@ def _serve(bench: Workbench, *, mcp: bool) -> None:
     import uvicorn
 
     from serve.app import create_app
+    from serve.connections import uvicorn_config
 
     print(f"workbench on http://{bench.settings.host}:{bench.settings.port}/ (Ctrl-C stops it)", file=sys.stderr)
-    uvicorn.run(create_app(bench), host=bench.settings.host, port=bench.settings.port, log_level="warning")
+    uvicorn.Server(uvicorn_config(create_app(bench), bench.settings)).run()

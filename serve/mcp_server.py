@@ -74,8 +74,7 @@ def build_mcp_server(bench: Workbench) -> MCPServer:
         dates, explanation, alternatives and cost; with a conversation_id, as a follow-up of that conversation's
         latest answer."""
         with _tool_errors():
-            follows = bench.latest_in(conversation_id).id if conversation_id else None
-            job = bench.start_ask(question, external_knowledge, follows=follows)
+            job = bench.start_ask(question, external_knowledge, conversation=conversation_id or None)
             return _reply(bench, raise_if_failed(await bench.answer(job)))
 
     @server.tool()

@@ -1,4 +1,5 @@
-"""Page sessions: ids only this server issues (signed, checked on every request), so no client picks another's."""
+"""Page sessions: ids only this server issues (signed, checked on every request), so no client picks another's, in
+cookies named for their instance, so two workbenches on one host keep theirs apart."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import hashlib
 import hmac
 import secrets
 
-__all__ = ["SessionIds"]
+__all__ = ["SessionIds", "cookie_name"]
 
 
 class SessionIds:
@@ -35,3 +36,14 @@ class SessionIds:
     def _sign(self, nonce: str) -> str:
         digest = hmac.new(self._key, nonce.encode("utf-8", "replace"), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest[:18]).decode()
+
+
+def cookie_name(base: str, port: int, *, secure: bool) -> str:
+    """Name a cookie of the workbench on `port`: browsers share cookies between the ports of a host, so each
+    instance has its own; over HTTPS it is a ``__Host-`` cookie, which only a secure page of this host can set.
+
+    Examples:
+        >>> cookie_name("workbench_session", 8000, secure=False), cookie_name("workbench_token", 443, secure=True)
+        ('workbench_session_8000', '__Host-workbench_token_443')
+    """
+    return f"{'__Host-' if secure else ''}{base}_{port}"

@@ -31,7 +31,9 @@ class ServeSettings:
         max_queued: Questions waiting or being answered, from all clients together; more are refused (429).
         max_queued_per_client: The same for one client (one address).
         busy_wait_s: Longest wait of a query for a free connection of its client's share before it is refused
-            as busy (503).
+            as busy (503); also the longest wait of an answer's query behind other clients' queries.
+        own_wait_s: Longest wait of an answer's query behind the same client's other queries (its candidates,
+            corrections and other questions share the client's connections).
         max_answers_kept: Answers kept in memory for pages and downloads; the oldest go first.
         max_kept_bytes: Memory the kept answers may hold (rows and texts, estimated); the oldest go first.
         max_sessions: Page sessions whose history is kept; the least recently answered go first.
@@ -39,6 +41,12 @@ class ServeSettings:
         workers: Threads answering questions at once.
         metrics_token: Token a request for ``/metrics`` must carry (None: /metrics is open on a loopback server
             without an access token, and absent otherwise).
+        forwarded_allow_ips: Addresses of the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are
+            believed (comma-separated, as uvicorn takes them); None believes no proxy: every cap counts the peer.
+        max_connections: Open HTTP connections from all clients together; more are closed at once.
+        max_connections_per_client: Open HTTP connections from one peer address.
+        header_timeout_s: Longest a connection may take to send a request's headers (and stay idle between
+            requests) before it is closed.
     """
 
     host: str = "127.0.0.1"
@@ -60,6 +68,11 @@ class ServeSettings:
     max_history: int = 50
     workers: int = 4
     metrics_token: str | None = dataclasses.field(default=None, repr=False)
+    own_wait_s: float = 120.0
+    forwarded_allow_ips: str | None = None
+    max_connections: int = 1_000
+    max_connections_per_client: int = 100
+    header_timeout_s: float = 10.0
 
     def __post_init__(self) -> None:
         """Refuse to serve another address without a token, and a token that is easy to guess."""

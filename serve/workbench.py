@@ -30,7 +30,10 @@ from serve.progress import StageReporter, stage_names
 from serve.settings import ServeSettings
 from serve.store import AnswerStore, Record
 
-__all__ = ["Workbench", "open_workbench"]
+__all__ = ["MAX_ID_CHARS", "Workbench", "open_workbench"]
+
+MAX_ID_CHARS = 64
+"""Longest answer or conversation id taken (ids are 22 characters); a longer one is refused, never echoed."""
 
 
 class Workbench:
@@ -73,28 +76,38 @@ class Workbench:
         return self.engine.name
 
     def start_ask(
-        self, question: str, knowledge: str = "", *, session: str | None = None, follows: str | None = None
+        self,
+        question: str,
+        knowledge: str = "",
+        *,
+        session: str | None = None,
+        follows: str | None = None,
+        conversation: str | None = None,
     ) -> Job:
         """Check the texts and queue the question for the current client (``serve.gate.CLIENT``); a worker thread
-        answers it, and the job's events report its progress. ``follows`` names a kept answer this question
-        follows up: its conversation continues.
+        answers it, and the job's events report its progress.
+
+        ``conversation`` (API and MCP) continues a conversation from its latest answer; ``follows`` names a kept
+        answer to follow up, whose conversation continues only when the caller holds it (no page `session`, or
+        the answer is in the session's history): a page link alone starts a conversation of its own.
 
         Raises:
-            WorkbenchError: The question is empty or too long, the knowledge is too long, or the answer followed
-                up is gone, failed or is on another catalog.
+            WorkbenchError: The question is empty or too long, the knowledge is too long, or the conversation or
+                the answer followed up is unknown, gone, failed or on another catalog.
             TooManyQuestionsError: The client, or all clients, have as many questions queued as the queue takes.
         """
         question, knowledge = self._clean(question, knowledge)
-        earlier = self.record(follows) if follows is not None else None
+        earlier = self.latest_in(conversation) if conversation else self.record(follows) if follows else None
         if earlier is not None:
             try:
                 follow_up_of(earlier.answer, self.t2s.catalog)
             except AnsweringError as err:
                 raise WorkbenchError(str(err)) from err
+        joins = earlier is not None and (conversation is not None or self._holds(session, earlier))
         job = Job(question=question, client=CLIENT.get())
         with self._submitting:  # the pool takes jobs in queue order, so no worker waits on a job not yet taken
             self.queue.join(job)
-            self._pool.submit(self._answer, job, knowledge, session, earlier)
+            self._pool.submit(self._answer, job, knowledge, session, earlier, joins)
         return job
 
     def ask(
@@ -128,6 +141,8 @@ class Workbench:
         Raises:
             WorkbenchError: No kept answer belongs to it.
         """
+        if len(conversation) > MAX_ID_CHARS:
+            raise WorkbenchError(f"a conversation id has at most {MAX_ID_CHARS} characters")
         found = self.store.latest_in(conversation)
         if found is None:
             raise WorkbenchError(f"no conversation {conversation!r} here; it may have been dropped for newer ones")
@@ -139,7 +154,12 @@ class Workbench:
         Raises:
             WorkbenchError: The SQL is empty or too long, or the database is busy or cannot be reached.
         """
-        return self._run_by_hand("sql", sql, question, session, self.engine.execute, conversation)
+
+        def execute(sql: str) -> Any:
+            with self.engine.gate.slot(CLIENT.get()):
+                return self.engine.inner.execute(sql)
+
+        return self._run_by_hand("sql", sql, question, session, execute, conversation)
 
     def run_alternative(self, answer_id: str, number: int, *, session: str | None = None) -> Record:
         """Run alternative `number` (from 1) of an answer instead of its SQL; the result joins its conversation.
@@ -152,7 +172,8 @@ class Workbench:
         if not 1 <= number <= len(alternatives):
             raise WorkbenchError(f"answer {answer_id!r} has no alternative {number}; it has {len(alternatives)}")
         sql = alternatives[number - 1]["sql"]
-        return self.run_sql(sql, question=record.answer.question, session=session, conversation=record.conversation)
+        conversation = record.conversation if self._holds(session, record) else ""
+        return self.run_sql(sql, question=record.answer.question, session=session, conversation=conversation)
 
     def run_adql(self, adql: str, *, question: str = "", session: str | None = None) -> Record:
         """Run ADQL the user wrote on the TAP engine as it is (one SELECT; the service's read-only role applies).
@@ -179,12 +200,17 @@ class Workbench:
         """
         found = self.store.get(answer_id or "")
         if found is None:
-            raise WorkbenchError(f"no answer {answer_id!r} here; it may have been dropped for newer ones")
+            shown = answer_id if len(answer_id or "") <= MAX_ID_CHARS else f"{answer_id[:MAX_ID_CHARS]}..."
+            raise WorkbenchError(f"no answer {shown!r} here; it may have been dropped for newer ones")
         return found
 
-    def history(self, session: str) -> list[Record]:
-        """Return the page session's answers still kept, newest first."""
-        return self.store.history(session)
+    def history(self, session: str | None) -> list[Record]:
+        """Return the answers of a page session's history (``AnswerStore.rotate``) still kept, newest first."""
+        return self.store.history(session) if session else []
+
+    def _holds(self, session: str | None, record: Record) -> bool:
+        """Whether the caller holds `record`'s conversation: a Python caller (no session), or the session lists it."""
+        return session is None or any(kept.id == record.id for kept in self.history(session))
 
     def find_job(self, job_id: str) -> Job | None:
         """A question another process took (None here: this workbench's questions are all in its page's list)."""
@@ -233,7 +259,7 @@ class Workbench:
         record = Record(
             id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name, conversation=conversation
         )
-        self.store.keep(record, session)
+        self.store.keep(record, session, client=CLIENT.get())
         return record
 
     def _clean(self, question: str, knowledge: str) -> tuple[str, str]:
@@ -244,7 +270,7 @@ class Workbench:
             raise WorkbenchError(str(err)) from err
         return question, knowledge
 
-    def _answer(self, job: Job, knowledge: str, session: str | None, earlier: Record | None) -> None:
+    def _answer(self, job: Job, knowledge: str, session: str | None, earlier: Record | None, joins: bool) -> None:
         CLIENT.set(job.client)  # this worker thread's own context: the answer's queries count for the asker
         try:
             with self.queue.turn(job):
@@ -256,11 +282,11 @@ class Workbench:
         except Exception as err:  # every failure, a bug included, must end the job: someone waits for it
             job.finish(failure=failure_of(err))
             return
-        record = self._priced(answer, earlier)
-        self.store.keep(record, session)
+        record = self._priced(answer, earlier, joins)
+        self.store.keep(record, session, client=job.client)
         job.finish(answer_id=record.id)
 
-    def _priced(self, answer: Answer, earlier: Record | None) -> Record:
+    def _priced(self, answer: Answer, earlier: Record | None, joins: bool) -> Record:
         totals = total_usage(answer.usage)
         input_tokens, output_tokens = totals["input_tokens"], totals["output_tokens"]
         return Record(
@@ -272,7 +298,7 @@ class Workbench:
             input_tokens=input_tokens,
             output_tokens=output_tokens,
             cost_usd=price_usd(self.model, input_tokens, output_tokens),
-            conversation=earlier.conversation if earlier is not None else "",
+            conversation=earlier.conversation if earlier is not None and joins else "",
             follows=earlier.id if earlier is not None else None,
         )
 
@@ -291,7 +317,8 @@ def open_workbench(
         lms.LMConfigError, modules.errors.PipelineError, engines.errors.EngineError: As ``answering.load``.
     """
     opened = open_engine(ask_defaults(engine))
-    t2s = load(model, program=program, engine=gated(opened, wait_s=settings.busy_wait_s), lm=lm)
+    engine_ = gated(opened, wait_s=settings.busy_wait_s, own_wait_s=settings.own_wait_s)
+    t2s = load(model, program=program, engine=engine_, lm=lm)
     return Workbench(t2s, settings, model=model)
 
 

@@ -17,6 +17,7 @@ from engines import EngineSettings
 from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules.settings import ProgramSettings
 from serve import ServeSettings, Workbench, create_app
+from serve.connections import uvicorn_config
 from serve.workbench import open_workbench
 from tests.answering.scripts import scripted_lm
 from tests.conftest import free_port
@@ -118,7 +119,7 @@ def client(bench: Workbench) -> Iterator[TestClient]:
 def serving(bench: Workbench) -> Iterator[str]:
     """Serve the workbench's app with uvicorn on a free loopback port, in a thread; yield its base URL."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(bench), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn_config(create_app(bench), bench.settings, port=port))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -130,3 +131,11 @@ def serving(bench: Workbench) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def flooding_answer(call) -> str:
+    """Questions that say "slow" get SLOW_SQL (and so do their corrections), the others ``SELECT 1 AS n``."""
+    slow = "slow" in call.user.lower()
+    fields = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
+    fields |= {"difficulty": {"difficulty": "simple"}, "explanation": EXPLANATION}
+    return render_answer(fields.get(call.stage, {"sql": SLOW_SQL if slow else "SELECT 1 AS n"}))

@@ -78,7 +78,7 @@ def test_an_engine_that_is_down_is_503(bench, client, monkeypatch):
     def down(*args, **kwargs):
         raise DatabaseUnavailable("Cannot connect to PostgreSQL at 127.0.0.1:1/alerce: Connection refused.")
 
-    monkeypatch.setattr(bench.t2s.executor, "execute", down)
+    monkeypatch.setattr(bench.t2s.executor.inner, "execute", down)
     failed = client.post("/api/run-sql", json={"sql": "SELECT 1"})
     assert failed.status_code == 503 and failed.json()["kind"] == "unavailable"
     asked = client.post("/api/ask", json={"question": "How many?"})
@@ -173,7 +173,7 @@ def test_an_answer_of_the_demo_model_says_so_in_the_api_and_the_page(tiny_dsn):
 
 def test_the_answer_carries_dates_explanation_alternatives_and_its_conversation(client):
     body = client.post("/api/ask", json={"question": "Where were the objects first seen in September 2023?"}).json()
-    assert body["conversation_id"] == body["id"] and body["follows"] is None
+    assert len(body["conversation_id"]) == 22 and body["conversation_id"] != body["id"] and body["follows"] is None
     assert body["dates"] == [{"text": "September 2023", "start_mjd": 60188.0, "end_mjd": 60218.0, "kind": "absolute"}]
     assert body["explanation"]["summary"] == "The rows the query returns." and body["alternatives"] == []
     assert body["catalog"] == "ztf" and len(body["as_of"]) == 10
@@ -184,9 +184,21 @@ def test_a_conversation_id_makes_the_question_a_follow_up_of_its_latest_answer(c
     follow = {"conversation_id": first["conversation_id"]}
     second = client.post("/api/ask", json={"question": "now only those with many detections", **follow}).json()
     third = client.post("/api/ask", json={"question": "same for 2024", **follow}).json()
-    assert second["conversation_id"] == third["conversation_id"] == first["id"]
+    assert second["conversation_id"] == third["conversation_id"] == first["conversation_id"]
     assert second["follows"] == "Where are the objects?" and third["follows"] == second["question"]
     assert third["dates"][0]["text"] == "2024"
+
+
+def test_an_answer_id_is_not_its_conversation_id(client):
+    first = client.post("/api/ask", json={"question": "Where are the objects?"}).json()
+    refused = client.post("/api/ask", json={"question": "now the first ten", "conversation_id": first["id"]})
+    assert refused.status_code == 400 and refused.json()["error"].startswith("no conversation")
+
+
+def test_a_long_conversation_id_is_refused_and_not_echoed(client):
+    long_id = "c" * 60_000
+    refused = client.post("/api/ask", json={"question": "same for 2024", "conversation_id": long_id})
+    assert refused.status_code == 400 and long_id[:100] not in refused.text and len(refused.text) < 300
 
 
 def test_an_unknown_conversation_is_a_one_line_refusal(client):

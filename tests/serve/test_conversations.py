@@ -18,11 +18,26 @@ def test_follow_ups_join_the_conversation_of_the_answer_they_follow(bench):
     first = bench.ask("Where were the objects first seen in September 2023?")
     second = bench.ask("now only those with more than 50 detections", follows=first.id)
     third = bench.ask("same for 2024", follows=second.id)
-    assert first.conversation == first.id and first.follows is None
-    assert (second.conversation, second.follows) == (first.id, first.id)
-    assert (third.conversation, third.follows) == (first.id, second.id) and bench.latest_in(first.id) == third
+    assert first.conversation != first.id and first.follows is None
+    assert (second.conversation, second.follows) == (first.conversation, first.id)
+    assert (third.conversation, third.follows) == (first.conversation, second.id)
+    assert bench.latest_in(first.conversation) == third
     assert third.answer.follows == "now only those with more than 50 detections"
     assert [item["text"] for item in third.answer.dates] == ["2024"]
+
+
+def test_a_page_link_alone_cannot_add_turns_to_the_owners_conversation(bench):
+    owned = bench.ask("Where are the objects?")
+    with client_of(bench) as stranger:  # has the page link, not the conversation
+        forked = bench.record(ask_on_the_page(stranger, "now the first ten", owned.id))
+    assert forked.follows == owned.id and forked.conversation != owned.conversation
+    assert bench.latest_in(owned.conversation) == owned  # the owner's next follow-up builds on its own answer
+
+
+def test_a_conversation_id_of_60_kb_is_refused_in_one_short_line(bench):
+    with pytest.raises(WorkbenchError) as info:
+        bench.latest_in("c" * 60_000)
+    assert str(info.value) == "a conversation id has at most 64 characters"
 
 
 def test_an_unknown_conversation_is_one_line(bench):
@@ -73,12 +88,14 @@ def test_a_follow_up_on_an_answer_that_failed_is_one_line(tiny_dsn):
 def test_disagreeing_candidates_give_alternatives_that_run_on_request(tiny_dsn):
     bench = make_disagreeing_bench(tiny_dsn)
     try:
-        record = bench.ask("Where are the objects?")
-        with client_of(bench) as client:
+        with client_of(bench) as client, client_of(bench) as stranger:
+            record = bench.record(ask_on_the_page(client, "Where are the objects?"))
             page = client.get(f"/answers/{record.id}").text
             ran = client.post(f"/answers/{record.id}/alternatives/1", follow_redirects=False)
             chosen = bench.record(ran.headers["location"].rsplit("/", 1)[1])
             missing = client.post(f"/answers/{record.id}/alternatives/2")
+            by_link = stranger.post(f"/answers/{record.id}/alternatives/1", follow_redirects=False)
+            forked = bench.record(by_link.headers["location"].rsplit("/", 1)[1])
     finally:
         bench.close()
     assert record.answer.sql == POSITIONS_SQL
@@ -89,6 +106,7 @@ def test_disagreeing_candidates_give_alternatives_that_run_on_request(tiny_dsn):
     assert ran.status_code == 303 and chosen.answer.sql == OTHER_READING_SQL and len(chosen.answer.frame) == 60
     assert chosen.conversation == record.conversation and chosen.answer.question == "Where are the objects?"
     assert missing.status_code == 400 and "has no alternative 2; it has 1" in missing.text
+    assert forked.conversation != record.conversation  # the page link alone does not join the owner's thread
 
 
 def test_the_workbench_refuses_an_alternative_of_an_unknown_answer(bench):

@@ -69,15 +69,18 @@ def test_ask_follows_up_a_conversation_and_refuses_an_unknown_one(tiny_dsn):
             arguments = {"question": "same for 2024", "conversation_id": conversation}
             follow_up = await client.call_tool("ask", arguments)
             unknown = await client.call_tool("ask", {**arguments, "conversation_id": "nope"})
-            return [first, follow_up, unknown]
+            long = await client.call_tool("ask", {**arguments, "conversation_id": "c" * 60_000})
+            return [first, follow_up, unknown, long]
 
-    first, follow_up, unknown = asyncio.run(session())
+    first, follow_up, unknown, long = asyncio.run(session())
     assert first.structured_content["dates"][0]["text"] == "September 2023"
     assert first.structured_content["explanation"]["summary"] == "The rows the query returns."
     body = follow_up.structured_content
     assert body["follows"] == "Where were the objects in September 2023?" and body["dates"][0]["text"] == "2024"
     assert body["conversation_id"] == first.structured_content["conversation_id"]
     assert unknown.is_error and "no conversation 'nope' here" in unknown.content[0].text
+    assert long.is_error and "a conversation id has at most 64 characters" in long.content[0].text
+    assert "c" * 100 not in long.content[0].text
 
 
 MCP_TEXTS = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "serve_attacks.yaml").read_text())["texts"]

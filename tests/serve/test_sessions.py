@@ -2,10 +2,13 @@
 
 import pytest
 
-from serve.pages import SESSION_COOKIE
+from serve.pages import SESSION_COOKIE as BASE
+from serve.sessions import cookie_name
 from tests.serve.conftest import client_of, make_bench
 from tests.serve.test_pages import ask
 
+SESSION_COOKIE = cookie_name(BASE, 8000, secure=False)
+"""The session cookie of the test client's workbench (port 8000, plain HTTP)."""
 MARKED_SQL = "SELECT 'only-for-the-api-client' AS secret"
 
 
