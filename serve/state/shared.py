@@ -72,7 +72,13 @@ class SharedWorkbench(Workbench):
         )
 
     def start_ask(
-        self, question: str, knowledge: str = "", *, session: str | None = None, follows: str | None = None
+        self,
+        question: str,
+        knowledge: str = "",
+        *,
+        session: str | None = None,
+        follows: str | None = None,
+        conversation: str | None = None,
     ) -> SharedJob:
         """Check the texts and queue the question for the current client; any worker answers it.
 
@@ -81,13 +87,19 @@ class SharedWorkbench(Workbench):
             TooManyQuestionsError: The client, or all clients, have as many questions open as allowed.
         """
         question, knowledge = self._clean(question, knowledge)
-        if follows is not None:
+        earlier = self.latest_in(conversation) if conversation else self.record(follows) if follows else None
+        if earlier is not None:
             try:
-                follow_up_of(self.record(follows).answer, self.t2s.catalog)
+                follow_up_of(earlier.answer, self.t2s.catalog)
             except AnsweringError as err:
                 raise WorkbenchError(str(err)) from err
+        joins = earlier is not None and (conversation is not None or self._holds(session, earlier))
         job_id = self.queue.submit(
-            client=CLIENT.get(), session=session, question=question, knowledge=knowledge, follows=follows
+            client=CLIENT.get(),
+            session=session,
+            question=question,
+            knowledge=knowledge,
+            follows=earlier.id if joins else None,  # a page link alone starts a question of its own
         )
         return SharedJob(self.pool, job_id)
 
@@ -166,7 +178,7 @@ class SharedWorkbench(Workbench):
         try:
             earlier = self.record(follows) if follows else None
             answer = self._answer_question(job_id, question, knowledge, earlier, clock)
-            record = self._priced(answer, earlier)
+            record = self._priced(answer, earlier, earlier is not None)  # a stored follow-up always joins
             self.store.keep(record, session)
         except Exception as err:  # every failure, a bug included, must end the job: someone waits for it
             with self.pool.connection() as conn, conn.transaction():
