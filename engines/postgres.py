@@ -176,6 +176,11 @@ class PostgresEngine(EngineLifecycle):
         """
         probe(self.settings.dsn, self.settings.connect_timeout_s)
 
+    def pool_stats(self) -> dict[str, int]:
+        """The pool's size, idle connections and waiting requests ({} before the first query)."""
+        pool = self._pool
+        return {} if pool is None else pool.get_stats()
+
     def tables(self) -> None:
         """Serve every catalog table."""
         return None

@@ -97,13 +97,20 @@ class ErrorOut(BaseModel):
 class HealthOut(BaseModel):
     """Whether the workbench is up, with what, and how busy."""
 
-    status: str = Field(description="ok, or unavailable when the engine cannot be reached")
+    status: str = Field(
+        description="ok, or unavailable when the engine fails a query on the catalog, the store cannot be used or no "
+        "worker is alive"
+    )
     engine_error: str | None = Field(description="why the engine cannot be reached, or null")
     model: str
     engine: str
     catalog: str = Field(description="the catalog asked about: ztf (ZTF alerts) or multisurvey (Rubin/LSST and ZTF)")
     queue_length: int = Field(description="questions waiting or being answered")
     one_at_a_time: bool = Field(description="questions are answered one at a time (the embedded local model)")
+    store: str = Field(description="where answers and sessions are kept: ok (PostgreSQL), memory, or unavailable")
+    store_error: str | None = Field(description="why the store cannot be used, or null")
+    queue_depth: int | None = Field(description="questions waiting for a worker (null: the store is unavailable)")
+    workers_alive: int | None = Field(description="workers whose heartbeat is recent (null: the store is unavailable)")
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -154,13 +161,19 @@ def api_router(bench: Workbench) -> APIRouter:
     @router.get("/health", response_model=HealthOut, summary="Tell whether the workbench and its engine are up")
     async def health() -> dict[str, Any]:
         problem = await engine_health.problem()
+        state = await run_in_threadpool(bench.state_health)
+        healthy = problem is None and state["store"] != "unavailable" and state.get("workers_alive") != 0
         return {
-            "status": "ok" if problem is None else "unavailable",
+            "status": "ok" if healthy else "unavailable",
             "engine_error": problem,
+            "store": state["store"],
+            "store_error": state["store_error"],
+            "queue_depth": state.get("queue_depth"),
+            "workers_alive": state.get("workers_alive"),
             "model": bench.model,
             "engine": bench.engine_name,
             "catalog": bench.engine.catalog,
-            "queue_length": bench.queue.length,
+            "queue_length": state.get("queue_depth", 0) + state.get("running", 0),
             "one_at_a_time": bench.queue.one_at_a_time,
         }
 

@@ -17,6 +17,7 @@ from serve.access import AccessControl, SecurityHeaders
 from serve.api import api_router
 from serve.errors import UnexpectedError, WorkbenchError
 from serve.gate import CLIENT
+from serve.metrics import Metrics, MetricsEndpoint
 from serve.pages import SESSION_COOKIE, page_router
 from serve.responses import EncodableJSONResponse, encodable_html
 from serve.sessions import SessionIds, cookie_name
@@ -45,7 +46,7 @@ def create_app(bench: Workbench) -> FastAPI:
     app.include_router(api_router(bench))
     app.include_router(page_router(bench))
     app.mount("/static", StaticFiles(directory=Path(__file__).with_name("static")), name="static")
-    session_ids = SessionIds()
+    session_ids = SessionIds(bench.session_key)
 
     @app.middleware("http")
     async def session_and_client(request: Request, call_next: Any) -> Response:
@@ -90,6 +91,14 @@ def create_app(bench: Workbench) -> FastAPI:
         port=bench.settings.port,
     )
     app.add_middleware(SecurityHeaders)
+    settings = bench.settings
+    app.add_middleware(
+        MetricsEndpoint,
+        metrics=Metrics(bench),
+        host=settings.host,
+        token=settings.token,
+        metrics_token=settings.metrics_token,
+    )
     return app
 
 

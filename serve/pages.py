@@ -70,7 +70,7 @@ def page_router(bench: Workbench) -> APIRouter:
 
     @router.get("/jobs/{job_id}/events")
     async def events(job_id: str) -> Response:
-        job = jobs.get(job_id)
+        job = jobs.get(job_id) or bench.find_job(job_id)  # another web process may have taken the question
         if job is None:
             return EncodableJSONResponse({"error": f"no question {job_id!r} is being answered"}, status_code=404)
         return StreamingResponse(_stream(job), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})

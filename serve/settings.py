@@ -39,6 +39,8 @@ class ServeSettings:
         max_sessions: Page sessions whose history is kept; the least recently answered go first.
         max_history: Answers listed in one page session's history.
         workers: Threads answering questions at once.
+        metrics_token: Token a request for ``/metrics`` must carry (None: /metrics is open on a loopback server
+            without an access token, and absent otherwise).
         forwarded_allow_ips: Addresses of the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are
             believed (comma-separated, as uvicorn takes them); None believes no proxy: every cap counts the peer.
         max_connections: Open HTTP connections from all clients together; more are closed at once.
@@ -65,6 +67,7 @@ class ServeSettings:
     max_sessions: int = 1_000
     max_history: int = 50
     workers: int = 4
+    metrics_token: str | None = dataclasses.field(default=None, repr=False)
     own_wait_s: float = 120.0
     forwarded_allow_ips: str | None = None
     max_connections: int = 1_000

@@ -39,6 +39,9 @@ MAX_ID_CHARS = 64
 class Workbench:
     """A loaded program with its engine, the answers kept in memory and each page session's history (thread-safe)."""
 
+    session_key: bytes | None = None
+    """Key that signs page sessions (None: one of this process; ``serve.state`` shares one between processes)."""
+
     def __init__(self, t2s: Text2SQL, settings: ServeSettings, *, model: str) -> None:
         """Wrap a program loaded on a ``GatedEngine`` (``open_workbench`` builds both); its stages and executions
         are reported to each question's listener.
@@ -208,6 +211,14 @@ class Workbench:
     def _holds(self, session: str | None, record: Record) -> bool:
         """Whether the caller holds `record`'s conversation: a Python caller (no session), or the session lists it."""
         return session is None or any(kept.id == record.id for kept in self.history(session))
+
+    def find_job(self, job_id: str) -> Job | None:
+        """A question another process took (None here: this workbench's questions are all in its page's list)."""
+        return None
+
+    def state_health(self) -> dict[str, Any]:
+        """The store and the queue apart (in memory: always up; workers are this process's threads)."""
+        return {"store": "memory", "store_error": None, "queue_depth": self.queue.length, "workers_alive": 1}
 
     def close(self) -> None:
         """Stop the worker threads and close the engine."""

@@ -19,12 +19,13 @@ _TABLES = """
 CREATE SCHEMA IF NOT EXISTS workbench;
 CREATE TABLE workbench.sessions (
     id text PRIMARY KEY,
+    history text NOT NULL,
     created timestamptz NOT NULL DEFAULT now(),
     last_seen timestamptz NOT NULL DEFAULT now()
 );
 CREATE TABLE workbench.answers (
     id text PRIMARY KEY,
-    session text REFERENCES workbench.sessions (id) ON DELETE SET NULL,
+    session text,
     conversation text NOT NULL,
     follows text,
     source text NOT NULL,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -61,17 +62,31 @@ class PgAnswerStore:
         with self.pool.connection() as conn:
             return conn.execute("SELECT coalesce(sum(rows_bytes), 0) FROM workbench.answers").fetchone()[0]
 
-    def keep(self, record: Record, session: str | None) -> None:
-        """Keep `record` (in `session`'s history when one is given), count it for its client, and drop the oldest
+    def history_of(self, session: str | None) -> str:
+        """Return the history the page session id names now ("" when it names none)."""
+        with self.pool.connection() as conn:
+            found = conn.execute(
+                "UPDATE workbench.sessions SET last_seen = now() WHERE id = %s RETURNING history", (session or "",)
+            ).fetchone()
+        return found[0] if found else ""
+
+    def rotate(self, session: str | None, new_session: str, *, client: str = "") -> str:
+        """Give `session`'s history (a new, empty one when it has none) to `new_session`; `session` names nothing
+        after. Return the history."""
+        with self.pool.connection() as conn, conn.transaction():
+            found = conn.execute(
+                "DELETE FROM workbench.sessions WHERE id = %s RETURNING history", (session or "",)
+            ).fetchone()
+            history = found[0] if found else secrets.token_urlsafe(16)
+            conn.execute("INSERT INTO workbench.sessions (id, history) VALUES (%s, %s)", (new_session, history))
+        return history
+
+    def keep(self, record: Record, session: str | None, *, client: str | None = None) -> None:
+        """Keep `record` (in history `session` when one is given), count it for its client, and drop the oldest
         rows past the byte budget."""
         rows = rows_parquet(record.answer.frame, self.max_rows_bytes)
-        client = CLIENT.get()
+        client = CLIENT.get() if client is None else client
         with self.pool.connection() as conn, conn.transaction():
-            if session:
-                conn.execute(
-                    "INSERT INTO workbench.sessions (id) VALUES (%s) ON CONFLICT (id) DO UPDATE SET last_seen = now()",
-                    (session,),
-                )
             conn.execute(
                 "INSERT INTO workbench.answers (id, session, conversation, follows, source, client, created, record, "
                 "rows, rows_bytes, rows_dropped) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",

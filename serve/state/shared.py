@@ -17,6 +17,7 @@ from answering import AnsweringError, load
 from answering.api import ask_defaults
 from answering.conversation import follow_up_of
 from db.engine import open_engine
+from db.state_database import embedded_state_dsn
 from engines import EngineSettings
 from modules.settings import ProgramSettings
 from serve.errors import WorkbenchError, failure_of
@@ -71,7 +72,13 @@ class SharedWorkbench(Workbench):
         )
 
     def start_ask(
-        self, question: str, knowledge: str = "", *, session: str | None = None, follows: str | None = None
+        self,
+        question: str,
+        knowledge: str = "",
+        *,
+        session: str | None = None,
+        follows: str | None = None,
+        conversation: str | None = None,
     ) -> SharedJob:
         """Check the texts and queue the question for the current client; any worker answers it.
 
@@ -80,13 +87,19 @@ class SharedWorkbench(Workbench):
             TooManyQuestionsError: The client, or all clients, have as many questions open as allowed.
         """
         question, knowledge = self._clean(question, knowledge)
-        if follows is not None:
+        earlier = self.latest_in(conversation) if conversation else self.record(follows) if follows else None
+        if earlier is not None:
             try:
-                follow_up_of(self.record(follows).answer, self.t2s.catalog)
+                follow_up_of(earlier.answer, self.t2s.catalog)
             except AnsweringError as err:
                 raise WorkbenchError(str(err)) from err
+        joins = earlier is not None and (conversation is not None or self._holds(session, earlier))
         job_id = self.queue.submit(
-            client=CLIENT.get(), session=session, question=question, knowledge=knowledge, follows=follows
+            client=CLIENT.get(),
+            session=session,
+            question=question,
+            knowledge=knowledge,
+            follows=earlier.id if joins else None,  # a page link alone starts a question of its own
         )
         return SharedJob(self.pool, job_id)
 
@@ -165,7 +178,7 @@ class SharedWorkbench(Workbench):
         try:
             earlier = self.record(follows) if follows else None
             answer = self._answer_question(job_id, question, knowledge, earlier, clock)
-            record = self._priced(answer, earlier)
+            record = self._priced(answer, earlier, earlier is not None)  # a stored follow-up always joins
             self.store.keep(record, session)
         except Exception as err:  # every failure, a bug included, must end the job: someone waits for it
             with self.pool.connection() as conn, conn.transaction():
@@ -212,21 +225,24 @@ def open_shared_workbench(
     *,
     program: ProgramSettings,
     engine: EngineSettings,
-    store_dsn: str,
+    store_dsn: str | None = None,
     lm: dspy.LM | None = None,
 ) -> SharedWorkbench:
-    """Migrate the state database, open the engine, gate it, load the program and wrap them in a shared workbench.
+    """Open the engine, gate it, load the program, migrate the state database (`store_dsn`, else the embedded
+    server's ``db.state_database``) and wrap them in a shared workbench.
 
     Raises:
-        psycopg.Error: The state database cannot be reached or migrated.
         lms.LMConfigError, modules.errors.PipelineError, engines.errors.EngineError: As ``answering.load``.
+        db.errors.ServerError: The embedded server cannot be started.
+        psycopg.Error, psycopg_pool.PoolTimeout: The state database cannot be reached or migrated.
     """
-    migrate(store_dsn)
-    pool = open_store_pool(store_dsn, max_size=max(4, settings.workers + 2))
+    opened = open_engine(ask_defaults(engine))
+    t2s = load(model, program=program, engine=gated(opened, wait_s=settings.busy_wait_s), lm=lm)
     try:
-        opened = open_engine(ask_defaults(engine))
-        t2s = load(model, program=program, engine=gated(opened, wait_s=settings.busy_wait_s), lm=lm)
+        store_dsn = store_dsn or embedded_state_dsn()
+        migrate(store_dsn)
+        pool = open_store_pool(store_dsn, max_size=max(4, settings.workers + 2))
     except Exception:
-        pool.close()
+        t2s.close()
         raise
     return SharedWorkbench(t2s, settings, model=model, pool=pool, dsn=store_dsn)

@@ -90,6 +90,7 @@ async def _work(bench: SharedWorkbench, settings: WorkerSettings, *, in_main_thr
                 update_heartbeat_interval=settings.heartbeat_s,
                 stalled_worker_timeout=settings.stalled_after_s,
                 delete_jobs="successful",
+                fetch_job_polling_interval=1.0,  # a missed NOTIFY costs at most a second
                 install_signal_handlers=in_main_thread,
             )
         finally:

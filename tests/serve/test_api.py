@@ -123,6 +123,10 @@ def test_health_says_what_serves(client):
         "catalog": "ztf",
         "queue_length": 0,
         "one_at_a_time": False,
+        "store": "memory",
+        "store_error": None,
+        "queue_depth": 0,
+        "workers_alive": 1,
     }
 
 
