@@ -101,3 +101,15 @@ def test_multisurvey_identifiers_compare_detections_before_objects():
     assert (
         identifier_columns("ztf") == IDS == ("candid", "oid", "oid_catalog", "objectidps1", "classifier_name", "count")
     )
+
+
+def test_a_prediction_holding_every_gold_row_and_more_is_no_match():
+    # Gold: the 2 objects asked for; the prediction returns them and 2 more (a filter dropped).
+    gold = pd.DataFrame({"oid": ["ZTF1", "ZTF2"], "ndet": [3, 4]})
+    pred = pd.DataFrame({"oid": ["ZTF1", "ZTF2", "ZTF3", "ZTF4"], "ndet": [3, 4, 5, 6]})
+    score = row_match(gold, pred, "SELECT oid, ndet FROM object")
+    assert not score.pm
+    assert (score.precision, score.recall) == (0.5, 1.0)  # half the returned rows are gold; every gold row returned
+    assert score.f1 == pytest.approx(2 / 3)
+    value = score_frames(gold, "SELECT oid, ndet FROM object", pred, "SELECT oid, ndet FROM object").value
+    assert not value.pm

@@ -9,6 +9,7 @@ from engines.errors import ErrorKind, ExecutionError
 from engines.fake import FakeEngine
 from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
+from modules.alternatives import alternatives
 
 MANY = "SELECT oid FROM object WHERE ndet > 50"
 RECENT = "SELECT oid FROM object WHERE ndet > 50 AND firstmjd >= 60188"
@@ -65,3 +66,13 @@ def test_one_candidate_has_no_alternatives():
     with dspy.context(lm=fake_lm(answer_with(RECENT))):
         pred = AlerceText2SQL(TableEngine(), settings)(question="Which objects?")
     assert pred.selection is None and pred.alternatives == []
+
+
+def test_the_chosen_reading_is_no_alternative_after_its_checks_rewrote_the_sql():
+    # The value check turned the selected candidate's 'SN Ia' into 'SNIa': its own cluster is still the answer.
+    chosen = "SELECT oid FROM probability WHERE class_name = 'SN Ia'"
+    final = "SELECT oid FROM probability WHERE class_name = 'SNIa'"
+    other = "SELECT oid FROM probability WHERE class_name = 'SNII'"
+    described = [{"sql": chosen, "rows": 5}, {"sql": chosen, "rows": 5}, {"sql": other, "rows": 2}]
+    selection = {"selected": 1, "clusters": [[0, 1], [2]], "disagree": True}
+    assert [found["sql"] for found in alternatives(final, described, selection)] == [other]

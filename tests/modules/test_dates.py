@@ -2,7 +2,7 @@
 
 import calendar
 import dataclasses
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -123,3 +123,47 @@ def test_far_years_convert_without_warnings(recwarn):
     (found,) = date_ranges("in 2040", date(2041, 1, 1))
     assert (found.start_mjd, found.end_mjd) == (66154.0, 66520.0)
     assert not recwarn.list
+
+
+def _days(question: str, as_of: date) -> tuple[date, date]:
+    """The one range read from `question`, as its first day and the day after its last."""
+    (found,) = date_ranges(question, as_of)
+    origin = date(1858, 11, 17)  # MJD 0
+    return origin + timedelta(days=found.start_mjd), origin + timedelta(days=found.end_mjd)
+
+
+@pytest.mark.parametrize(
+    ("question", "as_of", "first", "stop"),
+    [
+        ("objects from the previous month", date(2024, 3, 10), date(2024, 2, 1), date(2024, 3, 1)),
+        ("objects from the previous year", date(2024, 3, 10), date(2023, 1, 1), date(2024, 1, 1)),
+        # Wednesday 13 March 2024: its week starts on Monday the 11th, the previous one on Monday the 4th.
+        ("objects from the previous week", date(2024, 3, 13), date(2024, 3, 4), date(2024, 3, 11)),
+        ("objects from the previous quarter", date(2024, 5, 2), date(2024, 1, 1), date(2024, 4, 1)),
+    ],
+    ids=["month", "year", "week", "quarter"],
+)
+def test_the_previous_calendar_unit_is_the_one_before_the_current(question, as_of, first, stop):
+    assert _days(question, as_of) == (first, stop)
+
+
+def test_weeks_ago_count_seven_days_each():
+    # Two weeks before Wednesday 20 March 2024 is Wednesday 6 March.
+    assert _days("objects detected 2 weeks ago", date(2024, 3, 20)) == (date(2024, 3, 6), date(2024, 3, 7))
+
+
+def test_the_day_before_yesterday_is_two_days_back_across_a_leap_day():
+    # Asked on 1 March 2024: yesterday is 29 February, the day before it 28 February.
+    assert _days("objects detected the day before yesterday", date(2024, 3, 1)) == (
+        date(2024, 2, 28),
+        date(2024, 2, 29),
+    )
+
+
+def test_the_last_quarter_of_a_year_is_october_to_december():
+    assert _days("objects in the last quarter of 2023", date(2024, 3, 1)) == (date(2023, 10, 1), date(2024, 1, 1))
+
+
+def test_a_month_asked_on_its_first_day_is_the_month_now_running():
+    assert _days("objects detected in September", date(2023, 9, 1)) == (date(2023, 9, 1), date(2023, 10, 1))
+    assert _days("objects detected in September", date(2023, 8, 31)) == (date(2022, 9, 1), date(2022, 10, 1))

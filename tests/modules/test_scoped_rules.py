@@ -48,8 +48,10 @@ def _sent_rules(schema_text: str, module: dspy.Module, **inputs: object) -> set[
         ({"probability": ["oid", "class_name", "ranking"]}, {"classes", "ranking", "supernovae"}),
         ({"object": ["oid"], "feature": ["oid", "name", "value"]}, {"feature"}),
         ({"ss_ztf": ["oid", "ssdistnr"]}, {"positions"}),
+        # A partition holds its parent's rows: querying one needs the same classifier rules as probability.
+        ({"lc_classifier": ["oid", "class_name", "ranking"]}, {"classes", "ranking", "supernovae"}),
     ],
-    ids=["counts", "cone", "classes", "feature", "distance in arcsec"],
+    ids=["counts", "cone", "classes", "feature", "distance in arcsec", "classifier partition"],
 )
 @pytest.mark.parametrize("stage", ["generation", "decomposition"])
 def test_a_stage_sends_the_scoped_rules_its_linked_schema_needs(stage, columns, expected):

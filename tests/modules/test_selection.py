@@ -40,3 +40,33 @@ def test_selection_breaks_ties_with_the_pairwise_choice():
 
 def test_result_preview_of_an_empty_result():
     assert result_preview(pd.DataFrame({"oid": []})) == "no rows; columns: oid"
+
+
+def _tournament(beats: dict[tuple[str, str], str | None]):
+    """Run selection over clusters a (two candidates), b and c, which the vote leaves contending; ``beats`` maps each
+    pair of representatives (larger cluster first) to the winner, or to None for an answer that cannot be read."""
+    candidates = [_candidate("a1", ["ZTF1"]), _candidate("a2", ["ZTF1"]), _candidate("b", ["ZTF2"])]
+    candidates.append(_candidate("c", ["ZTF3"]))
+
+    def answer(call):
+        first, second = (call.inputs[f"{side}_sql"].rsplit("-- ", 1)[1] for side in ("first", "second"))
+        winner = beats[(first, second)]
+        if winner is None:
+            return "I cannot decide."
+        return render_answer({"choice": "first" if winner == first else "second", "reason": f"{winner} is right"})
+
+    with dspy.context(lm=fake_lm(answer)):
+        return CandidateSelection()("q", "", candidates, min_agreement=0.9)  # 2 of 4 agree: every cluster contends
+
+
+def test_a_tie_in_wins_goes_to_the_larger_cluster():
+    # Each representative beats one other: one win each, and a's two agreeing candidates decide.
+    prediction = _tournament({("a1", "b"): "a1", ("b", "c"): "b", ("a1", "c"): "c"})
+    assert prediction.candidate.id == "a1" and prediction.disagree
+
+
+def test_a_comparison_that_failed_is_a_win_for_neither_side():
+    # b beats a, c beats b, and a against c cannot be read: b and c have one win each, a none; b comes first.
+    prediction = _tournament({("a1", "b"): "b", ("b", "c"): "c", ("a1", "c"): None})
+    assert prediction.candidate.id == "b"
+    assert len(prediction.failures) == 1 and len(prediction.reasons) == 2

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -116,3 +117,17 @@ def test_a_code_finding_names_the_lookup_and_the_id():
 def test_a_name_outside_the_fixed_scope_is_not_guessed():
     (finding,) = find_unknown_values("SELECT oid FROM detection d WHERE d.sid = 0 AND d.band = 'u'", _codes())
     assert finding.closest == () and "no band_name 'u'" in finding.message
+
+
+def test_code_ids_read_as_floats_still_become_integer_ids():
+    # A lookup column with a NULL comes back from the database as floats (6.0); the SQL compares integers (6).
+    from catalog import load_catalog
+    from modules.lookup_codes import read_code_names
+
+    bands = pd.DataFrame({"band": [1.0, 6.0, None], "band_name": ["g", "u", "x"], "sid": [1.0, 1.0, 1.0]})
+    codes = read_code_names(
+        load_catalog("multisurvey"), lambda queries: [bands if table == "band" else None for _, table in queries]
+    )
+    vocabulary = Vocabulary(values={("detection", "band"): frozenset({"1", "6"})}, codes=codes)
+    sql = "SELECT oid FROM detection d WHERE d.sid = 1 AND d.band = 'u'"
+    assert replace_unknown_values(sql, vocabulary) == "SELECT oid FROM detection AS d WHERE d.sid = 1 AND d.band = 6"
