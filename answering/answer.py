@@ -7,7 +7,7 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answering.astro_table import astropy_table
+from answering.astro_table import astropy_table, votable_bytes
 from answering.columns import ColumnInfo, result_columns, source_columns
 from answering.errors import AnsweringError
 from answering.lightcurve import object_figure
@@ -113,7 +113,7 @@ class Answer:
     def to_votable(self, path: str | Path) -> Path:
         """Write ``table`` as a VOTable file (replacing it) and return its path."""
         path = Path(path)
-        self.table.write(path, format="votable", overwrite=True)
+        path.write_bytes(votable_bytes(self.table))
         return path
 
     def plot_sky(self, *, projection: str = "aitoff") -> Figure:

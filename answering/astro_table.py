@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import TYPE_CHECKING, Any
 
 from answering.cells import plain_value, unique_labels
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from astropy.table import Table
 
-__all__ = ["astropy_table"]
+__all__ = ["astropy_table", "votable_bytes"]
 
 
 def astropy_table(frame: pd.DataFrame, sql: str, service_table: Table | None = None, *, catalog: str = "ztf") -> Table:
@@ -61,3 +62,43 @@ def _masked(values: pd.Series) -> tuple[list[Any], list[bool]]:
     if len(kinds) > 1 and not kinds <= {int, float}:
         data = [str(value) for value in data]
     return data, mask
+
+
+def votable_bytes(table: Table) -> bytes:
+    """Write `table` as a VOTable 1.4 document whose positions and epochs point at their frames.
+
+    Columns with a ``pos.eq`` UCD refer to a COOSYS (ICRS); ``time.epoch`` columns (MJDs) to a TIMESYS (MJD origin,
+    UTC, or TAI for a column named ``...tai``), so TOPCAT and Aladin see them as sky positions and times.
+    """
+    from astropy.io.votable import tree
+    from astropy.io.votable.table import from_table
+
+    document = from_table(table)
+    resource = document.resources[0]
+    config = {"version_1_4_or_later": True}  # TIMESYS is VOTable 1.4; the document is 1.4
+    frames = {
+        "icrs": tree.CooSys(ID="icrs", system="ICRS"),
+        "mjd_utc": tree.TimeSys(
+            ID="mjd_utc", timeorigin="MJD-origin", timescale="UTC", refposition="TOPOCENTER", config=config
+        ),
+        "mjd_tai": tree.TimeSys(
+            ID="mjd_tai", timeorigin="MJD-origin", timescale="TAI", refposition="TOPOCENTER", config=config
+        ),
+    }
+    used = set()
+    for field in resource.tables[0].fields:
+        ucd = field.ucd or ""
+        ref = None
+        if ucd.startswith(("pos.eq.ra", "pos.eq.dec")):
+            ref = "icrs"
+        elif ucd.startswith("time.epoch"):
+            ref = "mjd_tai" if field.name.lower().endswith("tai") else "mjd_utc"
+        if ref:
+            field.ref = ref
+            used.add(ref)
+    for name, frame in frames.items():
+        if name in used:
+            (resource.coordinate_systems if name == "icrs" else resource.time_systems).append(frame)
+    buffer = io.BytesIO()
+    document.to_xml(buffer)
+    return buffer.getvalue()

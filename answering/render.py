@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from answering.astro_table import votable_bytes
 from answering.cells import plain_value
 from modules.date_calendar import iso_text
 from modules.explanation import render_explanation
@@ -105,18 +106,16 @@ def render_csv(frame: pd.DataFrame, *, limit: int | None = None) -> str:
 
 
 def render_votable(answer: Answer) -> str:
-    """Render the rows as a VOTable document (``Answer.table``: catalog units and descriptions, NULLs masked)."""
-    buffer = io.BytesIO()
-    answer.table.write(buffer, format="votable")
-    return buffer.getvalue().decode()
+    """Render the rows as a VOTable document (``Answer.table``: catalog units, UCDs, descriptions, frames)."""
+    return votable_bytes(answer.table).decode()
 
 
 def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
     """Return the answer as one JSON-ready object.
 
     Keys: question, follows (the earlier question of a follow-up, else null), sql, adql (TAP only, else ""),
-    catalog, as_of, dates, explanation, alternatives, difficulty, plan, attempts, columns, rows (lists in column
-    order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage,
+    catalog, as_of, dates, explanation, alternatives, difficulty, plan, attempts, columns, fields (one {name,
+    datatype, unit, ucd, description} per column, null where a column is computed), rows (lists in column order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage,
     candidates, selection, findings, error, error_kind, notice (who wrote the SQL, for a small demo model).
     """
     frame = answer.frame
@@ -135,6 +134,7 @@ def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
         "plan": answer.plan,
         "attempts": answer.attempts,
         "columns": [str(label) for label in frame.columns] if frame is not None else [],
+        "fields": [info.to_json() for info in answer.columns] if frame is not None else [],
         "rows": rows,
         "truncated": answer.truncated or (frame is not None and len(rows) < len(frame)),
         "row_count": len(frame) if frame is not None else 0,
