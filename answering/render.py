@@ -115,8 +115,9 @@ def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
 
     Keys: question, follows (the earlier question of a follow-up, else null), sql, adql (TAP only, else ""),
     catalog, as_of, dates, explanation, alternatives, difficulty, plan, attempts, columns, fields (one {name,
-    datatype, unit, ucd, description} per column, null where a column is computed), rows (lists in column order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage,
-    candidates, selection, findings, error, error_kind, notice (who wrote the SQL, for a small demo model).
+    datatype, unit, ucd, description} per column, null where a column is computed), rows (lists in column order),
+    truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage, candidates,
+    selection, findings, error, error_kind, notice (who wrote the SQL, for a small demo model).
     """
     frame = answer.frame
     rows = _rows(frame, limit) if frame is not None else []
