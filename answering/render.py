@@ -131,9 +131,10 @@ def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
     """Return the answer as one JSON-ready object.
 
     Keys: question, follows (the earlier question of a follow-up, else null), sql, adql (TAP only, else ""),
-    catalog, as_of, dates, explanation, alternatives, difficulty, plan, attempts, columns, rows (lists in column
-    order), truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage,
-    candidates, selection, findings, error, error_kind, notice (who wrote the SQL, for a small demo model).
+    catalog, as_of, dates, explanation, alternatives, difficulty, plan, attempts, columns, fields (one {name,
+    datatype, unit, ucd, description} per column, null where a column is computed), rows (lists in column order),
+    truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage, candidates,
+    selection, findings, error, error_kind, notice (who wrote the SQL, for a small demo model).
     """
     frame = answer.frame
     rows = _rows(frame, limit) if frame is not None else []
@@ -151,6 +152,7 @@ def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
         "plan": answer.plan,
         "attempts": answer.attempts,
         "columns": [str(label) for label in frame.columns] if frame is not None else [],
+        "fields": [info.to_json() for info in answer.columns] if frame is not None else [],
         "rows": rows,
         "truncated": answer.truncated or (frame is not None and len(rows) < len(frame)),
         "row_count": len(frame) if frame is not None else 0,

@@ -11,6 +11,7 @@ from answering.cells import unique_names, xml_safe
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from astropy.io.votable.tree import Resource
     from astropy.table import Table
 
 __all__ = ["write_votable"]
@@ -37,7 +38,41 @@ def write_votable(table: Table, target: str | Path | IO[bytes]) -> None:
     resource = Resource()
     resource.tables.append(element)
     votable.resources.append(resource)
+    _point_at_frames(resource)
     votable.to_xml(target if hasattr(target, "write") else str(target))
+
+
+def _point_at_frames(resource: Resource) -> None:
+    """Refer ``pos.eq`` fields to an ICRS COOSYS and ``time.epoch`` fields (MJDs) to a TIMESYS (TAI for ``...tai``).
+
+    So TOPCAT and Aladin see them as sky positions and times. TIMESYS is VOTable 1.4, the version astropy writes.
+    """
+    from astropy.io.votable.tree import CooSys, TimeSys
+
+    config = {"version_1_4_or_later": True}
+    frames = {
+        "icrs": lambda: CooSys(ID="icrs", system="ICRS"),
+        "mjd_utc": lambda: TimeSys(
+            ID="mjd_utc", timeorigin="MJD-origin", timescale="UTC", refposition="TOPOCENTER", config=config
+        ),
+        "mjd_tai": lambda: TimeSys(
+            ID="mjd_tai", timeorigin="MJD-origin", timescale="TAI", refposition="TOPOCENTER", config=config
+        ),
+    }
+    used = []
+    for field in resource.tables[0].fields:
+        ucd = field.ucd or ""
+        ref = None
+        if ucd.startswith(("pos.eq.ra", "pos.eq.dec")):
+            ref = "icrs"
+        elif ucd.startswith("time.epoch"):
+            ref = "mjd_tai" if field.name.lower().endswith("tai") else "mjd_utc"
+        if ref:
+            field.ref = ref
+            if ref not in used:
+                used.append(ref)
+    for ref in used:
+        (resource.coordinate_systems if ref == "icrs" else resource.time_systems).append(frames[ref]())
 
 
 def _xml_safe_table(table: Table) -> Table:

@@ -64,9 +64,9 @@ def _table_xml(table: Table, position: tuple[str, str] | None) -> str:
     for column in table.columns:
         description = quoteattr(column.description or column.name)
         unit = f" unit={quoteattr(column.unit)}" if column.unit else ""
-        lines.append(
-            f'    <column name="{column.name}" type="{_sql_type(column.sql_type)}"{unit} description={description}/>'
-        )
+        ucd = f" ucd={quoteattr(column.ucd)}" if column.ucd else ""
+        kind = _sql_type(column.sql_type)
+        lines.append(f'    <column name="{column.name}" type="{kind}"{unit}{ucd} description={description}/>')
     lines.append("  </table>")
     return "\n".join(lines)
 

@@ -69,6 +69,9 @@ class AnswerOut(BaseModel):
     plan: list[str]
     attempts: list[dict[str, Any]]
     columns: list[str]
+    fields: list[dict[str, Any]] = Field(
+        description="per column: name, datatype, unit, ucd (IVOA UCD1+), description; null for a computed column"
+    )
     rows: list[list[Any]]
     row_count: int = Field(description="rows fetched (the response may carry fewer)")
     truncated: bool = Field(description="rows were left out: by the engine's cap, or by the response's rows or bytes")

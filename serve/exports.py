@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from answering import Answer
+    from answering.columns import ColumnInfo
 
 __all__ = ["DOWNLOADS", "download", "png_bytes"]
 
@@ -30,21 +31,26 @@ def download(answer: Answer, fmt: str) -> bytes:
         return render_csv(answer.frame).encode()
     if fmt == "votable":
         return render_votable(answer).encode()
-    return _parquet(answer.frame)
+    return _parquet(answer.frame, answer.columns)
 
 
-def _parquet(frame: pd.DataFrame) -> bytes:
+def _parquet(frame: pd.DataFrame, infos: list[ColumnInfo]) -> bytes:
+    """The rows as Parquet; each field's metadata holds its unit, ucd and description (those it has)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    columns = {}
-    for label, (_, values) in zip(unique_labels(frame), frame.items(), strict=True):
+    arrays, fields = [], []
+    for label, info, (_, values) in zip(unique_labels(frame), infos, frame.items(), strict=True):
         try:
-            columns[label] = pa.array(values, from_pandas=True)
+            array = pa.array(values, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed Python types in one column: keep them as text
-            columns[label] = pa.array([None if v is None else str(v) for v in values], type=pa.string())
+            array = pa.array([None if v is None else str(v) for v in values], type=pa.string())
+        described = {"unit": info.unit, "ucd": info.ucd, "description": info.description}
+        metadata = {key: value for key, value in described.items() if value}
+        arrays.append(array)
+        fields.append(pa.field(label, array.type, metadata=metadata or None))
     buffer = io.BytesIO()
-    pq.write_table(pa.table(columns), buffer)
+    pq.write_table(pa.Table.from_arrays(arrays, schema=pa.schema(fields)), buffer)
     return buffer.getvalue()
 
 

@@ -106,8 +106,14 @@ def _tool_errors() -> Iterator[None]:
 
 
 def _reply(bench: Workbench, record: Record) -> dict[str, Any]:
-    """The record as ``AnswerOut`` within the response caps, every text encodable (the SDK writes UTF-8)."""
-    return json.loads(encodable(json.dumps(answer_out(record, bench.settings), ensure_ascii=False, default=str)))
+    """The record as ``AnswerOut`` within the response caps, every text encodable (the SDK writes UTF-8).
+
+    Rows come inline, with each column's unit and UCD in ``fields``; the page's download links are left out, since
+    nothing serves them over stdio.
+    """
+    payload = answer_out(record, bench.settings)
+    payload.pop("downloads")
+    return json.loads(encodable(json.dumps(payload, ensure_ascii=False, default=str)))
 
 
 def _shown(name: str) -> str:

@@ -177,7 +177,7 @@ def _threads(history: list[Record]) -> list[list[Record]]:
 def _answer_html(bench: Workbench, record: Record, *, page: int = 1, oid: str = "", message: str = "") -> str:
     answer = record.answer
     frame = answer.frame
-    context: dict[str, Any] = {"rows": None, "labels": [], "total": 0, "page": 1, "pages": 1, "has_sky": False}
+    context: dict[str, Any] = {"rows": None, "fields": [], "total": 0, "page": 1, "pages": 1, "has_sky": False}
     context |= {"oids": [], "oid": "", "message": message}
     if frame is not None:
         size = bench.settings.page_rows
@@ -186,7 +186,7 @@ def _answer_html(bench: Workbench, record: Record, *, page: int = 1, oid: str = 
         shown = frame.iloc[(page - 1) * size : page * size]
         rows = [[plain_value(value) for value in row] for row in shown.itertuples(index=False, name=None)]
         oids = _oids(shown)
-        context |= {"rows": rows, "labels": [str(label) for label in frame.columns], "total": len(frame)}
+        context |= {"rows": rows, "fields": answer.columns, "total": len(frame)}
         context |= {"page": page, "pages": pages, "has_sky": answer.has_coordinates, "oids": oids}
         context["oid"] = oid if oid in oids else ""
     cost = "n/a (no price for this model)" if record.cost_usd is None else f"${record.cost_usd:.4f}"

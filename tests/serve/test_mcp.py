@@ -44,6 +44,11 @@ def test_python_m_serve_mcp_runs_sql_and_describes_the_schema(tiny_dsn):
     assert tools == ["ask", "describe_schema", "run_sql"]
     assert not ran.is_error and ran.structured_content["columns"] == ["oid", "ndet"]
     assert len(ran.structured_content["rows"]) == 3
+    assert [(f["name"], f["ucd"]) for f in ran.structured_content["fields"]] == [
+        ("oid", "meta.id;meta.main"),
+        ("ndet", "meta.number"),
+    ]
+    assert "downloads" not in ran.structured_content, "no links to files that nothing serves over stdio"
     assert refused.is_error and "Only one SELECT or WITH statement is allowed, got DROP" in refused.content[0].text
     text = schema.content[0].text
     assert text.startswith("table object (key oid)") and "meanra double" in text and "table detection" not in text
