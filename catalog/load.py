@@ -1,5 +1,6 @@
 """Read a catalog's data file, ``catalog/<name>.yaml``: its tables, the facts around them, its prompt rules."""
 
+import datetime
 import functools
 from pathlib import Path
 
@@ -55,7 +56,15 @@ def load_catalog(name: str = "ztf") -> Catalog:
         description=raw.get("description", ""),
         identifiers=tuple(raw.get("identifiers", ())),
         codes=tuple(Code(**{**entry, "scope": tuple(entry.get("scope", ()))}) for entry in raw.get("codes", ())),
+        data_end=_data_end(raw.get("data_end"), name),
     )
+
+
+def _data_end(value, name: str) -> datetime.date | None:
+    """The catalog file's `data_end` (an ISO date, unquoted in YAML), or None when it sets none."""
+    if value is None or (isinstance(value, datetime.date) and not isinstance(value, datetime.datetime)):
+        return value
+    raise ValueError(f"catalog {name!r}: data_end must be a date such as 2026-07-01, got {value!r}")
 
 
 def _scoped_rules(entry: dict, sql_rules: str, tables: list[Table]) -> list[ScopedRule]:
