@@ -1,5 +1,6 @@
 """Read a catalog's data file, ``catalog/<name>.yaml``: its tables, the facts around them, its prompt rules."""
 
+import datetime
 import functools
 from dataclasses import replace
 from pathlib import Path
@@ -59,12 +60,20 @@ def load_catalog(name: str = "ztf") -> Catalog:
         description=raw.get("description", ""),
         identifiers=tuple(raw.get("identifiers", ())),
         codes=tuple(Code(**{**entry, "scope": tuple(entry.get("scope", ()))}) for entry in raw.get("codes", ())),
+        data_end=_data_end(raw.get("data_end"), name),
     )
 
 
 def _with_ucds(table: Table, position: tuple[str, str] | None) -> Table:
     columns = [replace(column, ucd=column.ucd or column_ucd(table, column, position)) for column in table.columns]
     return replace(table, columns=columns)
+
+
+def _data_end(value, name: str) -> datetime.date | None:
+    """The catalog file's `data_end` (an ISO date, unquoted in YAML), or None when it sets none."""
+    if value is None or (isinstance(value, datetime.date) and not isinstance(value, datetime.datetime)):
+        return value
+    raise ValueError(f"catalog {name!r}: data_end must be a date such as 2026-07-01, got {value!r}")
 
 
 def _scoped_rules(entry: dict, sql_rules: str, tables: list[Table]) -> list[ScopedRule]:

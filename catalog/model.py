@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import datetime
 import difflib
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -167,6 +168,7 @@ class Catalog:
         description: One sentence on the data (the local TAP service's description).
         identifiers: Columns that identify a result's rows, compared by row Perfect-Match, in priority order.
         codes: Integer columns whose values are ids of a lookup table's names.
+        data_end: The day after the last epoch of the catalog's replica (None: the replica fixes its own end).
     """
 
     name: str
@@ -182,6 +184,7 @@ class Catalog:
     description: str = ""
     identifiers: tuple[str, ...] = ()
     codes: tuple[Code, ...] = ()
+    data_end: datetime.date | None = None
 
     @property
     def tap_tables(self) -> list[Table]:

@@ -33,9 +33,10 @@ def _ndet(rng: np.random.Generator, kind: np.ndarray) -> np.ndarray:
     return ndet
 
 
-def _epochs(rng: np.random.Generator, kind: np.ndarray, ndet: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _epochs(rng: np.random.Generator, kind: np.ndarray, ndet: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(first MJD, span, share of the span before the data end) of each object."""
     n = len(kind)
-    first = rng.uniform(vocab.MJD_FIRST_ALERT, vocab.MJD_END - 40.0, n)
+    first = rng.uniform(vocab.MJD_FIRST_ALERT, vocab.MJD_END - 1.0, n)  # objects are found until the data end
     var = kind == "var"
     first[var] = rng.uniform(vocab.MJD_FIRST_ALERT, vocab.MJD_END - 800.0, var.sum())  # variables are found early
     span = np.zeros(n)
@@ -46,8 +47,19 @@ def _epochs(rng: np.random.Generator, kind: np.ndarray, ndet: np.ndarray) -> tup
     span[sn] = np.minimum(15.0 + ndet[sn] * rng.uniform(1.0, 3.0, sn.sum()), 400.0)
     span[var] = rng.uniform(300.0, 2300.0, var.sum())
     span[ndet == 1] = 0.0
-    span = np.minimum(span, vocab.MJD_END - 5.0 - first)
-    return np.round(first, 5), span
+    cut = np.minimum(span, vocab.MJD_END - 0.5 - first)
+    return np.round(first, 5), cut, np.divide(cut, span, out=np.ones(n), where=span > 0)
+
+
+def _cut_at_the_data_end(ndet_g: np.ndarray, ndet_r: np.ndarray, kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The detections of each band that fall before the data end, when it cuts the light curve (`kept` < 1) short.
+
+    A light curve cut short keeps its share of the detections, at least the first one.
+    """
+    g = np.where(kept < 1.0, np.round(ndet_g * kept), ndet_g).astype(np.int64)
+    r = np.where(kept < 1.0, np.round(ndet_r * kept), ndet_r).astype(np.int64)
+    r[g + r == 0] = 1
+    return g, r
 
 
 def _sky(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -76,7 +88,8 @@ def _magnitudes(rng: np.random.Generator, kind: np.ndarray) -> tuple[np.ndarray,
 
 def _lc_classes(rng: np.random.Generator, kind: np.ndarray, ndet_g: np.ndarray, ndet_r: np.ndarray) -> np.ndarray:
     lc = np.full(len(kind), "", dtype=object)
-    sn = (kind == "SN") | ((kind == "short") & (np.maximum(ndet_g, ndet_r) >= 6))
+    # the light-curve classifier needs 6 detections in a band (Sanchez-Saez et al. 2021, AJ 161, 141; DATABASE.md 4)
+    sn = np.isin(kind, ("SN", "short")) & (np.maximum(ndet_g, ndet_r) >= 6)
     names, w = zip(*vocab.SN_CLASS_WEIGHTS.items(), strict=True)
     lc[sn] = rng.choice(np.array(names), size=sn.sum(), p=np.array(w))
     var = kind == "var"
@@ -143,7 +156,9 @@ def spec_for_kinds(rng: np.random.Generator, kind: np.ndarray, old_feature_fract
     ndet_r = ndet - ndet_g
     long_lc = np.isin(kind, ("SN", "var")) & (np.maximum(ndet_g, ndet_r) < 6)
     ndet_r[long_lc] = 6
-    first, span = _epochs(rng, kind, ndet_g + ndet_r)
+    first, span, kept = _epochs(rng, kind, ndet_g + ndet_r)
+    ndet_g, ndet_r = _cut_at_the_data_end(ndet_g, ndet_r, kept)
+    span[ndet_g + ndet_r == 1] = 0.0
     ra, dec = _sky(rng, n)
     lo, hi, color = _magnitudes(rng, kind)
     lc_class = _lc_classes(rng, kind, ndet_g, ndet_r)

@@ -27,11 +27,11 @@ class Scale:
 
 
 # Objects first seen per day stay those of the benchmark's era (data to January 2025) now that the data runs through
-# April 2026: 19 % more objects than then.
+# June 2026 (catalog data_end): 23 % more objects than then.
 SCALES = {
-    "tiny": Scale("tiny", n_objects=480, chunk_objects=480, max_forced_rows=20),
-    "default": Scale("default", n_objects=24_000),
-    "large": Scale("large", n_objects=550_000, chunk_objects=20_000, max_forced_rows=120),
+    "tiny": Scale("tiny", n_objects=495, chunk_objects=495, max_forced_rows=20),
+    "default": Scale("default", n_objects=24_800),
+    "large": Scale("large", n_objects=570_000, chunk_objects=20_000, max_forced_rows=120),
 }
 
 

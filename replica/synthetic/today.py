@@ -4,7 +4,8 @@ beta.
 
 Spec columns this module completes (a grounded entity may preset them):
     lc_ver: the lc classifier versions of the object's rows, bits 1 (the benchmark's) and 2 (lc_classifier_1.1.13,
-        for the objects whose features the older pipeline also computed); 0: derive.
+        for the objects whose features the older pipeline also computed and those seen since 2025, which today's
+        pipeline classifies as the betas do); 0: derive.
     today_class: the object's class among lc_classifier_BHRF_forced_phot's ("" when it has no lc class); the
         forced-photometry classifiers classify the objects that have forced photometry.
     today_p: their probability of that class (NaN: drawn).
@@ -67,7 +68,9 @@ def today_class_of(beta_class: str) -> str:
 def complete_spec(rng: np.random.Generator, spec: pd.DataFrame) -> None:
     """Fill today's columns where the spec leaves them open (see the module docstring)."""
     kind, lc_class = spec["kind"].to_numpy(), spec["lc_class"].to_numpy()
-    derived = 1 + 2 * spec["feat_old"].to_numpy(dtype=bool).astype(np.int64)
+    last = spec["firstmjd"].to_numpy() + spec["span"].to_numpy()
+    today_lc = spec["feat_old"].to_numpy(dtype=bool) | (last >= vocab.MJD_2025)
+    derived = 1 + 2 * today_lc.astype(np.int64)
     spec["lc_ver"] = np.where(spec["lc_ver"].to_numpy() == 0, derived, spec["lc_ver"].to_numpy()).astype(np.int64)
     u = rng.random(len(spec))
     today = _split(rng, lc_class, _SPLITS)
@@ -77,7 +80,6 @@ def complete_spec(rng: np.random.Generator, spec: pd.DataFrame) -> None:
     spec.loc[open_, "today_class"] = today[open_]
     drawn = 0.2 + 0.78 * rng.beta(1.8, 2.6, len(spec))
     spec["today_p"] = spec["today_p"].fillna(pd.Series(drawn, index=spec.index))
-    last = spec["firstmjd"].to_numpy() + spec["span"].to_numpy()
     recent = spec["forced"].to_numpy(dtype=bool) & (last >= vocab.MJD_2025)
     spec["lc_beta"] = (spec["lc_beta"].to_numpy(dtype=bool) | recent) & (spec["today_class"].to_numpy() != "")
     open_ = spec["beta_class"].to_numpy() == ""

@@ -1,4 +1,7 @@
-"""The generator's vocabularies: classes and versions from the catalog, population mixes, feature names, step ids."""
+"""The generator's vocabularies: classes, versions and the data end from the catalog, population mixes, feature names,
+step ids."""
+
+import datetime
 
 from catalog import load_catalog
 
@@ -94,7 +97,7 @@ FEATURE_KEYS = (
 
 MJD_SURVEY_START = 58194.0
 MJD_FIRST_ALERT = 58270.0
-MJD_END = 61161.0  # 2026-05-01: the service's ZTF data runs through April 2026
+MJD_END = float((_ZTF.data_end - datetime.date(1858, 11, 17)).days)  # the catalog's data_end: no epoch on or after it
 MJD_FORCED_START = 60250.0  # forced photometry is stored for objects detected since late 2023
 MJD_2025 = 60676.0  # 2025-01-01: the betas classify objects seen since
 # MJD of 1 January of each year, for oid year prefixes

@@ -240,7 +240,7 @@ def test_probability_holds_exactly_the_catalogs_classifiers_and_versions(conn) -
     assert stored == {(c.name, version) for c in load_catalog().classifiers for version in c.versions}
 
 
-def test_the_data_runs_to_the_end_of_april_2026(conn) -> None:
-    assert vocab.MJD_END == 61161.0  # 2026-05-01
-    assert _scalar(conn, "SELECT max(mjd) > 61161 - 30 FROM detection")
+def test_the_data_run_to_the_catalogs_data_end_in_june_2026(conn) -> None:
+    assert vocab.MJD_END == 61222.0  # catalog/ztf.yaml data_end 2026-07-01
+    assert _scalar(conn, "SELECT max(mjd) > 61222 - 30 FROM detection")
     assert _scalar(conn, "SELECT count(*) FROM object WHERE firstmjd > 60857") > 0  # first seen after June 2025
