@@ -14,6 +14,7 @@ from astropy.time import Time
 from erfa import ErfaWarning
 
 __all__ = [
+    "CALENDAR_MJD",
     "DateKind",
     "Period",
     "day_period",
@@ -38,6 +39,8 @@ class DateKind(StrEnum):
     or days given without a year ("in September")."""
     NUMBER = "number"
     """MJD or JD numbers the question gives ("MJD 60200", "JD 2460200.5")."""
+    UNPLACED = "unplaced"
+    """An expression the stage cannot place on the calendar (beyond years 1-9999): left as the question wrote it."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,11 @@ def month_period(year: int, month: int, kind: DateKind = DateKind.ABSOLUTE) -> P
     return span_period(first, shift_months(first, 1), kind)
 
 
+_JD_MINUS_MJD = 2_400_000.5
+CALENDAR_MJD = (-678575.0, 2973484.0)
+"""MJDs of 0001-01-01 and 10000-01-01: beyond them a number is kept as given (the calendar cannot convert it)."""
+
+
 def instant(moment: datetime | float, *, is_jd: bool = False) -> Period:
     """Return an instant: a UTC moment, or an MJD (or a JD when ``is_jd``) given as a number.
 
@@ -96,7 +104,9 @@ def instant(moment: datetime | float, *, is_jd: bool = False) -> Period:
     """
     if isinstance(moment, datetime):
         return Period(_mjd(moment), _mjd(moment), DateKind.ABSOLUTE, moment.year)
-    mjd = jd_to_mjd(moment) if is_jd else float(_utc(moment, format="mjd").mjd)
+    mjd = float(moment) - _JD_MINUS_MJD if is_jd else float(moment)
+    if CALENDAR_MJD[0] <= mjd <= CALENDAR_MJD[1]:
+        mjd = jd_to_mjd(moment) if is_jd else float(_utc(moment, format="mjd").mjd)
     return Period(mjd, mjd, DateKind.NUMBER)
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from modules.date_atoms import ATOMS, Atom, year_period
-from modules.date_calendar import DateKind, Period, instant, iso_text
+from modules.date_calendar import CALENDAR_MJD, DateKind, Period, instant, iso_text
 
 __all__ = ["DateKind", "DateRange", "date_ranges", "render_range", "render_ranges"]
 
@@ -250,9 +250,27 @@ def date_ranges(question: str, as_of: date) -> list[DateRange]:
     found, used = [], set()
     for composite in _find_composites(text, offsets, atoms, as_of):
         used |= {int(composite.match[name]) for name in ("a", "b") if composite.match.groupdict().get(name)}
-        found.append((composite.start, _build(composite, atoms, as_of, question)))
-    found += [(atom.start, _atom_range(atom, as_of, question)) for index, atom in enumerate(atoms) if index not in used]
+        found.append((composite.start, _placed(_build, composite, atoms, as_of, question)))
+    found += [
+        (atom.start, _placed(_atom_range, atom, as_of, question))
+        for index, atom in enumerate(atoms)
+        if index not in used
+    ]
     return [date_range for _, date_range in sorted(found, key=lambda item: item[0]) if date_range]
+
+
+def _placed(build: Callable[..., DateRange | None], found: _Found, *args: object) -> DateRange | None:
+    """Build one range; one the calendar cannot hold (or any number it cannot read) stays text, with a note."""
+    try:
+        built = build(found, *args)
+        if built is None or all(
+            side is None or CALENDAR_MJD[0] <= side <= CALENDAR_MJD[1] for side in (built.start_mjd, built.end_mjd)
+        ):
+            return built
+    except (ArithmeticError, ValueError, TypeError):
+        pass
+    question = args[-1]
+    return DateRange(question[found.start : found.end], None, None, DateKind.UNPLACED)
 
 
 def _number(mjd: float) -> str:
@@ -270,6 +288,8 @@ def render_range(date_range: DateRange) -> str:
         '-- "MJD 60200.5": mjd = 60200.5 (2023-09-13 12:00:00 UTC)'
     """
     start, end = date_range.start_mjd, date_range.end_mjd
+    if date_range.kind is DateKind.UNPLACED:
+        return f'-- "{date_range.text}": not a date the calendar can place (years 1-9999); use it as written'
     if start is not None and start == end:
         condition = f"mjd = {_number(start)} ({iso_text(start)} UTC)"
     elif end is None:
