@@ -96,7 +96,9 @@ def test_evaluate_killed_while_scoring_resumes_without_rescoring(
     assert err.startswith("error: ") and err.count("\n") == 1 and "rerun with --report" in err
     first = saved(report / CHECKPOINT_FILE)
     assert 1 <= len(first) < 10 and all(record["error_kind"] is None for record in first)
-    assert not list((tmp_path / "gold").rglob("*.parquet")) or all(record["gold_error_kind"] is None for record in first)
+    assert not list((tmp_path / "gold").rglob("*.parquet")) or all(
+        record["gold_error_kind"] is None for record in first
+    )
 
     up(scratch_server)
     monkeypatch.setattr(KillingExecutor, "kill_before", None)
