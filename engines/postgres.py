@@ -214,7 +214,6 @@ class PostgresEngine(EngineLifecycle):
                     self.settings.dsn,
                     connect_timeout_s=self.settings.connect_timeout_s,
                     pool_size=self.settings.pool_size,
-                    schema=load_catalog(self.catalog).schema,
                 )
             return self._pool
 

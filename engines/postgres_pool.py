@@ -1,7 +1,6 @@
 """Open the executor's connection pool: one fast direct probe first, read-only connections, clear failures."""
 
 import math
-from collections.abc import Callable
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
@@ -12,15 +11,9 @@ from engines.errors import DatabaseBusy, DatabaseUnavailable
 
 __all__ = ["open_pool", "pool_timeout_error", "probe", "unavailable_message"]
 
-_SCHEMA_IN_PATH_SQL = "SELECT to_regnamespace(%(schema)s) IS NULL OR %(schema)s = ANY(current_schemas(false))"
 
-
-def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int, schema: str | None = None) -> ConnectionPool:
+def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int) -> ConnectionPool:
     """Probe the server once (failing fast with libpq's reason), then open a pool of read-only connections.
-
-    Each connection is checked before it is lent: one the server dropped (a restart) is replaced, and so is one
-    whose search_path misses the catalog's `schema` while the database has it (it was opened while the database was
-    being rebuilt, before its search_path was set: its bare table names would never resolve).
 
     Raises:
         DatabaseUnavailable: the server cannot be reached or refuses the login.
@@ -32,7 +25,7 @@ def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int, schema: str
         min_size=1,
         max_size=max(1, pool_size),
         configure=_configure,
-        check=_usable(schema),
+        check=ConnectionPool.check_connection,
         name="alerce-executor",
         num_workers=1,
         open=False,
@@ -67,24 +60,6 @@ def _where(dsn: str) -> str:
     except psycopg.ProgrammingError:
         params = {}
     return f"{params.get('host') or 'localhost'}:{params.get('port') or 5432}/{params.get('dbname') or '?'}"
-
-
-def _usable(schema: str | None) -> Callable[[psycopg.Connection], None]:
-    """The pool's check of a connection before lending it: alive, and finding `schema`'s tables when it exists."""
-
-    def check(conn: psycopg.Connection) -> None:
-        ConnectionPool.check_connection(conn)
-        if schema is None:
-            return
-        conn.autocommit = True
-        try:
-            found = conn.execute(_SCHEMA_IN_PATH_SQL, {"schema": schema}).fetchone()[0]
-        finally:
-            conn.autocommit = False
-        if not found:
-            raise psycopg.OperationalError(f"the connection's search_path misses schema {schema}")
-
-    return check
 
 
 def _configure(conn: psycopg.Connection) -> None:
