@@ -103,31 +103,6 @@ class SharedWorkbench(Workbench):
         )
         return SharedJob(self.pool, job_id)
 
-    def ask(
-        self, question: str, knowledge: str = "", *, session: str | None = None, follows: str | None = None
-    ) -> Record:
-        """Answer and wait, holding the calling thread.
-
-        Raises:
-            WorkbenchError: Bad texts, an answer that cannot be followed up, or the model or engine failed.
-        """
-        job = self.start_ask(question, knowledge, session=session, follows=follows)
-        job.wait()
-        if job.failure is not None:
-            raise job.failure
-        return self.record(job.answer_id)
-
-    async def answer(self, job: SharedJob) -> Record:  # type: ignore[override]
-        """Wait for the job's answer without holding a thread.
-
-        Raises:
-            WorkbenchError: The model or the engine failed, or the question's worker died twice.
-        """
-        await job.finished()
-        if job.failure is not None:
-            raise job.failure
-        return self.record(job.answer_id)
-
     def find_job(self, job_id: str) -> SharedJob | None:
         """The question `job_id`, asked through any web process, or None."""
         with self.pool.connection() as conn:
