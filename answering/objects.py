@@ -24,7 +24,7 @@ from answering.lightcurve import BAND_NAMES
 from answering.lsst_curves import AB_ZERO_POINT, SURVEYS, fetch_flux_curve
 from answering.object_links import links_of
 from answering.object_sql import MULTISURVEY_QUERIES, ZTF_QUERIES, multisurvey_object_sql, ztf_object_sql
-from answering.ztf_names import ZTF_NAME, is_ztf_oid, ztf_name_of, ztf_oid_of
+from catalog.ztf_names import ZTF_NAME, is_ztf_oid, ztf_name_of, ztf_oid_of
 
 if TYPE_CHECKING:
     from engines import Engine, EngineSettings

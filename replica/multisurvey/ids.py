@@ -6,6 +6,9 @@ big-endian integer, which reproduces the sample ssObjectIds of FACTS.md §2.
 
 import numpy as np
 
+from catalog.ztf_names import ztf_name_of as ztf_name
+from catalog.ztf_names import ztf_oid_of as ztf_oid
+
 __all__ = [
     "designation_of",
     "lsst_ids",
@@ -17,8 +20,6 @@ __all__ = [
     "ztf_oid",
 ]
 
-_ZTF_PREFIX = 1 << 55
-_LETTERS = 26**7
 _CENTURIES = {"I": 1800, "J": 1900, "K": 2000}
 # Cycle counts of 100 and more are written with a letter for the tens: A = 10, ..., Z = 35, a = 36, ..., z = 61.
 _CYCLE_TENS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -27,36 +28,6 @@ _LSST_ID_SPAN = 1 << 57
 _LSST_ID_MULTIPLIER = 0x9E3779B97F4A7C15  # odd, so k -> k * m mod 2**57 is a bijection
 _MJD_UNIX_EPOCH = 40587.0
 _VISIT_SLOT_D = 40.0 / 86400.0
-
-
-def ztf_oid(name: str) -> int:
-    """Return the integer oid of a ZTF object name, as the multi-survey database stores it.
-
-    >>> ztf_oid("ZTF26aacextk")
-    36029005847028852
-    """
-    year, letters = int(name[3:5]), name[5:]
-    value = 0
-    for letter in letters:
-        value = value * 26 + ord(letter) - ord("a")
-    return _ZTF_PREFIX + year * _LETTERS + value
-
-
-def ztf_name(oid: int) -> str:
-    """Return the ZTF object name of an integer oid (the inverse of `ztf_oid`).
-
-    >>> ztf_name(36029005847028852)
-    'ZTF26aacextk'
-    >>> ztf_name(ztf_oid("ZTF18abcdefg"))
-    'ZTF18abcdefg'
-    """
-    body = oid - _ZTF_PREFIX
-    year, value = (body // _LETTERS) % 100, body % _LETTERS
-    letters = []
-    for _ in range(7):
-        value, digit = divmod(value, 26)
-        letters.append(chr(ord("a") + digit))
-    return f"ZTF{year:02d}{''.join(reversed(letters))}"
 
 
 def pack_designation(unpacked: str) -> str:

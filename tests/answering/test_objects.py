@@ -6,7 +6,7 @@ import pytest
 
 import answering
 from answering.objects import fetch_object, sexagesimal
-from answering.ztf_names import ztf_name_of, ztf_oid_of
+from catalog.ztf_names import ztf_name_of, ztf_oid_of
 from engines import EngineSettings
 from engines.postgres import PostgresEngine, PostgresSettings
 
