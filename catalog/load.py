@@ -61,6 +61,8 @@ def load_catalog(name: str = "ztf") -> Catalog:
         identifiers=tuple(raw.get("identifiers", ())),
         codes=tuple(Code(**{**entry, "scope": tuple(entry.get("scope", ()))}) for entry in raw.get("codes", ())),
         data_end=_data_end(raw.get("data_end"), name),
+        prompt_notes=dict(raw.get("prompt_notes", {})),
+        joins=tuple(raw.get("joins", ())),
     )
 
 

@@ -169,6 +169,9 @@ class Catalog:
         identifiers: Columns that identify a result's rows, compared by row Perfect-Match, in priority order.
         codes: Integer columns whose values are ids of a lookup table's names.
         data_end: The day after the last epoch of the catalog's replica (None: the replica fixes its own end).
+        prompt_notes: Per signature (class name, e.g. "SelectTables"), the catalog's sentences that follow its
+            instructions: what the signature's own docstring cannot say without naming one catalog's tables.
+        joins: Documented joins beyond the foreign keys, each a SQL condition between two tables' columns.
     """
 
     name: str
@@ -185,6 +188,8 @@ class Catalog:
     identifiers: tuple[str, ...] = ()
     codes: tuple[Code, ...] = ()
     data_end: datetime.date | None = None
+    prompt_notes: dict[str, str] = field(default_factory=dict)
+    joins: tuple[str, ...] = ()
 
     @property
     def tap_tables(self) -> list[Table]:

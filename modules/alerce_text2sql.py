@@ -91,8 +91,8 @@ class AlerceText2SQL(dspy.Module):
         # Generation demos picked per question (the mqs strategy), part of the compiled state; None: compiled demos.
         self.demo_retriever: DemoRetriever | None = None
         reasoning, catalog = self.settings.reasoning, self.settings.catalog
-        self.schema_linking = SchemaLinking(reasoning=reasoning)
-        self.classification = Classification(reasoning=reasoning)
+        self.schema_linking = SchemaLinking(reasoning=reasoning, catalog=catalog)
+        self.classification = Classification(reasoning=reasoning, catalog=catalog)
         self.decomposition = Decomposition(reasoning=reasoning, catalog=catalog)
         self.generation = Generation(reasoning=reasoning, catalog=catalog)
         self.self_correction = SelfCorrection(reasoning=reasoning, catalog=catalog)
@@ -129,7 +129,8 @@ class AlerceText2SQL(dspy.Module):
         structure = render_schema_text(catalog, link.tables, link.columns, detail="names")
         difficulty = self._classify(question, structure, record)
         plan = self._plan(question, knowledge, link.schema_text, difficulty, record)
-        values = self.values.prompt_text(link.tables, link.columns) if self.settings.is_on("value_check") else ""
+        on = self.settings.is_on("value_check")
+        values = self.values.prompt_text(link.tables, link.columns, question) if on else ""
         retrieved = self.demo_retriever.demos(question) if self.demo_retriever is not None else None
         schema_text = f"{link.schema_text}\n\n{values}" if values else link.schema_text
         shared = _Shared(question, knowledge, catalog, schema_text, link, plan, retrieved)

@@ -4,6 +4,7 @@ from typing import get_args
 
 import dspy
 
+from catalog import load_catalog
 from modules.predictor import make_predictor
 from modules.stage_call import call_predictor
 from signatures import ClassifyDifficulty
@@ -17,9 +18,10 @@ DIFFICULTIES = get_args(ClassifyDifficulty.output_fields["difficulty"].annotatio
 class Classification(dspy.Module):
     """Label a question simple, medium or advanced; None when the LM gives no valid label."""
 
-    def __init__(self, *, reasoning: bool = False) -> None:
+    def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
         super().__init__()
-        self.predict = make_predictor(ClassifyDifficulty, reasoning)
+        notes = load_catalog(catalog).prompt_notes.get(ClassifyDifficulty.__name__, "")
+        self.predict = make_predictor(ClassifyDifficulty, reasoning, rules=notes)
 
     def forward(self, question: str, schema_text: str) -> dspy.Prediction:
         """Classify the question.

@@ -14,7 +14,9 @@ STAGE = "schema_linking"
 
 # PostgreSQL's own views are not in the ALeRCE catalog, but questions about the schema itself need them.
 SYSTEM_TABLES = {
-    "information_schema.tables": "PostgreSQL view of all tables: table_schema ('alerce' here), table_name, table_type",
+    "information_schema.tables": (
+        "PostgreSQL view of all tables: table_schema ('{schema}' here), table_name, table_type"
+    ),
     "information_schema.columns": "PostgreSQL view of all columns: table_schema, table_name, column_name, data_type",
 }
 
@@ -22,10 +24,12 @@ SYSTEM_TABLES = {
 class SchemaLinking(dspy.Module):
     """Pick tables, then columns; drop and report names the catalog does not know."""
 
-    def __init__(self, *, reasoning: bool = False) -> None:
+    def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
         super().__init__()
-        self.tables = make_predictor(SelectTables, reasoning)
-        self.columns = make_predictor(SelectColumns, reasoning)
+        self.catalog = catalog
+        notes = load_catalog(catalog).prompt_notes
+        self.tables = make_predictor(SelectTables, reasoning, rules=notes.get(SelectTables.__name__, ""))
+        self.columns = make_predictor(SelectColumns, reasoning, rules=notes.get(SelectColumns.__name__, ""))
 
     def forward(self, question: str, knowledge: str = "", catalog: Catalog | None = None) -> dspy.Prediction:
         """Link the question to the schema.
@@ -33,13 +37,14 @@ class SchemaLinking(dspy.Module):
         Args:
             question: The astronomer's question.
             knowledge: Knowledge text for the prompt (may be empty).
-            catalog: The tables to link to (default: the whole catalog; a TAP engine serves fewer).
+            catalog: The tables to link to (default: the whole catalog the stage was built for; a TAP engine serves
+                fewer).
 
         Returns:
             A prediction with `tables`, `columns` (None when not pruned), `schema_text`, `dropped_names` and
             `failures`; when no valid table remains, `tables` is the whole catalog.
         """
-        catalog = catalog or load_catalog()
+        catalog = catalog or load_catalog(self.catalog)
         failures: list[StageFailure] = []
         answer, failure = call_predictor(
             STAGE, self.tables, question=question, knowledge=knowledge, table_catalog=render_table_catalog(catalog)
@@ -63,7 +68,9 @@ class SchemaLinking(dspy.Module):
 
 
 def _linked(catalog: Catalog, tables: list[str], columns, dropped: list[str], failures) -> dspy.Prediction:
-    system = [f"table {name}: {SYSTEM_TABLES[name]}" for name in tables if name in SYSTEM_TABLES]
+    system = [
+        f"table {name}: {SYSTEM_TABLES[name].format(schema=catalog.schema)}" for name in tables if name in SYSTEM_TABLES
+    ]
     schema_text = "\n".join(filter(None, [render_schema_text(catalog, tables, columns), *system]))
     return dspy.Prediction(
         tables=tables, columns=columns, schema_text=schema_text, dropped_names=dropped, failures=failures

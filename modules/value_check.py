@@ -11,6 +11,12 @@ from engines.guard import check_sql
 from modules.findings import Finding, FindingKind
 from modules.value_literals import find_unknown_values, replace_unknown_values
 from modules.vocabulary import Vocabulary, linked_values_text, read_vocabulary
+from modules.ztf_name_literals import (
+    replace_ztf_names,
+    stores_ztf_names_as_integers,
+    ztf_name_findings,
+    ztf_names_text,
+)
 
 __all__ = ["ValueCheck"]
 
@@ -18,10 +24,15 @@ logger = logging.getLogger(__name__)
 
 
 class ValueCheck:
-    """Valid values of the categorical columns of the connected database (none without a database)."""
+    """Valid values of the categorical columns of the connected database (none without a database).
 
-    def __init__(self, vocabulary: Vocabulary | None = None) -> None:
+    With `integer_oids` (a catalog that stores ZTF objects under integer oids), ZTF names compared with oid columns
+    are findings too, replaced by their oids, and the names a question holds are shown with their oids.
+    """
+
+    def __init__(self, vocabulary: Vocabulary | None = None, *, integer_oids: bool = False) -> None:
         self.vocabulary = vocabulary
+        self.integer_oids = integer_oids
 
     @classmethod
     def open(cls, engine: Engine | None, catalog: str = "ztf") -> ValueCheck:
@@ -30,18 +41,22 @@ class ValueCheck:
         No engine, or one that stands for no data (``engines.fake.FakeEngine``: it has no ``fingerprint``), gives
         an empty check.
         """
+        integer_oids = stores_ztf_names_as_integers(load_catalog(catalog))
         if not callable(getattr(engine, "fingerprint", None)):
-            return cls()
+            return cls(integer_oids=integer_oids)
         vocabulary = read_vocabulary(engine, load_catalog(catalog))
         logger.debug("vocabulary of %d categorical columns read", len(vocabulary.values))
-        return cls(vocabulary)
+        return cls(vocabulary, integer_oids=integer_oids)
 
     def __deepcopy__(self, memo: dict) -> ValueCheck:
         return self  # immutable, and shared by every copy an optimizer makes
 
-    def prompt_text(self, tables: list[str], columns: dict[str, list[str]] | None) -> str:
-        """Return the valid values of the linked categorical columns ("" when none or no vocabulary)."""
-        return linked_values_text(self.vocabulary, tables, columns) if self.vocabulary is not None else ""
+    def prompt_text(self, tables: list[str], columns: dict[str, list[str]] | None, question: str = "") -> str:
+        """Return the valid values of the linked categorical columns and the oids of the question's ZTF names ("" when
+        none)."""
+        values = linked_values_text(self.vocabulary, tables, columns) if self.vocabulary is not None else ""
+        names = ztf_names_text(question) if self.integer_oids else ""
+        return "\n".join(filter(None, [values, names]))
 
     def findings(self, sql: str) -> list[Finding]:
         """Return the ``unknown_value`` findings of `sql` ([] without a vocabulary, or when the guard refuses it).
@@ -49,9 +64,10 @@ class ValueCheck:
         The SQL is untrusted: only a statement the guard admits (bounded in size and parse time) is parsed here;
         a refused one is left to execution, which refuses it with the guard's message.
         """
-        if self.vocabulary is None or not sql or not _is_admitted(sql):
+        if not sql or not _is_admitted(sql):
             return []
-        return find_unknown_values(sql, self.vocabulary)
+        names = ztf_name_findings(sql) if self.integer_oids else []
+        return names + (find_unknown_values(sql, self.vocabulary) if self.vocabulary is not None else [])
 
     def revision_finding(self, findings: list[Finding]) -> tuple[Finding, str]:
         """Merge the findings of one statement (see `findings`) into one for revision, with valid values as hints."""
@@ -65,9 +81,10 @@ class ValueCheck:
 
     def replace(self, sql: str) -> str:
         """Replace each literal still unknown by its closest valid value (SQL the guard refuses stays as it is)."""
-        if self.vocabulary is None or not sql or not _is_admitted(sql):
+        if not sql or not _is_admitted(sql):
             return sql
-        return replace_unknown_values(sql, self.vocabulary)
+        sql = replace_ztf_names(sql) if self.integer_oids else sql
+        return replace_unknown_values(sql, self.vocabulary) if self.vocabulary is not None else sql
 
 
 def _is_admitted(sql: str) -> bool:

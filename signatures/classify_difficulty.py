@@ -8,11 +8,7 @@ __all__ = ["ClassifyDifficulty"]
 
 
 class ClassifyDifficulty(dspy.Signature):
-    """Classify how hard it is to write the SQL query that answers the question.
-    simple: one table, or object/probability/magstat with at most one join or sub-query.
-    medium: two tables beyond object/probability/magstat, three core tables, one feature, or two joins or
-    sub-queries.
-    advanced: three or more tables, two or more nested sub-queries, or two or more features."""
+    """Classify how hard it is to write the SQL query that answers the question."""
 
     question: str = dspy.InputField(desc="the astronomer's question")
     schema_text: str = dspy.InputField(desc="the tables and columns linked to the question")

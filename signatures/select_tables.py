@@ -7,10 +7,7 @@ __all__ = ["SelectTables"]
 
 class SelectTables(dspy.Signature):
     """Select the tables of the ALeRCE database needed to answer the question.
-    Use only names from the table catalog. Prefer a few extra tables to a missing one.
-    Class probabilities are in probability, per-band light-curve statistics in magstat, light-curve features
-    in feature, detections (light curves) in detection, positions (meanra, meandec) and first/last detection
-    times in object."""
+    Use only names from the table catalog. Prefer a few extra tables to a missing one."""
 
     question: str = dspy.InputField(desc="the astronomer's question")
     knowledge: str = dspy.InputField(desc="hints that come with the question, may be empty")
