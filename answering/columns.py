@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from catalog import Column, load_catalog
 from catalog.model import Table
+from engines.sql_tree import UNREADABLE_SQL
 
 __all__ = ["ColumnInfo", "result_columns", "source_columns"]
 
@@ -79,9 +80,13 @@ def source_columns(sql: str, labels: list[str], *, catalog: str = "ztf") -> list
         ['oid', 'fid', 'stellar']
     """
     try:
-        tree = sqlglot.parse_one(sql, read="postgres")
-    except sqlglot.errors.SqlglotError:
+        return _source_columns(sql, labels, catalog)
+    except UNREADABLE_SQL:  # sqlglot recurses per nesting level: SQL the guard let through may still be too deep here
         return [None] * len(labels)
+
+
+def _source_columns(sql: str, labels: list[str], catalog: str) -> list[Column | None]:
+    tree = sqlglot.parse_one(sql, read="postgres")
     select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
     if select is None:
         return [None] * len(labels)

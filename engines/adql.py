@@ -31,6 +31,7 @@ from sqlglot.errors import SqlglotError
 from catalog import Catalog, load_catalog
 from engines.adql_rules import RULES, Rendering, TapTarget, Upload, unsupported
 from engines.errors import ErrorKind, ExecutionError
+from engines.sql_tree import TOO_DEEP
 
 __all__ = ["ADQL", "TapTarget", "Translation", "Upload", "default_target", "translate"]
 
@@ -122,13 +123,19 @@ def translate(sql: str, target: TapTarget | None = None) -> Translation:
 
     Raises:
         ExecutionError: kind ``unsupported`` when the statement uses a construct or table ADQL lacks; kind
-            ``general`` when it does not parse.
+            ``general`` when it does not parse or is nested too deeply to read.
     """
+    try:
+        return _translate(sql, Rendering(target=target or default_target()))
+    except RecursionError as err:  # the rules and the generator recurse per nesting level, as the parser does
+        raise ExecutionError(ErrorKind.GENERAL, None, f"The SQL {TOO_DEEP}") from err
+
+
+def _translate(sql: str, rendering: Rendering) -> Translation:
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
     except SqlglotError as err:
         raise ExecutionError(ErrorKind.GENERAL, None, f"Cannot parse the SQL: {err}") from err
-    rendering = Rendering(target=target or default_target())
     for rule in RULES:
         tree = rule(tree, rendering)
     try:

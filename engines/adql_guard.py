@@ -23,6 +23,7 @@ from sqlglot.errors import SqlglotError
 
 from engines.errors import GuardError
 from engines.guard import check_read_only
+from engines.sql_tree import TOO_DEEP
 
 __all__ = ["MAX_ADQL_CHARS", "check_adql"]
 
@@ -34,8 +35,8 @@ def check_adql(text: str) -> str:
     """Return the query without surrounding blanks and trailing semicolons, or raise ``GuardError``.
 
     Raises:
-        GuardError: Empty, too long, unreadable, several statements, a statement that is not a query, or one that
-            writes, creates a table or locks rows in any of its parts.
+        GuardError: Empty, too long, unreadable or nested too deeply to read, several statements, a statement that
+            is not a query, or one that writes, creates a table or locks rows in any of its parts.
     """
     query = text.strip().rstrip(";").strip()
     if not query:
@@ -44,8 +45,20 @@ def check_adql(text: str) -> str:
         raise GuardError(f"The ADQL is {len(query):,} characters long; at most {MAX_ADQL_CHARS:,} are allowed.")
     try:
         statements = [tree for tree in sqlglot.parse(query, read=_READER) if tree is not None]
+        _check_statements(statements)
+    except GuardError:
+        raise
     except SqlglotError as err:
         raise GuardError(f"Cannot read the ADQL as one query: {str(err).splitlines()[0]}") from err
+    except RecursionError as err:
+        raise GuardError(f"The ADQL {TOO_DEEP}") from err
+    except Exception as err:  # a sqlglot bug must refuse the text, not crash the caller
+        raise GuardError(f"Could not check the ADQL ({type(err).__name__}); write one plain SELECT statement.") from err
+    return query
+
+
+def _check_statements(statements: list[exp.Expression]) -> None:
+    """Refuse anything but one query that neither writes nor locks."""
     if len(statements) != 1:
         raise GuardError(f"Only one ADQL SELECT statement is allowed, got {len(statements)} statements.")
     statement = statements[0]
@@ -54,4 +67,3 @@ def check_adql(text: str) -> str:
         kind = statement.key.upper() if named else "text that is not a query"
         raise GuardError(f"Only one ADQL SELECT statement is allowed, got {kind}.")
     check_read_only(statement)
-    return query

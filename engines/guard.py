@@ -18,6 +18,7 @@ from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 from engines.errors import GuardError
+from engines.sql_tree import TOO_DEEP
 
 __all__ = [
     "DENIED_FUNCTIONS",
@@ -188,7 +189,7 @@ def check_sql(sql: str) -> str:
         _check_statement_type(statement, tokens)
         _check_tree(statement)
     except RecursionError as err:
-        raise GuardError("The SQL is nested too deeply to check; flatten the expression or use a WITH query.") from err
+        raise GuardError(f"The SQL {TOO_DEEP}") from err
     except GuardError:
         raise
     except Exception as err:  # a sqlglot bug must refuse the text, not crash the caller

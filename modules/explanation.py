@@ -1,10 +1,10 @@
 """Explanation: plain words on what the final SQL returns and what it assumed; it never changes the SQL."""
 
 import dspy
-import sqlglot
 from sqlglot import exp
 
 from catalog import Catalog, render_schema_text
+from engines.sql_tree import read_tree
 from modules.failures import FailureKind, StageFailure
 from modules.predictor import make_predictor
 from modules.stage_call import call_predictor
@@ -58,9 +58,8 @@ def read_schema_text(sql: str, catalog: Catalog) -> str:
         ...  .splitlines()]
         ['table', 'oid', 'ndet']
     """
-    try:
-        tree = sqlglot.parse_one(sql, read="postgres")
-    except sqlglot.errors.SqlglotError:
+    tree = read_tree(sql)
+    if tree is None:
         return ""
     named = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
     found = [catalog.table(table.name) for table in tree.find_all(exp.Table) if table.name not in named]

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
+from engines.sql_tree import UNREADABLE_SQL
+
 __all__ = ["describe_difference"]
 
 _MAX_PART_CHARS = 80
@@ -62,9 +64,13 @@ def _conditions(tree: exp.Expression) -> tuple[str, ...]:
 
 def _parts(sql: str) -> _Parts | None:
     try:
-        tree = sqlglot.parse_one(sql, read="postgres")
-    except sqlglot.errors.SqlglotError:
+        return _read_parts(sql)
+    except UNREADABLE_SQL:  # sqlglot recurses per nesting level, in parsing and in printing the parts
         return None
+
+
+def _read_parts(sql: str) -> _Parts | None:
+    tree = sqlglot.parse_one(sql, read="postgres")
     if tree is None:
         return None
     for column in tree.find_all(exp.Column):

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
+from engines.sql_tree import UNREADABLE_SQL
 from modules.findings import Finding, FindingKind
 from modules.lookup_codes import CodeNames
 from modules.vocabulary import Vocabulary
@@ -105,7 +105,7 @@ def _flagged(sql: str, vocabulary: Vocabulary) -> tuple[exp.Expression | None, l
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
         scopes = traverse_scope(tree)
-    except (SqlglotError, RecursionError):  # sqlglot recurses per nesting level; very deep SQL exhausts it
+    except UNREADABLE_SQL:  # sqlglot recurses per nesting level; very deep SQL exhausts it
         return None, []
     flagged = []
     for scope in scopes:
@@ -204,4 +204,7 @@ def replace_unknown_values(sql: str, vocabulary: Vocabulary) -> str:
         return sql
     for literal, value, is_string in replaced:
         literal.replace(exp.Literal(this=value, is_string=is_string))
-    return tree.sql(dialect="postgres")
+    try:
+        return tree.sql(dialect="postgres")
+    except UNREADABLE_SQL:  # printing recurses per nesting level too
+        return sql

@@ -41,3 +41,18 @@ def test_the_page_shows_and_reruns_adql(tap_url):  # noqa: F811 - the fixture
             assert "Only one ADQL SELECT statement is allowed, got DELETE." in deleting
     finally:
         bench.close()
+
+
+def test_the_adql_box_refuses_deep_nesting_in_one_line(tap_url):  # noqa: F811 - the fixture
+    program, engine = ProgramSettings(uncompiled=True), EngineSettings(engine="tap", tap_url=tap_url)
+    bench = open_workbench("fake/scripted", ServeSettings(), program=program, engine=engine, lm=scripted_lm(SQL))
+    try:
+        with client_of(bench) as client:
+            answer_id = ask(client)[-1]["answer_id"]
+            for opening, closing in [("(", ")"), ("NOT ", ""), ("(SELECT ", ")")]:
+                deep = f"SELECT TOP 1 {opening * 400}1{closing * 400} AS x FROM ztf.object"
+                refused = client.post(f"/answers/{answer_id}/rerun-adql", data={"adql": deep})
+                assert refused.status_code == 200 and "Traceback" not in refused.text
+                assert "The ADQL is nested too deeply to read; flatten the expression" in refused.text
+    finally:
+        bench.close()
