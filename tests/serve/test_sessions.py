@@ -4,7 +4,7 @@ import pytest
 
 from serve import create_app
 from serve.pages import SESSION_COOKIE as BASE
-from serve.sessions import cookie_name
+from serve.sessions import SessionIds, cookie_name
 from tests.serve.conftest import client_of, make_bench
 from tests.serve.test_limits import client_at
 from tests.serve.test_pages import ask
@@ -75,3 +75,16 @@ def test_a_planted_session_id_is_not_adopted_the_first_answer_gets_a_new_one(ben
 
 def cookie_header(session: str) -> dict[str, str]:
     return {"Cookie": f"{SESSION_COOKIE}={session}"}
+
+
+@pytest.mark.parametrize("cut", ["empty", "prefix", "nonce only", "other nonce"])
+def test_a_session_check_refuses_an_empty_or_partial_signature(cut):
+    ids = SessionIds(b"k" * 32)
+    nonce, _, signature = ids.issue().partition(".")
+    offered = {
+        "empty": f"{nonce}.",
+        "prefix": f"{nonce}.{signature[:8]}",
+        "nonce only": nonce,
+        "other nonce": f"x{nonce}.{signature}",
+    }[cut]
+    assert ids.is_issued(f"{nonce}.{signature}") and not ids.is_issued(offered)
