@@ -8,13 +8,14 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from serve.sessions import cookie_name
+from serve.sessions import cookie_name_of
 from serve.settings import is_loopback
 
 __all__ = ["CONTENT_SECURITY_POLICY", "TOKEN_COOKIE", "AccessControl", "SecurityHeaders"]
 
 TOKEN_COOKIE = "workbench_token"
-"""Cookie that keeps the token after a page was opened with ``?token=...`` (named by ``serve.sessions.cookie_name``)."""
+"""Cookie that keeps the token after a page was opened with ``?token=...`` (named by
+``serve.sessions.cookie_name_of``)."""
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
     "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
@@ -32,18 +33,17 @@ class AccessControl:
     """Refuse bodies over `max_request_bytes` (413), requests without the token (401) when `token` is set, and
     requests another site's page makes (403).
 
-    The token is accepted as ``Authorization: Bearer TOKEN``, as the token cookie of `port`, or as a
-    ``token`` query parameter (which the page then keeps as that cookie). Without a token the server is on
-    loopback, and a request must name a loopback host (a DNS-rebinding page names its own) and come from no other
-    origin (a form or fetch of another site would spend the model's tokens). The body is read here, within the
-    cap, before the application sees it: a chunked body (no Content-Length) is held to the same cap.
+    The token is accepted as ``Authorization: Bearer TOKEN``, as the token cookie of the port the request
+    addresses, or as a ``token`` query parameter (which the page then keeps as that cookie). Without a token the
+    server is on loopback, and a request must name a loopback host (a DNS-rebinding page names its own) and come
+    from no other origin (a form or fetch of another site would spend the model's tokens). The body is read here,
+    within the cap, before the application sees it: a chunked body (no Content-Length) is held to the same cap.
     """
 
-    def __init__(self, app: Any, *, max_request_bytes: int, token: str | None, port: int) -> None:
+    def __init__(self, app: Any, *, max_request_bytes: int, token: str | None) -> None:
         self.app = app
         self.max_request_bytes = max_request_bytes
         self.token = token
-        self.port = port
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         """Check one HTTP request, then pass it on."""
@@ -80,7 +80,7 @@ class AccessControl:
         if scheme.lower() == "bearer":
             offered.append(value.strip())
         cookie = SimpleCookie(headers.get("cookie", ""))
-        name = cookie_name(TOKEN_COOKIE, self.port, secure=scope.get("scheme") == "https")
+        name = cookie_name_of(TOKEN_COOKIE, headers.get("host", ""), secure=scope.get("scheme") == "https")
         if name in cookie:
             offered.append(cookie[name].value)
         offered += parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [])

@@ -20,7 +20,7 @@ from serve.gate import CLIENT
 from serve.metrics import Metrics, MetricsEndpoint
 from serve.pages import SESSION_COOKIE, page_router
 from serve.responses import EncodableJSONResponse, encodable_html
-from serve.sessions import SessionIds, cookie_name
+from serve.sessions import SessionIds, cookie_name_of
 from serve.workbench import Workbench
 
 __all__ = ["create_app"]
@@ -53,7 +53,7 @@ def create_app(bench: Workbench) -> FastAPI:
         client = request.client.host if request.client else ""  # the peer, or what a trusted proxy forwarded
         CLIENT.set(client)  # each query counts for its client's share
         secure = request.url.scheme == "https"
-        name = cookie_name(SESSION_COOKIE, bench.settings.port, secure=secure)
+        name = cookie_name_of(SESSION_COOKIE, request.headers.get("host", ""), secure=secure)
         offered = request.cookies.get(name)
         session = offered if session_ids.is_issued(offered) else None
         on_page = not request.url.path.startswith("/api/")  # API clients have no page session
@@ -88,7 +88,6 @@ def create_app(bench: Workbench) -> FastAPI:
         AccessControl,
         max_request_bytes=bench.settings.max_request_bytes,
         token=bench.settings.token,
-        port=bench.settings.port,
     )
     app.add_middleware(SecurityHeaders)
     settings = bench.settings

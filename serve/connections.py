@@ -14,6 +14,7 @@ import asyncio
 import collections
 import ipaddress
 import logging
+import os
 import resource
 import time
 from typing import Any
@@ -23,6 +24,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.utils import get_remote_addr
 
 from serve.settings import ServeSettings
+from serve.store import fair_victim
 
 __all__ = ["ConnectionLimits", "RateLimitedLog", "is_trusted_proxy", "uvicorn_config"]
 
@@ -31,8 +33,12 @@ logger = logging.getLogger(__name__)
 LOG_EVERY_S = 10.0
 """Shortest time between two log lines about refused connections or the accept loop out of files."""
 _REFUSAL = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-_FILES_KEPT_FREE = 64
-"""Open files left for the database, logs and answers' downloads when connections are capped by the file limit."""
+_FILES_KEPT_FREE = 128
+"""Open files left for the database, logs, answers' downloads and connections accepted but not yet counted in
+(``_ACCEPT_BURST``) when connections are capped by the file limit."""
+_ACCEPT_BURST = 64
+"""The listen backlog, which is also how many connections asyncio accepts at once before any is counted (uvicorn's
+2,048 would open that many files past the cap)."""
 
 
 def is_trusted_proxy(peer: str, allowed: str | None) -> bool:
@@ -108,7 +114,12 @@ _ACCEPT_ERRORS = _AcceptErrors()
 
 class ConnectionLimits:
     """Open connections in all and per peer address (a trusted proxy counts in all only); thread-unsafe (the event
-    loop's thread only)."""
+    loop's thread only).
+
+    When all places are taken, a newcomer holding fewer connections than another peer takes the place of that
+    peer's oldest connection still waiting for its headers: a flood of half-open connections, even from many
+    addresses, makes room for a client that sends its request at once (``/api/health`` keeps answering).
+    """
 
     def __init__(self, *, total: int, per_peer: int, header_timeout_s: float, proxies: str | None = None) -> None:
         self.total = total
@@ -117,20 +128,27 @@ class ConnectionLimits:
         self.proxies = proxies
         self.open: collections.Counter[str] = collections.Counter()
         self.refused = 0
+        self.evicted = 0
+        self._waiting: dict[str, dict[Any, None]] = collections.defaultdict(dict)  # peer -> header waits, oldest 1st
         self._log = RateLimitedLog()
 
     def admit(self, peer: str) -> bool:
-        """Count a new connection of `peer` in, or refuse it (False) when it would pass a cap."""
+        """Count a new connection of `peer` in (closing a half-open one of a peer holding more when all places are
+        taken), or refuse it (False) when it would pass a cap."""
         per_peer_full = self.open[peer] >= self.per_peer and not is_trusted_proxy(peer, self.proxies)
+        if not per_peer_full and self.open.total() >= self.total:
+            self._evict_for(peer)
         if self.open.total() >= self.total or per_peer_full:
             self.refused += 1
             if self._log.allow():
                 logger.warning(
-                    "refused connections over the cap (%d open, at most %d, %d per address); %d refused so far",
+                    "refused connections over the cap (%d open, at most %d, %d per address); %d refused, "
+                    "%d half-open ones closed for others so far",
                     self.open.total(),
                     self.total,
                     self.per_peer,
                     self.refused,
+                    self.evicted,
                 )
             return False
         self.open[peer] += 1
@@ -141,6 +159,23 @@ class ConnectionLimits:
         self.open[peer] -= 1
         if self.open[peer] <= 0:
             del self.open[peer]
+
+    def waiting(self, peer: str, connection: Any, *, waits: bool) -> None:
+        """Note whether `connection` of `peer` waits for a request's headers (so may make room for another)."""
+        if waits:
+            self._waiting[peer][connection] = None
+        else:
+            self._waiting[peer].pop(connection, None)
+            if not self._waiting[peer]:
+                del self._waiting[peer]
+
+    def _evict_for(self, peer: str) -> None:
+        holders = {other: self.open[other] for other in self._waiting if self.open[other] > self.open[peer] + 1}
+        victim = fair_victim(holders)
+        if victim is not None:
+            oldest = next(iter(self._waiting[victim]))
+            oldest.evict()
+            self.evicted += 1
 
     def protocol(self) -> type[H11Protocol]:
         """An HTTP/1.1 protocol (uvicorn's h11) held to these limits."""
@@ -161,11 +196,9 @@ class ConnectionLimits:
                 self._arm()
 
             def connection_lost(self, exc: Exception | None) -> None:
-                if self._peer is None:
-                    return  # refused: never counted in
-                limits.release(self._peer)
-                self._peer = None
-                self._disarm()
+                if self.transport is None:
+                    return  # refused: never made
+                self._count_out()
                 super().connection_lost(exc)
 
             def data_received(self, data: bytes) -> None:
@@ -177,20 +210,35 @@ class ConnectionLimits:
 
             def on_response_complete(self) -> None:
                 super().on_response_complete()
-                if self.cycle is None or self.cycle.response_complete:
+                if self._peer is not None and (self.cycle is None or self.cycle.response_complete):
                     self._arm()  # the next request's headers get the same time
+
+            def evict(self) -> None:
+                """Close this connection, which waits for headers, to make room for another peer's."""
+                self._count_out()
+                if not self.transport.is_closing():
+                    self.transport.close()
+
+            def _count_out(self) -> None:
+                if self._peer is None:
+                    return  # refused, or counted out already
+                self._disarm()
+                limits.release(self._peer)
+                self._peer = None
 
             def _arm(self) -> None:
                 self._disarm()
                 self._header_timer = self.loop.call_later(limits.header_timeout_s, self._headers_too_slow)
+                limits.waiting(self._peer, self, waits=True)
 
             def _disarm(self) -> None:
                 if self._header_timer is not None:
                     self._header_timer.cancel()
                     self._header_timer = None
+                    limits.waiting(self._peer, self, waits=False)
 
             def _headers_too_slow(self) -> None:
-                self._header_timer = None
+                self._disarm()
                 if not self.transport.is_closing():
                     self.transport.close()
 
@@ -203,13 +251,14 @@ def uvicorn_config(
     """The uvicorn configuration of the workbench: its address (`port` instead of the settings' one when given),
     the proxies it believes, its connection limits.
 
-    Connections are capped below the process's open-file limit, whatever ``max_connections`` says.
+    Connections are capped below the process's open-file limit (less the files open now), whatever
+    ``max_connections`` says.
     """
     logging.getLogger("asyncio").addFilter(_ACCEPT_ERRORS)
     soft_files, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     total = settings.max_connections
     if soft_files != resource.RLIM_INFINITY:
-        total = min(total, max(16, soft_files - _FILES_KEPT_FREE))
+        total = min(total, max(16, soft_files - _files_open() - _FILES_KEPT_FREE))
     limits = ConnectionLimits(
         total=total,
         per_peer=settings.max_connections_per_client,
@@ -225,4 +274,13 @@ def uvicorn_config(
         proxy_headers=settings.forwarded_allow_ips is not None,
         forwarded_allow_ips=settings.forwarded_allow_ips or "",
         timeout_keep_alive=min(5, settings.header_timeout_s),
+        backlog=_ACCEPT_BURST,
     )
+
+
+def _files_open() -> int:
+    """Files this process has open now (0 where the system does not list them)."""
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return 0

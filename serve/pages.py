@@ -24,7 +24,7 @@ from serve.access import TOKEN_COOKIE
 from serve.errors import WorkbenchError
 from serve.exports import DOWNLOADS, download, png_bytes
 from serve.responses import EncodableJSONResponse, encodable_html
-from serve.sessions import cookie_name
+from serve.sessions import cookie_name_of
 from serve.store import Record
 from serve.workbench import Workbench
 
@@ -32,7 +32,7 @@ __all__ = ["SESSION_COOKIE", "page_router"]
 
 SESSION_COOKIE = "workbench_session"
 """Cookie holding the page session's id, as ``serve.sessions.SessionIds`` issued it (named by
-``serve.sessions.cookie_name``)."""
+``serve.sessions.cookie_name_of``)."""
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
     autoescape=True,
@@ -161,7 +161,7 @@ def _page(request: Request, bench: Workbench, result: str, *, question: str = ""
     token = request.query_params.get("token")
     if token:  # AccessControl has checked it; keep it for the page's own requests
         secure = request.url.scheme == "https"
-        name = cookie_name(TOKEN_COOKIE, bench.settings.port, secure=secure)
+        name = cookie_name_of(TOKEN_COOKIE, request.headers.get("host", ""), secure=secure)
         response.set_cookie(name, token, httponly=True, samesite="strict", secure=secure)
     return response
 

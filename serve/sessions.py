@@ -7,8 +7,9 @@ import base64
 import hashlib
 import hmac
 import secrets
+from urllib.parse import urlsplit
 
-__all__ = ["SessionIds", "cookie_name"]
+__all__ = ["SessionIds", "cookie_name", "cookie_name_of"]
 
 
 class SessionIds:
@@ -47,3 +48,20 @@ def cookie_name(base: str, port: int, *, secure: bool) -> str:
         ('workbench_session_8000', '__Host-workbench_token_443')
     """
     return f"{'__Host-' if secure else ''}{base}_{port}"
+
+
+def cookie_name_of(base: str, host: str, *, secure: bool) -> str:
+    """Name a cookie of the workbench a request's `host` header addresses: by the port the browser used (the
+    scheme's default when it names none), whichever port the server itself listens on behind it.
+
+    Examples:
+        >>> cookie_name_of("workbench_session", "127.0.0.1:8001", secure=False)
+        'workbench_session_8001'
+        >>> cookie_name_of("workbench_session", "example.org", secure=True)
+        '__Host-workbench_session_443'
+    """
+    try:
+        port = urlsplit(f"//{host}").port
+    except ValueError:  # not a port: the scheme's default, as for no port
+        port = None
+    return cookie_name(base, port or (443 if secure else 80), secure=secure)

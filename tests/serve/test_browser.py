@@ -189,3 +189,45 @@ def test_choosing_an_alternative_runs_it_in_a_browser(page, disagreeing_url):
     assert page.inner_text("#row-count").startswith("60 rows") and page.locator("#rows tbody tr").count() == 50
     assert page.inner_text("#answer-question") == "Where are the objects?"
     assert page.locator("#history-list li.thread").count() == 1
+
+
+def test_a_session_id_planted_from_another_port_does_not_see_the_victims_answers(page, bench, base_url):
+    """The red team's fixation: a page on another port of 127.0.0.1 sets the workbench's cookie to an id the
+    workbench issued to the attacker; the victim's next answer must not appear in the attacker's history."""
+    import httpx
+
+    from serve.pages import SESSION_COOKIE
+    from serve.sessions import cookie_name_of
+
+    host = base_url.removeprefix("http://")
+    name = cookie_name_of(SESSION_COOKIE, host, secure=False)
+    planted = httpx.get(f"{base_url}/", timeout=10).cookies[name]
+
+    class Planter(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Set-Cookie", f"{name}={planted}; Path=/; HttpOnly; SameSite=Lax")
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<!doctype html><p>nothing to see</p>")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    other_site = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Planter)
+    threading.Thread(target=other_site.serve_forever, daemon=True).start()
+    try:
+        page.goto(base_url)  # the victim has a session of its own
+        page.goto(f"http://127.0.0.1:{other_site.server_port}/")  # which the other port's page replaces
+        cookies = {cookie["name"]: cookie["value"] for cookie in page.context.cookies()}
+        assert cookies[name] == planted
+        page.goto(base_url)
+        page.fill("#question", "What does the victim ask?")
+        page.click("#ask-button")
+        page.wait_for_selector("#answer")
+        assert page.locator("#history-list li").count() == 1
+        seen = httpx.get(f"{base_url}/", cookies={name: planted}, timeout=10).text
+        assert "What does the victim ask?" not in seen
+        assert {cookie["name"]: cookie["value"] for cookie in page.context.cookies()}[name] != planted
+    finally:
+        other_site.shutdown()
