@@ -8,7 +8,6 @@ one job: it counts the attempt first, so a question whose worker died is answere
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Any
 
 import dspy
@@ -25,7 +24,6 @@ from serve.errors import WorkbenchError, failure_of
 from serve.gate import CLIENT, gated
 from serve.progress import StageReporter
 from serve.settings import ServeSettings
-from serve.state.keys import session_key
 from serve.state.migrations import migrate
 from serve.state.pg_store import PgAnswerStore, open_store_pool
 from serve.state.queue import MAX_ATTEMPTS, QuestionQueue, SharedJob, add_event, queue_app
@@ -58,7 +56,14 @@ class SharedWorkbench(Workbench):
     """A workbench on a state database shared by every web process and worker (thread-safe)."""
 
     def __init__(
-        self, t2s: Any, settings: ServeSettings, *, model: str, pool: ConnectionPool, dsn: str, session_key: bytes
+        self,
+        t2s: Any,
+        settings: ServeSettings,
+        *,
+        model: str,
+        pool: ConnectionPool,
+        dsn: str,
+        session_key: bytes | None,
     ) -> None:
         super().__init__(t2s, settings, model=model)
         self.pool = pool
@@ -206,28 +211,26 @@ def open_shared_workbench(
     program: ProgramSettings,
     engine: EngineSettings,
     store_dsn: str | None = None,
-    session_key_file: Path | None = None,
+    session_key: bytes | None = None,
     lm: dspy.LM | None = None,
 ) -> SharedWorkbench:
-    """Open the engine, gate it, load the program, migrate the state database (`store_dsn`, else the embedded
-    server's ``db.state_database``), read the session key (``serve.state.keys.session_key``) and wrap them in a
-    shared workbench.
+    """Migrate the state database (`store_dsn`, else the embedded server's ``db.state_database``), open the
+    engine, gate it, load the program and wrap them in a shared workbench signing page sessions with `session_key`
+    (``serve.state.keys.session_key``; None for a worker, which issues no sessions).
 
     Raises:
         lms.LMConfigError, modules.errors.PipelineError, engines.errors.EngineError: As ``answering.load``.
         db.errors.ServerError: The embedded server cannot be started.
         psycopg.Error, psycopg_pool.PoolTimeout: The state database cannot be reached or migrated.
-        ValueError, OSError: The session key is unusable (one line naming it).
     """
-    key = session_key(session_key_file)  # before anything opens: a bad key file costs nothing
-    opened = open_engine(ask_defaults(engine))
-    engine_ = gated(opened, wait_s=settings.busy_wait_s, own_wait_s=settings.own_wait_s)
-    t2s = load(model, program=program, engine=engine_, lm=lm)
+    store_dsn = store_dsn or embedded_state_dsn()
+    migrate(store_dsn)  # before the engine and the model: a bad store fails fast, having opened nothing
+    pool = open_store_pool(store_dsn, max_size=max(4, settings.workers + 2))
     try:
-        store_dsn = store_dsn or embedded_state_dsn()
-        migrate(store_dsn)
-        pool = open_store_pool(store_dsn, max_size=max(4, settings.workers + 2))
+        opened = open_engine(ask_defaults(engine))
+        engine_ = gated(opened, wait_s=settings.busy_wait_s, own_wait_s=settings.own_wait_s)
+        t2s = load(model, program=program, engine=engine_, lm=lm)
     except Exception:
-        t2s.close()
+        pool.close()
         raise
-    return SharedWorkbench(t2s, settings, model=model, pool=pool, dsn=store_dsn, session_key=key)
+    return SharedWorkbench(t2s, settings, model=model, pool=pool, dsn=store_dsn, session_key=session_key)

@@ -11,6 +11,7 @@ import dspy
 from engines import EngineSettings
 from modules.settings import ProgramSettings
 from serve.settings import ServeSettings
+from serve.state.keys import session_key
 from serve.state.shared import SharedWorkbench, open_shared_workbench
 from serve.state.worker import WorkerSettings, WorkerThread
 from tests.answering.scripts import scripted_lm
@@ -28,7 +29,7 @@ def open_shared(
         program=ProgramSettings(uncompiled=True),
         engine=engine,
         store_dsn=store_dsn,
-        session_key_file=key_file,
+        session_key=session_key(key_file),
         lm=lm or scripted_lm(POSITIONS_SQL),
     )
 
