@@ -42,7 +42,8 @@ examples:
 the token is never taken on the command line, where other users of the machine see it (ps): --token-file or
 ${TOKEN_ENV}, at least {MIN_TOKEN_CHARS} characters.
 
-environment: {TOKEN_ENV} (the token when --token-file is not given), {STORE_DSN_ENV} (--store-dsn),
+environment: {TOKEN_ENV} (the token when --token-file is not given), ALERCE_SERVE_METRICS_TOKEN
+(--metrics-token-file), {STORE_DSN_ENV} (--store-dsn),
 {KEY_FILE_ENV} (--session-key-file), {KEY_ENV} (the session key itself, hexadecimal),
 ALERCE_DSN, ALERCE_TAP_URL, provider API keys
 exit codes: 0 stopped, 1 the model, database, state database or session key is unusable (one line on stderr),

@@ -15,7 +15,17 @@ from modules.options import add_candidates_argument
 from modules.settings import ProgramSettings
 from serve.settings import TOKEN_ENV, ServeSettings
 
-__all__ = ["add_answer_arguments", "add_web_arguments", "answer_settings", "read_token", "web_settings"]
+METRICS_TOKEN_ENV = "ALERCE_SERVE_METRICS_TOKEN"
+"""Environment variable holding the /metrics token when --metrics-token-file is not given."""
+
+__all__ = [
+    "METRICS_TOKEN_ENV",
+    "add_answer_arguments",
+    "add_web_arguments",
+    "answer_settings",
+    "read_token",
+    "web_settings",
+]
 
 
 def add_web_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +62,12 @@ def add_web_arguments(parser: argparse.ArgumentParser) -> None:
         default=ServeSettings.header_timeout_s,
         help="seconds a connection may take to send a request's headers (default: %(default)s)",
     )
+    parser.add_argument(
+        "--metrics-token-file",
+        metavar="PATH",
+        help=f"file holding the token /metrics asks for (Authorization: Bearer TOKEN; default: ${METRICS_TOKEN_ENV}); "
+        "without one, /metrics is open on a loopback server without an access token and absent (404) otherwise",
+    )
 
 
 def add_answer_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,6 +87,7 @@ def web_settings(parser: argparse.ArgumentParser, args: argparse.Namespace, **ov
             host=args.host,
             port=args.port,
             token=read_token(args.token_file),
+            metrics_token=read_token(args.metrics_token_file, env=METRICS_TOKEN_ENV, option="--metrics-token-file"),
             one_at_a_time=args.model.startswith(LOCAL_PREFIX),
             forwarded_allow_ips=args.forwarded_allow_ips,
             max_connections=args.max_connections,
@@ -89,17 +106,15 @@ def answer_settings(args: argparse.Namespace) -> tuple[ProgramSettings, EngineSe
     )
 
 
-def read_token(path: str | None) -> str | None:
+def read_token(path: str | None, *, env: str = TOKEN_ENV, option: str = "--token-file") -> str | None:
     """Read the token from `path`, else from the environment; None when neither has one.
 
     Raises:
         OSError: The file cannot be read (the message names it).
     """
     if path is None:
-        return os.environ.get(TOKEN_ENV, "").strip() or None
+        return os.environ.get(env, "").strip() or None
     try:
         return Path(path).read_text(encoding="utf-8").strip() or None
     except (OSError, UnicodeDecodeError) as err:
-        raise OSError(
-            f"cannot read the token from --token-file {path}: {getattr(err, 'strerror', None) or err}"
-        ) from err
+        raise OSError(f"cannot read the token from {option} {path}: {getattr(err, 'strerror', None) or err}") from err
