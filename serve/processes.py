@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cli import positive_int
+from cli import positive_float, positive_int
 from lms import LOCAL_PREFIX
 from serve.settings import ServeSettings
-from serve.state.options import STORE_DSN_ENV, add_state_arguments, store_dsn
+from serve.state.options import STALLED_AFTER_S, STORE_DSN_ENV, add_state_arguments, store_dsn
 
 if TYPE_CHECKING:
     import dspy
@@ -81,6 +81,14 @@ def build_worker_parser() -> argparse.ArgumentParser:
         default=ServeSettings.workers,
         metavar="N",
         help="questions answered at once (default: %(default)s; 1 for a local model)",
+    )
+    parser.add_argument(
+        "--stalled-after-s",
+        type=positive_float,
+        default=STALLED_AFTER_S,
+        metavar="SECONDS",
+        help="heartbeat age after which this worker counts another as dead and answers its questions again "
+        "(default: %(default)s; the same on every worker)",
     )
     add_answer_arguments(parser)
     add_state_arguments(parser, session_key=False)
@@ -160,7 +168,7 @@ def run_worker_command(args: argparse.Namespace, lm: dspy.LM | None = None) -> i
     if isinstance(bench, int):
         return bench
     try:
-        run_worker(bench, WorkerSettings(concurrency=concurrency))
+        run_worker(bench, WorkerSettings(concurrency=concurrency, stalled_after_s=args.stalled_after_s))
     except KeyboardInterrupt:
         return 130
     finally:

@@ -7,10 +7,12 @@ import os
 
 from serve.state.keys import KEY_ENV, KEY_FILE_ENV
 
-__all__ = ["STORE_DSN_ENV", "add_state_arguments", "store_dsn"]
+__all__ = ["STALLED_AFTER_S", "STORE_DSN_ENV", "add_state_arguments", "store_dsn"]
 
 STORE_DSN_ENV = "ALERCE_SERVE_STORE_DSN"
 """Environment variable naming the state database when --store-dsn is not given."""
+STALLED_AFTER_S = 30.0
+"""A worker whose heartbeat is older than this is taken for dead; its questions go back to the queue."""
 
 
 def add_state_arguments(parser: argparse.ArgumentParser, *, session_key: bool) -> None:

@@ -25,6 +25,7 @@ from serve.gate import CLIENT, gated
 from serve.progress import StageReporter
 from serve.settings import ServeSettings
 from serve.state.migrations import migrate
+from serve.state.options import STALLED_AFTER_S
 from serve.state.pg_store import PgAnswerStore, open_store_pool
 from serve.state.queue import MAX_ATTEMPTS, QuestionQueue, SharedJob, add_event, queue_app
 from serve.state.timings import StageClock, record_seconds
@@ -35,8 +36,6 @@ __all__ = ["STALLED_AFTER_S", "SharedWorkbench", "open_shared_workbench"]
 
 logger = logging.getLogger(__name__)
 
-STALLED_AFTER_S = 30.0
-"""A worker whose heartbeat is older than this is taken for dead; its questions go back to the queue."""
 
 _CLAIM_SQL = """
 UPDATE workbench.jobs SET status = 'running', attempts = attempts + 1, worker = %s, started_at = now()
