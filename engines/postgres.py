@@ -74,8 +74,9 @@ class PostgresSettings:
         connect_timeout_s: time allowed to open a connection before DatabaseUnavailable is raised.
         admin_dsn: superuser DSN of the same server (the embedded server's ``ServerInfo.admin_dsn``), used only to
             terminate a backend that ignores its cancel; None relies on the cancel and on abandoning the connection.
-        catalog: the catalog whose data the database holds (``catalog.CATALOG_NAMES``); its tables are found by the
-            role's search_path (the embedded databases set it to the catalog's schema).
+        catalog: the catalog whose data the database holds (``catalog.CATALOG_NAMES``); its tables are found by
+            their bare names: the catalog's schema goes first in each connection's search_path when the database has
+            it (``engines.postgres_pool.open_pool``).
     """
 
     dsn: str
@@ -214,6 +215,7 @@ class PostgresEngine(EngineLifecycle):
                     self.settings.dsn,
                     connect_timeout_s=self.settings.connect_timeout_s,
                     pool_size=self.settings.pool_size,
+                    schema=load_catalog(self.catalog).schema,
                 )
             return self._pool
 

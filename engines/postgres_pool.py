@@ -1,6 +1,7 @@
 """Open the executor's connection pool: one fast direct probe first, read-only connections, clear failures."""
 
 import math
+from collections.abc import Callable
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
@@ -12,8 +13,20 @@ from engines.errors import DatabaseBusy, DatabaseUnavailable
 __all__ = ["open_pool", "pool_timeout_error", "probe", "unavailable_message"]
 
 
-def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int) -> ConnectionPool:
+_SCHEMA_FIRST_SQL = """
+SELECT set_config('search_path', quote_ident(%(schema)s) || ', ' || current_setting('search_path'), false)
+WHERE to_regnamespace(%(schema)s) IS NOT NULL AND NOT %(schema)s = ANY(current_schemas(false))
+"""
+"""Put the catalog's schema first in the session's search_path when the database has it and the path misses it."""
+
+
+def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int, schema: str | None = None) -> ConnectionPool:
     """Probe the server once (failing fast with libpq's reason), then open a pool of read-only connections.
+
+    Each connection is checked before it is lent, with one query: one the server dropped (a restart, a database
+    dropped and made again) fails it and is replaced; one whose search_path misses the catalog's `schema` while the
+    database has it (opened during a rebuild, before the database's search_path was set, or a database whose roles
+    never set it) gets the schema put first, so the catalog's bare table names resolve.
 
     Raises:
         DatabaseUnavailable: the server cannot be reached or refuses the login.
@@ -25,7 +38,7 @@ def open_pool(dsn: str, *, connect_timeout_s: float, pool_size: int) -> Connecti
         min_size=1,
         max_size=max(1, pool_size),
         configure=_configure,
-        check=ConnectionPool.check_connection,
+        check=_checked(schema),
         name="alerce-executor",
         num_workers=1,
         open=False,
@@ -60,6 +73,22 @@ def _where(dsn: str) -> str:
     except psycopg.ProgrammingError:
         params = {}
     return f"{params.get('host') or 'localhost'}:{params.get('port') or 5432}/{params.get('dbname') or '?'}"
+
+
+def _checked(schema: str | None) -> Callable[[psycopg.Connection], None]:
+    """The pool's check of a connection about to be lent (see ``open_pool``)."""
+
+    def check(conn: psycopg.Connection) -> None:
+        if schema is None:
+            ConnectionPool.check_connection(conn)
+            return
+        conn.autocommit = True  # the search_path set outlives this statement (the lender's DISCARD ALL resets it)
+        try:
+            conn.execute(_SCHEMA_FIRST_SQL, {"schema": schema})
+        finally:
+            conn.autocommit = False
+
+    return check
 
 
 def _configure(conn: psycopg.Connection) -> None:

@@ -3,27 +3,29 @@
 The page asks questions with the compiled program and shows the stages as they run, the SQL (editable, rerun
 through the same guard and read-only role), the rows with CSV, VOTable and Parquet downloads, a sky plot and light
 curves. The API (POST /api/ask, POST /api/run-sql, GET /api/health) is described at /docs and /openapi.json.
+
+Sessions, conversations, answers and questions live in PostgreSQL (the embedded server's database alerce_t2s_state,
+or --store-dsn): `python -m serve` runs the web server and one worker together; `python -m serve worker` adds
+workers (here or on other machines) and `python -m serve web --workers N` runs N web processes, all sharing them.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 
-from cli import add_verbosity_arguments, logging_to_stderr, positive_float, positive_int
+from cli import logging_to_stderr
 from engines.errors import EngineError
-from engines.options import add_engine_arguments, add_query_timeout_argument, engine_settings
-from lms import LOCAL_PREFIX, LMConfigError
-from lms.options import add_model_argument
+from lms import LMConfigError
 from modules.errors import PipelineError
-from modules.options import add_candidates_argument
-from modules.settings import ProgramSettings
+from serve.options import add_answer_arguments, add_web_arguments, answer_settings, web_settings
 from serve.settings import MIN_TOKEN_CHARS, TOKEN_ENV, ServeSettings
-from serve.workbench import Workbench, open_workbench
+from serve.state.keys import KEY_ENV, KEY_FILE_ENV
+from serve.state.options import STORE_DSN_ENV, add_state_arguments
 
-__all__ = ["build_parser", "main"]
+__all__ = ["SUBCOMMANDS", "build_parser", "main"]
+
+SUBCOMMANDS = ("web", "worker")
 
 EPILOG = f"""\
 examples:
@@ -34,18 +36,23 @@ examples:
                                                     # then open http://HOST:8000/?token=... once
   python -m serve --forwarded-allow-ips 127.0.0.1   # behind a reverse proxy on this machine (X-Forwarded-*)
   python -m serve --mcp                             # MCP server on stdin/stdout (tools ask, run_sql, describe_schema)
+  python -m serve web --workers 2 --store-dsn postgresql://wb@db/state   # two web processes, no worker
+  python -m serve worker --store-dsn postgresql://wb@db/state            # one more worker (python -m serve worker -h)
 
 the token is never taken on the command line, where other users of the machine see it (ps): --token-file or
 ${TOKEN_ENV}, at least {MIN_TOKEN_CHARS} characters.
 
-environment: {TOKEN_ENV} (the token when --token-file is not given), ALERCE_DSN, ALERCE_TAP_URL, provider API keys
-exit codes: 0 stopped, 1 the model or database is unusable (one line on stderr), 2 bad command line (e.g. a
-non-loopback --host without a token, or a token that is too short), 130 interrupted
+environment: {TOKEN_ENV} (the token when --token-file is not given), ALERCE_SERVE_METRICS_TOKEN
+(--metrics-token-file), {STORE_DSN_ENV} (--store-dsn),
+{KEY_FILE_ENV} (--session-key-file), {KEY_ENV} (the session key itself, hexadecimal),
+ALERCE_DSN, ALERCE_TAP_URL, provider API keys
+exit codes: 0 stopped, 1 the model, database, state database or session key is unusable (one line on stderr),
+2 bad command line (e.g. a non-loopback --host without a token, or a token that is too short), 130 interrupted
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Build the argument parser of ``python -m serve``."""
+    """Build the argument parser of ``python -m serve`` (the web server and one worker together)."""
     parser = argparse.ArgumentParser(
         prog="python -m serve",
         description=__doc__,
@@ -53,108 +60,45 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,  # `--token SECRET` would pass as --token-file and name the secret on the command line
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
-    parser.add_argument("--port", type=positive_int, default=8000, help="TCP port (default: %(default)s)")
-    parser.add_argument(
-        "--token-file",
-        metavar="PATH",
-        help=f"file holding the access token every request must carry (default: ${TOKEN_ENV}; none)",
-    )
-    parser.add_argument(
-        "--forwarded-allow-ips",
-        metavar="IPS",
-        help="reverse proxies (comma-separated addresses or networks, * for any) whose X-Forwarded-For and "
-        "X-Forwarded-Proto are believed (default: none; every client is its peer address)",
-    )
-    parser.add_argument(
-        "--max-connections",
-        type=positive_int,
-        default=ServeSettings.max_connections,
-        help="open HTTP connections in all (default: %(default)s, and below the open-file limit)",
-    )
-    parser.add_argument(
-        "--max-connections-per-client",
-        type=positive_int,
-        default=ServeSettings.max_connections_per_client,
-        help="open HTTP connections of one peer address (default: %(default)s; a trusted proxy counts in all only)",
-    )
-    parser.add_argument(
-        "--header-timeout",
-        type=positive_float,
-        metavar="SECONDS",
-        default=ServeSettings.header_timeout_s,
-        help="seconds a connection may take to send a request's headers (default: %(default)s)",
-    )
-    parser.add_argument("--mcp", action="store_true", help="serve MCP over stdio instead of HTTP")
-    add_model_argument(parser)
-    parser.add_argument("--program", metavar="PATH", help="artifact folder or program.json (default: the model's)")
-    add_query_timeout_argument(parser)
-    add_candidates_argument(parser)
-    add_engine_arguments(parser)
-    add_verbosity_arguments(parser)
+    add_web_arguments(parser)
+    parser.add_argument("--mcp", action="store_true", help="serve MCP over stdio instead of HTTP (state in memory)")
+    add_answer_arguments(parser)
+    add_state_arguments(parser, session_key=True)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``python -m serve``; return the exit code."""
+    """Run ``python -m serve`` (or its ``web`` and ``worker`` commands); return the exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in SUBCOMMANDS:
+        from serve.processes import main as run_command
+
+        return run_command(argv[0], argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        settings = ServeSettings(
-            host=args.host,
-            port=args.port,
-            token=_token(args.token_file),
-            one_at_a_time=args.model.startswith(LOCAL_PREFIX),
-            forwarded_allow_ips=args.forwarded_allow_ips,
-            max_connections=args.max_connections,
-            max_connections_per_client=args.max_connections_per_client,
-            header_timeout_s=args.header_timeout,
-        )
-    except (OSError, ValueError) as err:
-        parser.error(str(err))
+    settings = web_settings(parser, args)
     with logging_to_stderr(args):
-        try:
-            program = ProgramSettings(artifact=args.program, candidates=args.candidates)
-            engine = engine_settings(args, timeout_s=args.timeout)
-            bench = open_workbench(args.model, settings, program=program, engine=engine)
-        except (LMConfigError, PipelineError, EngineError) as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 1
-        try:
-            _serve(bench, mcp=args.mcp)
-        except KeyboardInterrupt:
-            return 130
-        finally:
-            bench.close()
-    return 0
+        if args.mcp:
+            return _serve_mcp(args, settings)
+        from serve.processes import serve_web
+
+        return serve_web(args, settings, with_worker=True)
 
 
-def _token(path: str | None) -> str | None:
-    """Read the token from `path`, else from the environment; None when neither has one.
+def _serve_mcp(args: argparse.Namespace, settings: ServeSettings) -> int:
+    from serve.mcp_server import build_mcp_server
+    from serve.workbench import open_workbench
 
-    Raises:
-        OSError: The file cannot be read (the message names it).
-    """
-    if path is None:
-        return os.environ.get(TOKEN_ENV, "").strip() or None
     try:
-        return Path(path).read_text(encoding="utf-8").strip() or None
-    except (OSError, UnicodeDecodeError) as err:
-        raise OSError(
-            f"cannot read the token from --token-file {path}: {getattr(err, 'strerror', None) or err}"
-        ) from err
-
-
-def _serve(bench: Workbench, *, mcp: bool) -> None:
-    if mcp:
-        from serve.mcp_server import build_mcp_server
-
+        program, engine = answer_settings(args)
+        bench = open_workbench(args.model, settings, program=program, engine=engine)
+    except (LMConfigError, PipelineError, EngineError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    try:
         build_mcp_server(bench).run("stdio")
-        return
-    import uvicorn
-
-    from serve.app import create_app
-    from serve.connections import uvicorn_config
-
-    print(f"workbench on http://{bench.settings.host}:{bench.settings.port}/ (Ctrl-C stops it)", file=sys.stderr)
-    uvicorn.Server(uvicorn_config(create_app(bench), bench.settings)).run()
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        bench.close()
+    return 0

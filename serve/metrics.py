@@ -24,6 +24,17 @@ from serve.state.timings import BUCKETS_S
 __all__ = ["Metrics", "MetricsEndpoint"]
 
 _PATH = "/metrics"
+_ENGINE_ERRORS_SQL = """
+SELECT kind, count(*) FROM (
+    SELECT attempt->>'error_kind' AS kind
+    FROM workbench.answers, jsonb_array_elements(record->'answer'->'attempts') attempt
+    WHERE jsonb_typeof(record->'answer'->'attempts') = 'array'
+    UNION ALL
+    SELECT record->'answer'->>'error_kind' FROM workbench.answers
+    WHERE jsonb_typeof(record->'answer'->'attempts') <> 'array' OR record->'answer'->'attempts' = '[]'::jsonb
+) failed WHERE kind IS NOT NULL GROUP BY 1
+"""
+"""Failed executions: each attempt of an answer, or the answer itself when it records none (SQL run by hand)."""
 
 
 class Metrics:
@@ -176,12 +187,8 @@ def _shared_families(conn: Any) -> Any:
     yield tokens
     yield cost
     errors = CounterMetricFamily(
-        "workbench_engine_errors", "Failed executions of kept answers, by kind", labels=["kind"]
+        "workbench_engine_errors", "Failed executions of the kept answers (each attempt), by kind", labels=["kind"]
     )
-    for kind, count in conn.execute(
-        "SELECT attempt->>'error_kind', count(*) FROM workbench.answers, "
-        "jsonb_array_elements(record->'answer'->'attempts') attempt "
-        "WHERE attempt->>'error_kind' IS NOT NULL GROUP BY 1"
-    ):
+    for kind, count in conn.execute(_ENGINE_ERRORS_SQL):
         errors.add_metric([kind], count)
     yield errors

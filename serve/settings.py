@@ -81,6 +81,10 @@ class ServeSettings:
                 f"the access token has {len(self.token)} characters; use at least {MIN_TOKEN_CHARS} "
                 f"(e.g. openssl rand -hex 16 > token, then --token-file token)"
             )
+        if self.metrics_token is not None and len(self.metrics_token) < MIN_TOKEN_CHARS:
+            raise ValueError(
+                f"the metrics token has {len(self.metrics_token)} characters; use at least {MIN_TOKEN_CHARS}"
+            )
         if not is_loopback(self.host) and not self.token:
             raise ValueError(
                 f"binding {self.host} exposes the database beyond this machine; set a token with --token-file or "

@@ -12,6 +12,7 @@ import psycopg
 
 __all__ = ["LATEST_VERSION", "MIGRATIONS", "migrate"]
 
+_CONNECT_TIMEOUT_S = 10
 _LOCK_KEY = 7_310_031
 """Advisory lock of the migrations (any number, the same in every process)."""
 
@@ -113,7 +114,7 @@ def migrate(dsn: str) -> int:
         psycopg.Error: The database cannot be reached or a migration failed (nothing of that migration stays).
         RuntimeError: The database is of a newer version than this code.
     """
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=_CONNECT_TIMEOUT_S) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
         try:
             conn.execute(

@@ -25,6 +25,7 @@ from serve.gate import CLIENT, gated
 from serve.progress import StageReporter
 from serve.settings import ServeSettings
 from serve.state.migrations import migrate
+from serve.state.options import STALLED_AFTER_S
 from serve.state.pg_store import PgAnswerStore, open_store_pool
 from serve.state.queue import MAX_ATTEMPTS, QuestionQueue, SharedJob, add_event, queue_app
 from serve.state.timings import StageClock, record_seconds
@@ -35,8 +36,6 @@ __all__ = ["STALLED_AFTER_S", "SharedWorkbench", "open_shared_workbench"]
 
 logger = logging.getLogger(__name__)
 
-STALLED_AFTER_S = 30.0
-"""A worker whose heartbeat is older than this is taken for dead; its questions go back to the queue."""
 
 _CLAIM_SQL = """
 UPDATE workbench.jobs SET status = 'running', attempts = attempts + 1, worker = %s, started_at = now()
@@ -55,10 +54,20 @@ WHERE id = %s AND attempts = %s AND status = 'running'
 class SharedWorkbench(Workbench):
     """A workbench on a state database shared by every web process and worker (thread-safe)."""
 
-    def __init__(self, t2s: Any, settings: ServeSettings, *, model: str, pool: ConnectionPool, dsn: str) -> None:
+    def __init__(
+        self,
+        t2s: Any,
+        settings: ServeSettings,
+        *,
+        model: str,
+        pool: ConnectionPool,
+        dsn: str,
+        session_key: bytes | None,
+    ) -> None:
         super().__init__(t2s, settings, model=model)
         self.pool = pool
         self.store_dsn = dsn
+        self.session_key = session_key
         self.store = PgAnswerStore(
             pool,
             max_bytes=settings.max_kept_bytes,
@@ -201,23 +210,26 @@ def open_shared_workbench(
     program: ProgramSettings,
     engine: EngineSettings,
     store_dsn: str | None = None,
+    session_key: bytes | None = None,
     lm: dspy.LM | None = None,
 ) -> SharedWorkbench:
-    """Open the engine, gate it, load the program, migrate the state database (`store_dsn`, else the embedded
-    server's ``db.state_database``) and wrap them in a shared workbench.
+    """Migrate the state database (`store_dsn`, else the embedded server's ``db.state_database``), open the
+    engine, gate it, load the program and wrap them in a shared workbench signing page sessions with `session_key`
+    (``serve.state.keys.session_key``; None for a worker, which issues no sessions).
 
     Raises:
         lms.LMConfigError, modules.errors.PipelineError, engines.errors.EngineError: As ``answering.load``.
         db.errors.ServerError: The embedded server cannot be started.
         psycopg.Error, psycopg_pool.PoolTimeout: The state database cannot be reached or migrated.
     """
-    opened = open_engine(ask_defaults(engine))
-    t2s = load(model, program=program, engine=gated(opened, wait_s=settings.busy_wait_s), lm=lm)
+    store_dsn = store_dsn or embedded_state_dsn()
+    migrate(store_dsn)  # before the engine and the model: a bad store fails fast, having opened nothing
+    pool = open_store_pool(store_dsn, max_size=max(4, settings.workers + 2))
     try:
-        store_dsn = store_dsn or embedded_state_dsn()
-        migrate(store_dsn)
-        pool = open_store_pool(store_dsn, max_size=max(4, settings.workers + 2))
+        opened = open_engine(ask_defaults(engine))
+        engine_ = gated(opened, wait_s=settings.busy_wait_s, own_wait_s=settings.own_wait_s)
+        t2s = load(model, program=program, engine=engine_, lm=lm)
     except Exception:
-        t2s.close()
+        pool.close()
         raise
-    return SharedWorkbench(t2s, settings, model=model, pool=pool, dsn=store_dsn)
+    return SharedWorkbench(t2s, settings, model=model, pool=pool, dsn=store_dsn, session_key=session_key)
