@@ -2,16 +2,11 @@
 
 Example:
     >>> from answering import clean_text
-    >>> clean_text("Which objects?\\x07")
+    >>> clean_text("Which objects?\x07")
     'Which objects?'
 """
 
-from answering.api import Answer, Text2SQL, load
-from answering.conversation import Conversation
-from answering.errors import AnsweringError, BadQuestion, CannotFollowUp
-from answering.objects import ObjectView
-from answering.objects import view_object as object
-from answering.question import clean_text
+from cli.lazy_exports import lazy_exports
 
 __all__ = [
     "Answer",
@@ -25,3 +20,20 @@ __all__ = [
     "load",
     "object",
 ]
+
+# Imported on first use: a command's --help must not wait for the program (benchmarks/startup.py).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Answer": "answering.api",
+        "Text2SQL": "answering.api",
+        "load": "answering.api",
+        "Conversation": "answering.conversation",
+        "AnsweringError": "answering.errors",
+        "BadQuestion": "answering.errors",
+        "CannotFollowUp": "answering.errors",
+        "ObjectView": "answering.objects",
+        "object": "answering.objects:view_object",
+        "clean_text": "answering.question",
+    },
+)

@@ -1,10 +1,6 @@
 """Entry point of ``python -m serve``: the astronomer's workbench (see serve/cli.py)."""
 
-import os
+from cli.command import run_command
+from serve.arguments import build_parser
 
-# LiteLLM fetches its price map over the network at import unless told to use its bundled copy.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-from serve.cli import main
-
-raise SystemExit(main())
+raise SystemExit(run_command(build_parser, "serve.cli:run_parsed"))
