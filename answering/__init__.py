@@ -1,4 +1,5 @@
-"""Answer questions about ALeRCE data: the Python API (``load``), the ``python -m ask`` command and its output.
+"""Answer questions about ALeRCE data: the Python API (``load``, ``run_sql``, ``object``), the ``python -m ask``
+command and its output.
 
 Example:
     >>> from answering import clean_text
@@ -19,6 +20,7 @@ __all__ = [
     "clean_text",
     "load",
     "object",
+    "run_sql",
 ]
 
 # Imported on first use: a command's --help must not wait for the program (benchmarks/startup.py).
@@ -35,5 +37,6 @@ __getattr__, __dir__ = lazy_exports(
         "ObjectView": "answering.objects",
         "object": "answering.objects:view_object",
         "clean_text": "answering.question",
+        "run_sql": "answering.sql",
     },
 )
