@@ -1,11 +1,13 @@
 """Entry point of ``python -m ask``: answer one question about ALeRCE data (see answering/cli.py)."""
 
-import os
+from answering.arguments import build_parser
+from cli.command import run_command
 
-# LiteLLM fetches its price map over the network at import unless told to use its bundled copy.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from answering.cli import main
+def main(argv: list[str] | None = None) -> int:
+    """Run the command on `argv` (default: ``sys.argv[1:]``); return the exit code."""
+    return run_command(build_parser, "answering.cli:run_parsed", argv)
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

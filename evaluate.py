@@ -1,11 +1,13 @@
 """Entry point of ``python -m evaluate``: score predicted SQL against the benchmark (see evaluation/cli.py)."""
 
-import os
+from cli.command import run_command
+from evaluation.arguments import build_parser, check_model_mode_arguments
 
-# LiteLLM fetches its price map over the network at import unless told to use its bundled copy.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from evaluation.cli import main
+def main(argv: list[str] | None = None) -> int:
+    """Run the command on `argv` (default: ``sys.argv[1:]``); return the exit code."""
+    return run_command(build_parser, "evaluation.cli:run_parsed", argv, check=check_model_mode_arguments)
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

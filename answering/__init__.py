@@ -1,17 +1,13 @@
-"""Answer questions about ALeRCE data: the Python API (``load``), the ``python -m ask`` command and its output.
+"""Answer questions about ALeRCE data: the Python API (``load``, ``run_sql``, ``object``), the ``python -m ask``
+command and its output.
 
 Example:
     >>> from answering import clean_text
-    >>> clean_text("Which objects?\\x07")
+    >>> clean_text("Which objects?\x07")
     'Which objects?'
 """
 
-from answering.api import Answer, Text2SQL, load
-from answering.conversation import Conversation
-from answering.errors import AnsweringError, BadQuestion, CannotFollowUp
-from answering.objects import ObjectView
-from answering.objects import view_object as object
-from answering.question import clean_text
+from cli.lazy_exports import lazy_exports
 
 __all__ = [
     "Answer",
@@ -24,4 +20,23 @@ __all__ = [
     "clean_text",
     "load",
     "object",
+    "run_sql",
 ]
+
+# Imported on first use: a command's --help must not wait for the program (benchmarks/startup.py).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Answer": "answering.api",
+        "Text2SQL": "answering.api",
+        "load": "answering.api",
+        "Conversation": "answering.conversation",
+        "AnsweringError": "answering.errors",
+        "BadQuestion": "answering.errors",
+        "CannotFollowUp": "answering.errors",
+        "ObjectView": "answering.objects",
+        "object": "answering.objects:view_object",
+        "clean_text": "answering.question",
+        "run_sql": "answering.sql",
+    },
+)

@@ -186,7 +186,7 @@ def _why_unanswered(pred: dspy.Prediction) -> tuple[str | None, str | None]:
     if pred.result is not None:
         return None, None
     if pred.error is not None:
-        return f"could not answer ({pred.error.kind.value}): {pred.error.message}", pred.error.kind.value
+        return f"could not answer ({pred.error.label}): {pred.error.message}", pred.error.label
     reasons = "; ".join(
         f"{f['stage']} {f['kind']}: {f['message']}" for f in pred.failures if f["stage"] == "generation"
     )

@@ -10,6 +10,7 @@ import pandas as pd
 import platformdirs
 
 from data.errors import HOW_TO_GET_DATA, DataError, DatasetFormatError, DatasetNotFound
+from data.options import ENV_VAR, SPLITS
 
 __all__ = [
     "BENCHMARK_CATALOGS",
@@ -27,8 +28,6 @@ __all__ = [
     "split_file",
 ]
 
-ENV_VAR = "ALERCE_T2S_DATA"
-SPLITS = ("dev", "test")
 SPLIT_FILES = {
     "dev": ("dev.csv", "txt2sql_alerce_train_v4_0.csv"),
     "test": ("test.csv", "txt2sql_alerce_test_v4_0.csv"),

@@ -2,9 +2,11 @@
 
 import argparse
 
-from data.loader import ENV_VAR
+__all__ = ["ENV_VAR", "SPLITS", "add_dataset_argument"]
 
-__all__ = ["add_dataset_argument"]
+ENV_VAR = "ALERCE_T2S_DATA"
+"""Environment variable naming the benchmark CSV or the folder of its splits."""
+SPLITS = ("dev", "test")
 
 
 def add_dataset_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:

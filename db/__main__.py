@@ -1,5 +1,6 @@
 """Entry point of `python -m db`."""
 
-from db.cli import main
+from cli.command import run_command
+from db.arguments import build_parser
 
-raise SystemExit(main())
+raise SystemExit(run_command(build_parser, "db.cli:run_parsed"))

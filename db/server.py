@@ -20,6 +20,7 @@ from catalog import CATALOG_NAMES
 from db.cluster import ADMIN_ROLE, READER_ROLE, Cluster
 from db.errors import ServerError
 from db.provision import DATABASE_NAMES, BuildInfo, database_name, provision_database, read_build_info
+from defaults.ports import DEFAULT_PORT
 from engines.settings import DSN_ENV
 from replica.grounding.sources import read_queries
 from replica.replicas import replica_scales
@@ -41,7 +42,6 @@ __all__ = [
     "up",
 ]
 
-DEFAULT_PORT = 54329
 DATA_DIR_ENV = "ALERCE_T2S_DATA_DIR"
 PORT_ENV = "ALERCE_T2S_PORT"
 ROOT_DATA_DIR = Path("/var/lib/alerce-t2s/pg")

@@ -1,12 +1,6 @@
 """The execution contract: one `Engine` protocol and `Result`, typed errors, the SQL guard, PostgreSQL, TAP + ADQL."""
 
-from engines.bounded import BoundedEngine
-from engines.engine import ENGINE_NAMES, Engine, Result
-from engines.errors import DatabaseUnavailable, EngineError, ErrorKind, ExecutionError, GuardError
-from engines.forwarding import ForwardingEngine
-from engines.postgres import PostgresEngine, PostgresSettings
-from engines.settings import EngineSettings
-from engines.tap_settings import TapSettings
+from cli.lazy_exports import lazy_exports
 
 __all__ = [
     "ENGINE_NAMES",
@@ -24,3 +18,24 @@ __all__ = [
     "Result",
     "TapSettings",
 ]
+
+# Imported on first use: a command's --help must not wait for the program (benchmarks/startup.py).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "BoundedEngine": "engines.bounded",
+        "ENGINE_NAMES": "engines.settings",
+        "Engine": "engines.engine",
+        "Result": "engines.engine",
+        "DatabaseUnavailable": "engines.errors",
+        "EngineError": "engines.errors",
+        "ErrorKind": "engines.errors",
+        "ExecutionError": "engines.errors",
+        "GuardError": "engines.errors",
+        "ForwardingEngine": "engines.forwarding",
+        "PostgresEngine": "engines.postgres",
+        "PostgresSettings": "engines.postgres",
+        "EngineSettings": "engines.settings",
+        "TapSettings": "engines.tap_settings",
+    },
+)

@@ -5,10 +5,9 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 import pandas as pd
 
-__all__ = ["ENGINE_NAMES", "Engine", "EngineLifecycle", "Result"]
+from engines.settings import ENGINE_NAMES
 
-ENGINE_NAMES = ("postgres", "tap")
-"""Names accepted by `--engine` and `db.open_engine`."""
+__all__ = ["ENGINE_NAMES", "Engine", "EngineLifecycle", "Result"]
 
 
 @dataclasses.dataclass(frozen=True)

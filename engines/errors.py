@@ -76,17 +76,22 @@ class ExecutionError(EngineError):
         self.sqlstate = sqlstate
         self.message = message
 
+    @property
+    def label(self) -> str:
+        """The one name users see for this failure (page, API, MCP, CLI): the kind's, or ``refused`` for the guard."""
+        return self.kind.value
+
     def __str__(self) -> str:
-        """Render as `message [kind, SQLSTATE code]`.
+        """Render as `message [label, SQLSTATE code]`.
 
         Examples:
             >>> str(ExecutionError(ErrorKind.MISSING_STRUCTURE, "42P01", 'relation "objekt" does not exist'))
             'relation "objekt" does not exist [missing_structure, SQLSTATE 42P01]'
             >>> str(GuardError("Function pg_sleep is not allowed in queries."))
-            'Function pg_sleep is not allowed in queries. [general]'
+            'Function pg_sleep is not allowed in queries. [refused]'
         """
         state = f", SQLSTATE {self.sqlstate}" if self.sqlstate else ""
-        return f"{self.message} [{self.kind.value}{state}]"
+        return f"{self.message} [{self.label}{state}]"
 
 
 class GuardError(ExecutionError):
@@ -94,6 +99,11 @@ class GuardError(ExecutionError):
 
     def __init__(self, message: str) -> None:
         super().__init__(ErrorKind.GENERAL, None, message)
+
+    @property
+    def label(self) -> str:
+        """``refused``: self-correction still sees kind GENERAL, users see that the guard refused it."""
+        return "refused"
 
     def __reduce__(self) -> tuple:
         """Pickle with the one-argument constructor."""

@@ -4,9 +4,11 @@ import dataclasses
 from pathlib import Path
 
 from catalog import CATALOG_NAMES
-from engines.engine import ENGINE_NAMES
 
-__all__ = ["DSN_ENV", "EngineSettings"]
+__all__ = ["DSN_ENV", "ENGINE_NAMES", "EngineSettings"]
+
+ENGINE_NAMES = ("postgres", "tap")
+"""Names accepted by `--engine` and `db.open_engine`."""
 
 DSN_ENV = "ALERCE_DSN"
 """Environment variable naming the PostgreSQL database when no DSN is given (else: the embedded server)."""

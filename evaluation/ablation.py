@@ -7,7 +7,6 @@ time per question (ablation.json and ablation.csv).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import io
@@ -18,14 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import lms
-from cli import comma_choices, positive_int
 from evaluation.program_predictions import ModelRunSettings, Scorer, run_model
 from evaluation.report import report_not_written
 from fileio import write_files
-from lms.options import add_model_argument
 from metric.aggregate import DIFFICULTIES
 from modules import OPTIONAL_STAGES
-from modules.options import add_as_of_argument, add_candidates_argument
 
 if TYPE_CHECKING:
     import dspy
@@ -35,8 +31,6 @@ __all__ = [
     "ABLATION_JSON",
     "Configuration",
     "ablation_row",
-    "add_model_mode_arguments",
-    "check_model_mode_arguments",
     "configurations",
     "render_ablation",
     "run_ablation",
@@ -48,7 +42,6 @@ ABLATION_JSON = "ablation.json"
 ABLATION_CSV = "ablation.csv"
 _GROUPS = (*DIFFICULTIES, "overall")
 _PM_COLUMNS = (("row_pm", "row_pm"), ("col_pm_formatted", "col_pm"))
-_MODEL_ONLY = ("program", "uncompiled", "without", "candidates", "direct", "ablation", "runs", "as_of")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,50 +60,6 @@ def configurations() -> list[Configuration]:
         *(Configuration(f"without_{stage}", (stage,)) for stage in OPTIONAL_STAGES),
         Configuration("direct", direct=True),
     ]
-
-
-def add_model_mode_arguments(parser: argparse.ArgumentParser, source: argparse._MutuallyExclusiveGroup) -> None:
-    """Add ``--model`` to the prediction-source group, and the options that only model mode takes."""
-    add_model_argument(
-        source,
-        purpose="run the program with this language model (its artifacts/<model-slug>/<catalog>, see --program) and "
-        "score its answers",
-    )
-    compiled = parser.add_mutually_exclusive_group()
-    compiled.add_argument("--program", metavar="PATH", help="with --model: artifact folder or program.json "
-                          "(default: artifacts/<model-slug>/<catalog>, else uncompiled with a warning)")  # fmt: skip
-    compiled.add_argument("--uncompiled", action="store_true", help="with --model: ignore any compiled artifact")
-    parser.add_argument(
-        "--without",
-        type=comma_choices(OPTIONAL_STAGES, "stage"),
-        default=(),
-        metavar="STAGES",
-        help=f"with --model: comma-separated stages to switch off, from {', '.join(OPTIONAL_STAGES)}",
-    )
-    add_candidates_argument(parser)
-    parser.add_argument("--direct", action="store_true", help="with --model: run the one-call direct baseline")
-    parser.add_argument(
-        "--ablation",
-        action="store_true",
-        help="with --model: run full, each optional stage off, and direct; write ablation.json and ablation.csv",
-    )
-    parser.add_argument("--runs", type=positive_int, help="with --model: runs over the dataset (default: 1)")
-    add_as_of_argument(parser)
-
-
-def check_model_mode_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Refuse model-mode options without --model, and combinations that contradict each other (exit 2)."""
-    if args.predictions is not None:
-        given = [name for name in _MODEL_ONLY if getattr(args, name) not in (None, False, ())]
-        if given:
-            option = given[0].replace("_", "-")
-            parser.error(f"--{option} runs the program: use it with --model instead of --predictions")
-    if args.ablation and (args.without or args.direct):
-        parser.error("--ablation runs its own grid (full, each stage off, direct): drop --without and --direct")
-    if args.direct and (args.without or args.program or args.uncompiled or args.candidates):
-        parser.error(
-            "--direct runs the uncompiled one-call baseline: drop --program, --uncompiled, --without and --candidates"
-        )
 
 
 def ablation_row(configuration: Configuration, report: dict) -> dict[str, Any]:

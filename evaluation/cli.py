@@ -18,100 +18,30 @@ from pathlib import Path
 
 import dspy
 
-from cli import add_verbosity_arguments, logging_to_stderr, positive_float, positive_int
+from cli import logging_to_stderr
 from data.errors import DataError
-from data.loader import ENV_VAR, SPLITS, grounding_files, load_dataset, resolve_dataset_path, split_file
-from data.options import add_dataset_argument
+from data.loader import grounding_files, load_dataset, resolve_dataset_path, split_file
 from db.engine import open_engine
 from defaults.time_limits import EVALUATE_EMBEDDED_QUERY_S, EVALUATE_EXTERNAL_QUERY_S, GOLD_QUERY_FACTOR
 from engines.errors import DatabaseUnavailable, EngineError
-from engines.options import add_engine_arguments, engine_settings
+from engines.options import engine_settings
 from engines.settings import DSN_ENV
-from evaluation.ablation import add_model_mode_arguments, check_model_mode_arguments, render_ablation, run_ablation
+from evaluation.ablation import render_ablation, run_ablation
+from evaluation.arguments import build_parser, check_model_mode_arguments
 from evaluation.checkpoint import CHECKPOINT_FILE, Checkpoint
 from evaluation.errors import EvaluationError
 from evaluation.predictions import Prediction, complete_predictions, read_predictions
-from evaluation.program_predictions import PREDICTIONS_FILE, ModelRunSettings, run_model
-from evaluation.report import CONVENTIONS, METRIC_VERSION, PLOT_FILE, render_table, write_report
+from evaluation.program_predictions import ModelRunSettings, run_model
+from evaluation.report import METRIC_VERSION, render_table, write_report
 from evaluation.runner import score_predictions
 from lms import LMConfigError
-from metric.gold_cache import GoldCache, default_cache_dir
+from metric.gold_cache import GoldCache
 from modules.errors import PipelineError
 from modules.settings import ProgramSettings, today_utc
 
 __all__ = ["build_parser", "main"]
 
 logger = logging.getLogger(__name__)
-
-
-EXAMPLES = f"""examples:
-  python -m evaluate --predictions preds.csv --plot
-  python -m evaluate --catalog multisurvey --predictions preds.csv    on the multi-survey example set
-  python -m evaluate --predictions preds.json --dsn postgresql://reader@host/alerce --workers 4 --json > report.json
-  python -m evaluate --model openai/gpt-4.1-mini --runs 3 --without decomposition
-  python -m evaluate --model openai/gpt-4.1-mini --ablation
-
-files written (in --report, default reports/<timestamp>):
-  report.json        settings (catalog, timeouts, database fingerprint, dataset sha256), counts and every rate
-  per_question.csv   one row per question and run: rows, error kind and message, row/column PM, value match
-  checkpoint.jsonl   finished items; rerun with the same --report to resume
-  {PREDICTIONS_FILE:<18} with --model: the program's answers (sql, attempts, usage, seconds); resumed likewise
-  ablation.json/.csv with --ablation: one row per configuration (each has its own sub-folder of the files above)
-  {PLOT_FILE:<18} with --plot: row and formatted column PM per difficulty
-
-environment: {ENV_VAR} (dataset when --dataset is not given), {DSN_ENV} (database when --dsn is not given)
-exit codes: 0 done, 1 bad input or database unreachable (one line on stderr), 2 bad command line, 130 interrupted
-"""
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """Build the argument parser of ``python -m evaluate``; the ``source`` group takes one prediction source."""
-    parser = argparse.ArgumentParser(
-        prog="python -m evaluate",
-        description=__doc__,
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--predictions", metavar="FILE", help="CSV or JSON file with req_id, sql and optionally run")
-    add_model_mode_arguments(parser, source)
-    add_dataset_argument(parser)
-    parser.add_argument("--split", choices=SPLITS, default="dev", help="dataset split (default: %(default)s)")
-    add_engine_arguments(parser)
-    parser.add_argument("--workers", type=positive_int, default=2, help="items scored at once (default: %(default)s)")
-    parser.add_argument(
-        "--timeout",
-        type=positive_float,
-        metavar="S",
-        help=f"time limit of a predicted query in seconds (default: {EVALUATE_EXTERNAL_QUERY_S:g} with --dsn, "
-        f"${DSN_ENV} or --engine tap, {EVALUATE_EMBEDDED_QUERY_S:g} on the embedded database)",
-    )
-    parser.add_argument(
-        "--gold-timeout",
-        type=positive_float,
-        metavar="S",
-        help=f"time limit of a gold query in seconds (default: {GOLD_QUERY_FACTOR:g} times the database's "
-        "default, at least --timeout)",
-    )
-    _add_output_options(parser)
-    return parser
-
-
-def _add_output_options(parser: argparse.ArgumentParser) -> None:
-    """Add the options choosing what is written and printed."""
-    parser.add_argument("--report", metavar="DIR", help="report folder (default: reports/<timestamp>)")
-    parser.add_argument("--gold-cache", metavar="DIR", help=f"gold result cache (default: {default_cache_dir()})")
-    parser.add_argument(
-        "--plot", action=argparse.BooleanOptionalAction, default=False, help="draw the PNG bar chart (default: off)"
-    )
-    parser.add_argument(
-        "--convention",
-        choices=tuple(CONVENTIONS),
-        default="paper",
-        help="gold errors count as failures (paper) or are excluded from every rate (default: %(default)s)",
-    )
-    parser.add_argument("--json", action="store_true", help="print report.json on stdout instead of the table")
-    add_verbosity_arguments(parser)
 
 
 def _timeouts(args: argparse.Namespace) -> tuple[float, float, bool]:
@@ -210,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     check_model_mode_arguments(parser, args)
+    return run_parsed(args)
+
+
+def run_parsed(args: argparse.Namespace) -> int:
+    """Evaluate with parsed, checked ``python -m evaluate`` arguments; return the exit code."""
     with logging_to_stderr(args):
         return _evaluate(args)
 

@@ -28,6 +28,7 @@ from engines.errors import DatabaseUnavailable, ErrorKind
 from engines.outage import raise_if_connection_lost
 from evaluation.checkpoint import Checkpoint
 from evaluation.predictions import Prediction
+from evaluation.report_names import PREDICTIONS_FILE
 from evaluation.seen_questions import seen_in_compile
 from lms import LMWatch
 from lms.lm_watch import raise_if_every_call_failed
@@ -46,9 +47,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-PREDICTIONS_FILE = "predictions.jsonl"
-"""Per-question program answers, in the report folder (a checkpoint: header line, then one answer per line)."""
 
 Scorer = Callable[[Path, list[Prediction], dict], dict]
 """Scores predictions into a report folder like predictions mode: (report_dir, predictions, source) -> report."""

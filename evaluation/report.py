@@ -11,6 +11,7 @@ import pandas as pd
 
 from evaluation.errors import ReportNotWritten
 from evaluation.item_record import ItemRecord
+from evaluation.report_names import CONVENTIONS, PLOT_FILE
 from fileio import write_files
 from metric.aggregate import aggregate
 
@@ -29,11 +30,8 @@ logger = logging.getLogger(__name__)
 
 METRIC_VERSION = "pm-v1"
 """Version of the scoring rules (metric/perfect_match.py); bump when a score could change."""
-CONVENTIONS = {"paper": True, "excluded": False}
-"""Gold-error conventions: ``paper`` counts gold failures as zeros, ``excluded`` drops them (take_error_gold)."""
 PER_QUESTION_COLUMNS = tuple(field.name for field in dataclasses.fields(ItemRecord))
 """Columns of per_question.csv, in order."""
-PLOT_FILE = "pm_by_difficulty.png"
 _BOOL_COLUMNS = ("row_pm", "col_pm", "col_pm_formatted", "value_match", "is_missing")
 _TABLE_METRICS = (("row_pm", "row PM"), ("col_pm_formatted", "column PM"), ("value_match", "value match"))
 

@@ -7,12 +7,7 @@ Example:
     'local-gemma3-270m'
 """
 
-from lms.errors import LMConfigError, LMUnusable, LocalModelUnavailable, MissingApiKey, UnknownModel
-from lms.llama_engine import LlamaCppEngine, LlamaSettings, build_engine
-from lms.lm_watch import FATAL_LM_ERRORS, LMWatch
-from lms.local_models import LOCAL_MODELS, LOCAL_PREFIX, LocalModel, demo_model_notice, local_model
-from lms.resolve import DEFAULT_LOCAL_MODEL, model_slug, resolve_lm
-from lms.retries import RetryingLM, retries_in_thread, retries_total
+from cli.lazy_exports import lazy_exports
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",
@@ -37,3 +32,31 @@ __all__ = [
     "retries_in_thread",
     "retries_total",
 ]
+
+# Imported on first use: a command's --help must not wait for the program (benchmarks/startup.py).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "LMConfigError": "lms.errors",
+        "LMUnusable": "lms.errors",
+        "LocalModelUnavailable": "lms.errors",
+        "MissingApiKey": "lms.errors",
+        "UnknownModel": "lms.errors",
+        "LlamaCppEngine": "lms.llama_engine",
+        "LlamaSettings": "lms.llama_engine",
+        "build_engine": "lms.llama_engine",
+        "FATAL_LM_ERRORS": "lms.lm_watch",
+        "LMWatch": "lms.lm_watch",
+        "LOCAL_MODELS": "lms.local_models",
+        "LOCAL_PREFIX": "lms.local_models",
+        "LocalModel": "lms.local_models",
+        "demo_model_notice": "lms.local_models",
+        "local_model": "lms.local_models",
+        "DEFAULT_LOCAL_MODEL": "lms.local_models",
+        "model_slug": "lms.resolve",
+        "resolve_lm": "lms.resolve",
+        "RetryingLM": "lms.retries",
+        "retries_in_thread": "lms.retries",
+        "retries_total": "lms.retries",
+    },
+)

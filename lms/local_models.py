@@ -24,6 +24,7 @@ import platformdirs
 from lms.errors import UnknownModel
 
 __all__ = [
+    "DEFAULT_LOCAL_MODEL",
     "LOCAL_MODELS",
     "LOCAL_PREFIX",
     "LocalModel",
@@ -36,6 +37,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 LOCAL_PREFIX = "local/"
+DEFAULT_LOCAL_MODEL = "local/gemma3-270m"
+"""The model used when --model is not given; benchmarks/local_lm.py measures both local models (issue 6)."""
 PromptStyle = Literal["chat", "completion"]
 """How a model is prompted: "chat" through its chat template, "completion" as plain text."""
 # DSPy's ChatAdapter ends every answer with this marker; stopping there saves the tokens small models add after it.

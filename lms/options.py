@@ -2,8 +2,7 @@
 
 import argparse
 
-from lms.local_models import LOCAL_MODELS, LOCAL_PREFIX
-from lms.resolve import DEFAULT_LOCAL_MODEL
+from lms.local_models import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_PREFIX
 
 __all__ = ["add_model_argument"]
 

@@ -21,7 +21,7 @@ import dspy
 
 from lms.errors import MissingApiKey, UnknownModel
 from lms.llama_engine import LlamaSettings, build_engine
-from lms.local_models import LOCAL_PREFIX, local_model
+from lms.local_models import DEFAULT_LOCAL_MODEL, LOCAL_PREFIX, local_model
 from lms.retries import RetryingLM
 
 __all__ = [
@@ -34,8 +34,6 @@ __all__ = [
     "resolve_lm",
 ]
 
-DEFAULT_LOCAL_MODEL = "local/gemma3-270m"
-"""The model used when --model is not given; benchmarks/local_lm.py measures both local models (issue 6)."""
 DEFAULT_MAX_TOKENS = 1024
 LOCAL_MAX_TOKENS = 320
 """Answer budget of local models: enough for one SQL statement; tiny models that loop stop here, not at 1024."""

@@ -36,16 +36,7 @@ Both programs' `forward(question, external_knowledge="", domain_knowledge="")` r
                    explanation stage, after the SQL ran), or None (off, failed, or the SQL did not run)
 """
 
-from engines import Engine, Result
-from modules.alerce_text2sql import AlerceText2SQL
-from modules.direct_text2sql import DirectText2SQL
-from modules.errors import PipelineError, UnknownStageError
-from modules.extract_sql import extract_sql
-from modules.failures import FailureKind, StageFailure
-from modules.follow_up import FollowUp
-from modules.knowledge import format_knowledge, is_absent
-from modules.settings import PipelineSettings
-from modules.stages import OPTIONAL_STAGES, STAGES
+from cli.lazy_exports import lazy_exports
 
 __all__ = [
     "OPTIONAL_STAGES",
@@ -60,7 +51,27 @@ __all__ = [
     "Result",
     "StageFailure",
     "UnknownStageError",
-    "extract_sql",
     "format_knowledge",
     "is_absent",
 ]
+
+# Imported on first use: a command's --help must not wait for the program (benchmarks/startup.py).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Engine": "engines.engine",
+        "Result": "engines.engine",
+        "AlerceText2SQL": "modules.alerce_text2sql",
+        "DirectText2SQL": "modules.direct_text2sql",
+        "PipelineError": "modules.errors",
+        "UnknownStageError": "modules.errors",
+        "FailureKind": "modules.failures",
+        "StageFailure": "modules.failures",
+        "FollowUp": "modules.follow_up",
+        "format_knowledge": "modules.knowledge",
+        "is_absent": "modules.knowledge",
+        "PipelineSettings": "modules.settings",
+        "OPTIONAL_STAGES": "modules.stages",
+        "STAGES": "modules.stages",
+    },
+)

@@ -4,12 +4,9 @@ import dspy
 
 from lms import DEFAULT_LOCAL_MODEL, LOCAL_PREFIX
 from modules.compact_chat_adapter import CompactChatAdapter
+from modules.options import ADAPTERS
 
 __all__ = ["ADAPTERS", "default_adapter", "make_adapter"]
-
-ADAPTERS = ("compact", "chat", "json")
-"""Adapter names: ``compact`` = ``CompactChatAdapter()`` (ChatAdapter's markers in fewer tokens), ``chat`` =
-``dspy.ChatAdapter()`` (JSON fallback on parse errors), ``json`` = ``JSONAdapter()``."""
 
 
 def default_adapter(model: str | None) -> str:

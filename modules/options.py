@@ -1,10 +1,17 @@
-"""The shared ``--candidates`` and ``--as-of`` options (``PipelineSettings.candidates`` and ``.as_of``)."""
+"""The shared ``--candidates`` and ``--as-of`` options (``PipelineSettings.candidates`` and ``.as_of``), and the names
+the ``--adapter`` and ``--schema-detail`` options take (here, so that a parser imports no DSPy)."""
 
 import argparse
 
 from cli.argument_types import iso_date, positive_int
 
-__all__ = ["add_as_of_argument", "add_candidates_argument"]
+__all__ = ["ADAPTERS", "SCHEMA_DETAILS", "add_as_of_argument", "add_candidates_argument"]
+
+ADAPTERS = ("compact", "chat", "json")
+"""Adapter names: ``compact`` = ``CompactChatAdapter()`` (ChatAdapter's markers in fewer tokens), ``chat`` =
+``dspy.ChatAdapter()`` (JSON fallback on parse errors), ``json`` = ``JSONAdapter()``."""
+SCHEMA_DETAILS = ("full", "brief", "names")
+"""How much of the schema the prompt shows when schema linking is off (``PipelineSettings.schema_detail``)."""
 
 
 def add_candidates_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer) -> None:

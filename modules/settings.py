@@ -10,6 +10,7 @@ import dspy
 
 from catalog import CATALOG_NAMES
 from modules.errors import UnknownStageError
+from modules.options import SCHEMA_DETAILS
 from modules.stages import OPTIONAL_STAGES, STAGES
 
 __all__ = [
@@ -21,7 +22,6 @@ __all__ = [
     "today_utc",
 ]
 
-SCHEMA_DETAILS = ("full", "brief", "names")
 PROVIDER_CANDIDATES = 4
 """Candidates per question for a model served by a provider, when `PipelineSettings.candidates` is None."""
 

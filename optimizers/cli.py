@@ -19,120 +19,26 @@ from pathlib import Path
 
 import platformdirs
 
-from cli import add_verbosity_arguments, logging_to_stderr, positive_int
+from cli import logging_to_stderr
 from data.errors import DataError
 from data.loader import dataset_sha256, example_set, grounding_files, load_dataset, resolve_dataset_path, split_file
-from data.options import add_dataset_argument
 from db.engine import open_engine
 from engines import EngineSettings
 from engines.errors import DatabaseUnavailable, EngineError
-from engines.options import add_engine_arguments, engine_settings
+from engines.options import engine_settings
 from lms import LMConfigError, LMUnusable, resolve_lm
-from lms.options import add_model_argument
 from metric.gold_cache import GoldCache
-from modules.adapter import ADAPTERS
 from modules.artifact import MANIFEST_FILE, default_artifact_dir
-from modules.options import add_as_of_argument, add_candidates_argument
-from modules.settings import SCHEMA_DETAILS, PipelineSettings, today_utc
-from modules.stages import STAGES
+from modules.settings import PipelineSettings, today_utc
+from optimizers.arguments import build_parser
 from optimizers.errors import CompileError, OptimizerError
 from optimizers.run import compile_program
 from optimizers.saving import check_writable, save_artifact
 from optimizers.settings import CompileSettings
-from optimizers.strategies import STRATEGIES
 
-__all__ = ["build_parser", "is_committed", "main", "run"]
+__all__ = ["build_parser", "is_committed", "main", "run", "run_parsed"]
 
 logger = logging.getLogger(__name__)
-
-EPILOG = """\
-examples:
-  python -m compile --model openai/gpt-4.1-mini --optimizer random-search --max-lm-calls 2000
-  python -m compile --model local/smollm2-135m --optimizer mqs --k 3 --examples
-  python -m compile --model openai/gpt-4.1-mini --catalog multisurvey --optimizer mqs --examples
-
-writes:
-  artifacts/<model-slug>/<catalog>/program.json   prompts and demos of every stage (DSPy JSON)
-  artifacts/<model-slug>/<catalog>/manifest.json  the command, model, catalog, optimizer settings, stages, as-of
-                                                  date, adapter, dataset sha256, the req_ids of each part,
-                                                  held-out PM before/after, tokens and cost, versions
-
-The catalog (--catalog, default ztf) is the one the program writes SQL for; its questions come from --dataset,
-or --examples (the project's example set of that catalog; multisurvey has no benchmark, so it defaults to its
-example set). An artifact folder whose manifest git tracks (the committed artifacts/local-gemma3-270m/ztf) is
-only replaced with --force; use --out DIR to compile beside it.
-
-LM calls are cached in the user cache folder (alerce-t2s/dspy; $DSPY_CACHEDIR overrides), so a restarted
-compile does not pay twice.
-
-exit codes: 0 done, 1 error (one line on stderr), 2 bad command line, 130 interrupted
-"""
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of ``python -m compile``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m compile",
-        description=__doc__,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_model_argument(parser)
-    parser.add_argument(
-        "--optimizer",
-        choices=tuple(STRATEGIES),
-        default="random-search",
-        help="compile strategy (default: %(default)s)",
-    )
-    source = parser.add_mutually_exclusive_group()
-    add_dataset_argument(source)
-    source.add_argument(
-        "--examples",
-        action="store_true",
-        help="use the project's own example set of the catalog (data/examples/, see its README)",
-    )
-    parser.add_argument(
-        "--stages", nargs="+", choices=STAGES, default=list(STAGES), help="stages switched on (default: all)"
-    )
-    add_candidates_argument(parser)
-    add_as_of_argument(parser)
-    parser.add_argument(
-        "--num-threads", type=positive_int, default=2, help="parallel program runs (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the split and the optimiser (default: %(default)s)"
-    )
-    budget = parser.add_mutually_exclusive_group()
-    budget.add_argument("--max-lm-calls", type=positive_int, help="task-LM call budget (default: the optimizer's)")
-    budget.add_argument("--trials", type=positive_int, help="candidate programs or trials instead of a call budget")
-    parser.add_argument(
-        "--reflection-model", help="model that writes instructions: required by gepa, used by mipro for its proposals"
-    )
-    parser.add_argument(
-        "--adapter", choices=ADAPTERS, help="prompt format (default: chat for local/ models, else compact)"
-    )
-    parser.add_argument("--k", type=positive_int, default=3, help="demos per question (mqs) or per stage (labeled) "
-                        "(default: %(default)s)")  # fmt: skip
-    parser.add_argument(
-        "--schema-detail",
-        choices=SCHEMA_DETAILS,
-        default="full",
-        help="schema text shown when schema_linking is off; names suits small models (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--train-fraction",
-        type=float,
-        default=0.4,
-        help="share of each difficulty used as demo source; of the rest, half selects (random-search, mipro, gepa) "
-        "and the others are held out to score the program (default: %(default)s)",
-    )
-    parser.add_argument("--out", type=Path, help="artifact folder (default: artifacts/<model-slug>/<catalog>)")
-    parser.add_argument(
-        "--force", action="store_true", help="replace an artifact that git tracks (a committed result) in --out"
-    )
-    add_engine_arguments(parser)
-    add_verbosity_arguments(parser)
-    return parser
 
 
 def _configure_lm_cache() -> None:
@@ -255,9 +161,12 @@ def _target(settings: CompileSettings, out: Path | None, force: bool) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``python -m compile``; return the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    settings = _settings(args, parser)
+    return run_parsed(build_parser().parse_args(argv), argv)
+
+
+def run_parsed(args: argparse.Namespace, argv: list[str] | None = None) -> int:
+    """Compile with parsed ``python -m compile`` arguments (`argv` as given, for the manifest); return the exit code."""
+    settings = _settings(args, build_parser())
     command = shlex.join(["python", "-m", "compile", *(sys.argv[1:] if argv is None else argv)])
     with logging_to_stderr(args):
         return _compile(args, settings, command)

@@ -11,10 +11,28 @@ Example (what ``python -m serve`` does)::
     app = create_app(bench)          # an ASGI app: uvicorn.run(app, host="127.0.0.1", port=8000)
 """
 
-from serve.app import create_app
-from serve.errors import WorkbenchError
-from serve.settings import ServeSettings, is_loopback
-from serve.store import Record
-from serve.workbench import Workbench, open_workbench
+from cli.lazy_exports import lazy_exports
 
-__all__ = ["Record", "ServeSettings", "Workbench", "WorkbenchError", "create_app", "is_loopback", "open_workbench"]
+__all__ = [
+    "Record",
+    "ServeSettings",
+    "Workbench",
+    "WorkbenchError",
+    "create_app",
+    "is_loopback",
+    "open_workbench",
+]
+
+# Imported on first use: a command's --help must not wait for the program (benchmarks/startup.py).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "create_app": "serve.app",
+        "WorkbenchError": "serve.errors",
+        "ServeSettings": "serve.settings",
+        "is_loopback": "serve.settings",
+        "Record": "serve.store",
+        "Workbench": "serve.workbench",
+        "open_workbench": "serve.workbench",
+    },
+)

@@ -1,10 +1,12 @@
 """Entry point of ``python -m serve``: the astronomer's workbench (see serve/cli.py)."""
 
-import os
+import sys
 
-# LiteLLM fetches its price map over the network at import unless told to use its bundled copy.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+from cli.command import run_command
+from serve.arguments import SUBCOMMANDS, build_parser
 
-from serve.cli import main
+if sys.argv[1:2] and sys.argv[1] in SUBCOMMANDS:
+    from serve.processes import main
 
-raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1], sys.argv[2:]))
+raise SystemExit(run_command(build_parser, "serve.cli:run_parsed"))

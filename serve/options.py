@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cli import add_verbosity_arguments, positive_float, positive_int
 from engines import EngineSettings
@@ -12,8 +13,10 @@ from engines.options import add_engine_arguments, add_query_timeout_argument, en
 from lms import LOCAL_PREFIX
 from lms.options import add_model_argument
 from modules.options import add_candidates_argument
-from modules.settings import ProgramSettings
 from serve.settings import TOKEN_ENV, ServeSettings
+
+if TYPE_CHECKING:  # modules.settings imports DSPy, which --help must not wait for
+    from modules.settings import ProgramSettings
 
 METRICS_TOKEN_ENV = "ALERCE_SERVE_METRICS_TOKEN"
 """Environment variable holding the /metrics token when --metrics-token-file is not given."""
@@ -101,6 +104,8 @@ def web_settings(parser: argparse.ArgumentParser, args: argparse.Namespace, **ov
 
 def answer_settings(args: argparse.Namespace) -> tuple[ProgramSettings, EngineSettings]:
     """The program's and the engine's settings from the answering options."""
+    from modules.settings import ProgramSettings
+
     return ProgramSettings(artifact=args.program, candidates=args.candidates), engine_settings(
         args, timeout_s=args.timeout
     )

@@ -20,7 +20,7 @@ from answering.conversation import follow_up_of
 from answering.question import MAX_KNOWLEDGE_CHARS
 from db.engine import open_engine
 from engines import EngineSettings
-from engines.errors import EngineError, ExecutionError, GuardError
+from engines.errors import EngineError, ExecutionError
 from lms.usage import price_usd, total_usage
 from modules.settings import ProgramSettings
 from serve.errors import WorkbenchError, failure_of
@@ -240,7 +240,7 @@ class Workbench:
         try:
             result = execute(text)
         except ExecutionError as err:
-            kind = "refused" if isinstance(err, GuardError) else err.kind.value
+            kind = err.label
             answer = Answer(question=question, sql=sql, adql=adql, frame=None, error=str(err), error_kind=kind)
         except EngineError as err:
             raise failure_of(err) from err

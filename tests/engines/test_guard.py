@@ -59,7 +59,7 @@ def test_guard_rejects_insert_with_exact_message():
     with pytest.raises(GuardError) as caught:
         check_sql("insert into object (oid) values ('x')")
     assert caught.value.message == "Only one SELECT or WITH statement is allowed, got INSERT."
-    assert str(caught.value) == "Only one SELECT or WITH statement is allowed, got INSERT. [general]"
+    assert str(caught.value) == "Only one SELECT or WITH statement is allowed, got INSERT. [refused]"
 
 
 def test_guard_rejects_two_statements_with_exact_message():

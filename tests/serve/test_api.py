@@ -45,7 +45,7 @@ def test_run_sql_goes_through_the_guard(client):
     assert ran["columns"] == ["n"] and ran["rows"][0][0] > 0 and ran["model"] == ""
     refused = client.post("/api/run-sql", json={"sql": "SELECT pg_sleep(1)"})
     assert refused.status_code == 400 and refused.json() == {
-        "error": "Function pg_sleep is not allowed in queries. [general]",
+        "error": "Function pg_sleep is not allowed in queries. [refused]",
         "kind": "refused",
         "sql": "SELECT pg_sleep(1)",
     }

@@ -143,7 +143,7 @@ def test_a_refused_sql_is_shown_as_a_message_in_the_browser(page, base_url):
     page.fill("#sql", "DELETE FROM object")
     page.click("#rerun")
     page.wait_for_selector("#answer-error")
-    assert page.inner_text("#answer-error") == "Only one SELECT or WITH statement is allowed, got DELETE. [general]"
+    assert page.inner_text("#answer-error") == "Only one SELECT or WITH statement is allowed, got DELETE. [refused]"
 
 
 def test_a_page_of_another_site_cannot_frame_the_workbench(page, base_url, tmp_path):

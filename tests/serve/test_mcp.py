@@ -99,7 +99,7 @@ def test_errors_are_mcp_errors_in_one_short_line(tiny_dsn):
         ("describe_schema", {"tables": [huge_name]}),
     )
     assert refused.is_error and refused.content[0].text == (
-        "Error executing tool run_sql: Only one SELECT or WITH statement is allowed, got DROP. [general]"
+        "Error executing tool run_sql: Only one SELECT or WITH statement is allowed, got DROP. [refused]"
     )
     assert unknown.is_error and len(unknown.content[0].text) < 500 and "unknown table 'xxx" in unknown.content[0].text
 

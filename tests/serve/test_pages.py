@@ -118,7 +118,7 @@ def test_the_sql_box_goes_through_the_guard(client):
     answer_id = ask(client)[-1]["answer_id"]
     rerun = client.post(f"/answers/{answer_id}/rerun", data={"sql": "DELETE FROM object"})
     page = client.get(rerun.url).text if rerun.history else rerun.text
-    assert "Only one SELECT or WITH statement is allowed, got DELETE. [general]" in page and "Traceback" not in page
+    assert "Only one SELECT or WITH statement is allowed, got DELETE. [refused]" in page and "Traceback" not in page
     empty = client.post(f"/answers/{answer_id}/rerun", data={"sql": "  "})
     assert empty.status_code == 400 and "the SQL box is empty" in empty.text
 

@@ -1,0 +1,94 @@
+"""Run SQL you wrote, without a model, through the same SQL guard and read-only role as generated SQL."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from answering.answer import Answer
+from answering.errors import AnsweringError
+from answering.question import clean_text
+from engines.errors import ExecutionError
+from engines.guard import MAX_SQL_CHARS
+
+if TYPE_CHECKING:
+    from engines import Engine, EngineSettings
+
+__all__ = ["run_sql"]
+
+
+def run_sql(
+    sql: str,
+    *,
+    catalog: str = "ztf",
+    engine: Engine | EngineSettings | None = None,
+    timeout_s: float | None = None,
+    max_rows: int | None = None,
+) -> Answer:
+    """Run one SELECT on the catalog's data and return it as an ``Answer`` (``answering.run_sql`` is this).
+
+    Example::
+
+        import answering
+
+        answer = answering.run_sql("SELECT oid, meanra, meandec FROM object WHERE ndet > 50 LIMIT 10")
+        answer.table      # an astropy Table with the catalog's units and UCDs
+        answering.run_sql("SELECT count(*) FROM object", engine=EngineSettings(engine="tap"))  # as ADQL on TAP
+
+    Args:
+        sql: PostgreSQL (on TAP it is translated to ADQL, as generated SQL is).
+        catalog: ``ztf`` or ``multisurvey``: whose tables the SQL names.
+        engine: A running engine (left open), or the settings of one to open and close (default: the embedded
+            database of `catalog`, or ``$ALERCE_DSN``).
+        timeout_s: Time limit of the query (None: the engine's).
+        max_rows: Row cap (None: the engine's).
+
+    Returns:
+        The answer; when the guard refused the SQL or it failed, ``frame`` is None and ``error`` says why in one
+        line (``error_kind`` ``refused`` for the guard).
+
+    Raises:
+        AnsweringError: Empty or too long SQL, an unknown catalog, or an engine of another catalog.
+        engines.errors.EngineError: The database could not be reached.
+    """
+    from db.engine import open_engine
+    from engines import EngineSettings
+
+    sql = clean_text(sql, field="sql", max_chars=MAX_SQL_CHARS)
+    if not sql:
+        raise AnsweringError("the SQL is empty; write one SELECT statement")
+    if catalog not in ("ztf", "multisurvey"):
+        raise AnsweringError(f"unknown catalog {catalog!r}; choose ztf or multisurvey")
+    if engine is not None and not isinstance(engine, EngineSettings):
+        return _run(engine, sql, catalog, timeout_s, max_rows, keep=True)
+    settings = engine or EngineSettings(catalog=catalog)
+    if settings.catalog != catalog:
+        settings = dataclasses.replace(settings, catalog=catalog)
+    opened = open_engine(settings)
+    try:
+        return _run(opened, sql, catalog, timeout_s, max_rows, keep=False)
+    finally:
+        opened.close()
+
+
+def _run(
+    engine: Engine, sql: str, catalog: str, timeout_s: float | None, max_rows: int | None, *, keep: bool
+) -> Answer:
+    served = getattr(getattr(engine, "settings", None), "catalog", catalog)
+    if served != catalog:
+        raise AnsweringError(f"the engine serves the {served} catalog, not {catalog}")
+    try:
+        result = engine.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
+    except ExecutionError as err:
+        return Answer(question="", sql=sql, frame=None, error=str(err), error_kind=err.label, catalog=catalog)
+    return Answer(
+        question="",
+        sql=sql,
+        frame=result.frame,
+        truncated=result.truncated,
+        catalog=catalog,
+        adql=getattr(result, "adql", ""),
+        service_table=getattr(result, "table", None),
+        engine=engine if keep else None,
+        attempts=[{"sql": sql, "error_kind": None, "message": None}],
+    )
