@@ -13,11 +13,11 @@ from unittest.mock import MagicMock
 
 # Each command, and the module whose build_parser() it runs.
 COMMANDS: dict[str, str] = {
-    "ask": "answering.cli",
-    "compile": "optimizers.cli",
-    "evaluate": "evaluation.cli",
-    "serve": "serve.cli",
-    "db": "db.cli",
+    "ask": "answering.arguments",
+    "compile": "optimizers.arguments",
+    "evaluate": "evaluation.arguments",
+    "serve": "serve.arguments",
+    "db": "db.arguments",
     "data": "data.cli",
     "benchmarks.record": "benchmarks.record",
 }
