@@ -11,6 +11,7 @@ from answering.astro_table import astropy_table
 from answering.columns import ColumnInfo, result_columns, source_columns
 from answering.errors import AnsweringError
 from answering.lightcurve import object_figure
+from answering.samp import send_table
 from answering.sky import COORDINATE_PAIRS, coordinate_columns, plot_sky
 from answering.votable import write_votable
 
@@ -116,6 +117,16 @@ class Answer:
         path = Path(path)
         write_votable(self.table, path)
         return path
+
+    def send(self, recipient: str | None = None, *, name: str | None = None) -> list[str]:
+        """Send ``table`` over SAMP to TOPCAT, Aladin or another running client (``answering.samp.send_table``);
+        return the names of the clients it went to.
+
+        Raises:
+            AnsweringError: No rows, no SAMP hub, or no client (called `recipient`) that loads tables.
+        """
+        label = name or (self.question or "ALeRCE result")[:80]
+        return send_table(self.table, name=label, recipient=recipient)
 
     def plot_sky(self, *, projection: str = "aitoff") -> Figure:
         """Plot the result's positions on the sky (``aitoff`` or ``mollweide``).

@@ -43,6 +43,8 @@ from answering.question import MAX_KNOWLEDGE_CHARS, clean_text
 from db.engine import open_engine
 from defaults.time_limits import ASK_CONNECT_S, ASK_QUERY_S
 from engines import Engine, EngineSettings
+from engines.errors import EngineError
+from engines.guard import check_sql
 from modules import DirectText2SQL, FollowUp
 from modules.adapter import default_adapter, make_adapter
 from modules.artifact import load_program
@@ -165,7 +167,7 @@ class Text2SQL:
             selection=pred.get("selection"),
             findings=list(pred.get("findings") or []),
             seconds=time.perf_counter() - started,
-            adql=getattr(pred.result, "adql", ""),
+            adql=getattr(pred.result, "adql", "") or _adql_tried(self.executor, pred.sql),
             service_table=getattr(pred.result, "table", None),
             engine=self.executor,
             notice=lms.demo_model_notice(self.lm.model),
@@ -180,6 +182,18 @@ class Text2SQL:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _adql_tried(engine: Any, sql: str | None) -> str:
+    """The ADQL a TAP engine sent for SQL that failed there ("" on PostgreSQL, or when it has no ADQL form)."""
+    while engine is not None and not hasattr(engine, "translate"):
+        engine = getattr(engine, "inner", None)
+    if engine is None or not sql:
+        return ""
+    try:
+        return engine.translate(check_sql(sql)).adql
+    except EngineError:
+        return ""
 
 
 def _why_unanswered(pred: dspy.Prediction) -> tuple[str | None, str | None]:

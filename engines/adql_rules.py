@@ -12,6 +12,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify_columns import qualify_columns as _sqlglot_qualify_columns
 
 from engines.adql_forms import scalar_subqueries_as_in, unfilter_aggregates, unsupported
+from engines.adql_names import name_computed_columns
 from engines.adql_reserved import RESERVED_WORDS
 
 __all__ = ["RULES", "Rendering", "TapTarget", "Upload", "unsupported"]
@@ -264,6 +265,7 @@ def quote_reserved(tree: exp.Expression, rendering: Rendering) -> exp.Expression
 
 RULES: tuple[Rule, ...] = (
     refuse_unsupported,
+    name_computed_columns,
     unfilter_aggregates,
     scalar_subqueries_as_in,
     upload_values,

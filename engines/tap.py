@@ -30,8 +30,10 @@ from pyvo.dal import DALFormatError, DALOverflowWarning, DALQueryError, DALServi
 
 from engines.adql import TapTarget, Translation, Upload, default_target, translate
 from engines.adql_guard import check_adql
+from engines.adql_hints import with_hint
+from engines.adql_pasted import PastedADQL, prepare_pasted
 from engines.engine import EngineLifecycle, Result
-from engines.errors import DatabaseUnavailable
+from engines.errors import DatabaseUnavailable, ExecutionError
 from engines.guard import check_sql
 from engines.tap_csv import fetch_csv, holds_string_arrays
 from engines.tap_errors import is_timeout, is_transient, query_error, reason, timeout_error, unavailable_message
@@ -80,15 +82,24 @@ class TapEngine(EngineLifecycle):
         return self._execute(self.translate(check_sql(sql)), timeout_s=timeout_s, max_rows=max_rows)
 
     def execute_adql(self, adql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:
-        """Run ADQL written by a person (one SELECT, ``engines.adql_guard``) as it is, with the same limits.
+        """Run ADQL written by a person (one SELECT, ``engines.adql_guard``), with the same limits, after
+        `prepare_adql` rewrote what the service refuses.
 
         Raises:
             GuardError: The text is not one ADQL query.
-            ExecutionError: The service's error.
+            ExecutionError: The service's error, with a hint.
             DatabaseUnavailable: The service cannot be reached.
         """
-        self.target()  # reads the service's hard row limit
-        return self._execute(Translation(check_adql(adql)), timeout_s=timeout_s, max_rows=max_rows)
+        prepared = self.prepare_adql(adql)
+        return self._execute(Translation(prepared.adql), timeout_s=timeout_s, max_rows=max_rows)
+
+    def prepare_adql(self, adql: str) -> PastedADQL:
+        """Check pasted ADQL and rewrite what DaCHS refuses (``engines.adql_pasted``); reads the service once.
+
+        Raises:
+            GuardError: The text is not one ADQL query.
+        """
+        return prepare_pasted(check_adql(adql), self.target())
 
     def _execute(self, translation: Translation, *, timeout_s: float | None, max_rows: int | None) -> Result:
         timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
@@ -106,7 +117,10 @@ class TapEngine(EngineLifecycle):
 
         with warnings.catch_warnings():  # pyvo warns of the overflow the result's `truncated` reports
             warnings.simplefilter("ignore", DALOverflowWarning)
-            table, truncated = self._with_retries(fetch, deadline=deadline)
+            try:
+                table, truncated = self._with_retries(fetch, deadline=deadline)
+            except ExecutionError as err:
+                raise ExecutionError(err.kind, err.sqlstate, with_hint(err.message, translation.adql)) from err
         truncated = truncated or len(table) > max_rows
         table = table[:max_rows]
         frame = table.to_pandas(index=False) if table.colnames else pd.DataFrame()

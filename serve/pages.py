@@ -19,8 +19,10 @@ from answering import AnsweringError
 from answering.cells import plain_value
 from answering.lightcurve import object_figure
 from answering.render import describe_range
+from catalog import load_catalog
 from engines.errors import EngineError
 from serve.access import TOKEN_COOKIE
+from serve.boxes import boxes_router
 from serve.errors import WorkbenchError
 from serve.exports import DOWNLOADS, download, png_bytes
 from serve.responses import EncodableJSONResponse, encodable_html
@@ -51,6 +53,8 @@ def page_router(bench: Workbench) -> APIRouter:
     @router.get("/", response_class=HTMLResponse)
     def home(request: Request) -> Response:
         return _page(request, bench, "")
+
+    router.include_router(boxes_router(bench, _page))
 
     @router.get("/history", response_class=HTMLResponse)
     def history(request: Request) -> Response:
@@ -146,14 +150,25 @@ async def _stream(job: Any) -> AsyncIterator[str]:
         await asyncio.sleep(_EVENT_POLL_S)
 
 
-def _page(request: Request, bench: Workbench, result: str, *, question: str = "", status_code: int = 200) -> Response:
+def _page(
+    request: Request,
+    bench: Workbench,
+    result: str,
+    *,
+    question: str = "",
+    status_code: int = 200,
+    boxes: bool | None = None,
+) -> Response:
+    """Render the page around `result`; the SQL and ADQL boxes show on the home page (or when `boxes`)."""
     html = _TEMPLATES.get_template("page.html").render(
         model=bench.model,
         engine=bench.engine_name,
         catalog=bench.engine.catalog,
+        tap_schema=load_catalog(bench.engine.catalog).tap_schema,
         max_question_chars=bench.settings.max_question_chars,
         question=question,
         result=result,
+        boxes=not result if boxes is None else boxes,
         message="",
         threads=_threads(bench.history(request.state.session)),
     )

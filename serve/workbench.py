@@ -20,7 +20,9 @@ from answering.conversation import follow_up_of
 from answering.question import MAX_KNOWLEDGE_CHARS
 from db.engine import open_engine
 from engines import EngineSettings
+from engines.adql_hints import sql_box_hint
 from engines.errors import EngineError, ExecutionError
+from engines.guard import check_sql
 from lms.usage import price_usd, total_usage
 from modules.settings import ProgramSettings
 from serve.errors import WorkbenchError, failure_of
@@ -236,12 +238,15 @@ class Workbench:
             raise WorkbenchError(str(err)) from err
         if not text:
             raise WorkbenchError(f"the {language.upper()} box is empty; write one SELECT statement")
-        sql, adql = (text, "") if language == "sql" else ("", text)
+        sent, changes = self._sent(language, text)
+        sql = text if language == "sql" else ""
         try:
             result = execute(text)
         except ExecutionError as err:
             kind = err.label
-            answer = Answer(question=question, sql=sql, adql=adql, frame=None, error=str(err), error_kind=kind)
+            hint = sql_box_hint(text) if language == "sql" else ""
+            error = f"{err} {hint}." if hint else str(err)
+            answer = Answer(question=question, sql=sql, adql=sent, frame=None, error=error, error_kind=kind)
         except EngineError as err:
             raise failure_of(err) from err
         else:
@@ -255,12 +260,27 @@ class Workbench:
                 engine=self.engine,
                 attempts=[{"sql": text, "error_kind": None, "message": None}],
                 catalog=self.t2s.catalog,
+                notice=f"Changed before sending: {'; '.join(changes)}." if changes else None,
             )
         record = Record(
             id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name, conversation=conversation
         )
         self.store.keep(record, session, client=CLIENT.get())
         return record
+
+    def _sent(self, language: str, text: str) -> tuple[str, tuple[str, ...]]:
+        """The ADQL a TAP service gets for the text ("" on PostgreSQL), and what was changed in pasted ADQL; shown
+        also when the run fails. Failures here are left for the run to report."""
+        tap = self.engine.inner
+        try:
+            if language == "adql" and hasattr(tap, "prepare_adql"):
+                prepared = tap.prepare_adql(text)
+                return prepared.adql, prepared.changes
+            if language == "sql" and hasattr(tap, "translate"):
+                return tap.translate(check_sql(text)).adql, ()
+        except EngineError:
+            pass
+        return ("", ()) if language == "sql" else (text, ())
 
     def _clean(self, question: str, knowledge: str) -> tuple[str, str]:
         try:

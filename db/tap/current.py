@@ -18,6 +18,8 @@ from engines.errors import DatabaseUnavailable
 from engines.forwarding import ForwardingEngine
 
 if TYPE_CHECKING:
+    from engines.adql import Translation
+    from engines.adql_pasted import PastedADQL
     from engines.tap import TapEngine
 
 __all__ = ["CurrentCopyEngine"]
@@ -48,6 +50,14 @@ class CurrentCopyEngine(ForwardingEngine):
         """Run ADQL written by a person once the copy is known to be current (see `execute`)."""
         self._current_copy()
         return self.inner.execute_adql(adql, timeout_s=timeout_s, max_rows=max_rows)
+
+    def prepare_adql(self, adql: str) -> "PastedADQL":
+        """The pasted ADQL as the TAP engine would send it (``TapEngine.prepare_adql``)."""
+        return self.inner.prepare_adql(adql)
+
+    def translate(self, sql: str) -> "Translation":
+        """The ADQL of a guarded statement (``TapEngine.translate``)."""
+        return self.inner.translate(sql)
 
     def fingerprint(self) -> str:
         """The TAP engine's fingerprint with the served build in it: a republished copy has another one."""
