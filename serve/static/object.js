@@ -133,7 +133,7 @@ function drawTrack() {
   Plotly.newPlot(holder, [{
     type: "scattergl", mode: "markers", x: data.track.ra, y: data.track.dec,
     customdata: data.track.mjd.map((mjd) => [mjd, utcOf(mjd)]),
-    marker: { color: data.track.mjd, colorscale: "Viridis", size: 6, colorbar: { title: { text: "MJD" } } },
+    marker: { color: data.track.mjd, colorscale: "Viridis", size: 6 }, // the colour is the MJD (in the hover)
     hovertemplate: "RA %{x:.5f}°, Dec %{y:.5f}°<br>MJD %{customdata[0]:.5f}<br>%{customdata[1]} UTC<extra></extra>",
   }], {
     title: { text: "track on the sky" }, margin: { l: 70, r: 20, t: 40, b: 50 },
