@@ -11,6 +11,7 @@ from catalog.ztf_names import ztf_name_of
 from serve.access import CONTENT_SECURITY_POLICY
 from serve.objects import plotly_path
 from tests.serve.conftest import client_of, make_bench
+from tests.serve.test_mcp import call, server
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +131,24 @@ def test_plotly_is_served_from_the_installed_wheel(ztf_client):
     served = ztf_client.get("/vendor/plotly.min.js")
     assert served.status_code == 200 and served.headers["content-type"].startswith("text/javascript")
     assert served.content == plotly_path().read_bytes() and b"plotly.js v" in served.content[:200]
+
+
+def test_the_mcp_tool_object_summarizes_with_units(tiny_dsn):
+    import psycopg
+
+    with psycopg.connect(tiny_dsn) as connection:
+        oid, ndet, ra = connection.execute(
+            "SELECT oid, ndet, meanra FROM object ORDER BY ndet DESC, oid LIMIT 1"
+        ).fetchone()
+        detections = connection.execute("SELECT count(*) FROM detection WHERE oid = %s", (oid,)).fetchone()[0]
+    _, (summary, missing) = call(
+        server("-m", "serve", "--mcp", "--dsn", tiny_dsn, "-q"),
+        ("object", {"oid": oid}),
+        ("object", {"oid": "ZTF99zzzzzzz"}),
+    )
+    found = summary.structured_content
+    assert (found["oid"], found["n_det"], found["ra_deg"]) == (oid, ndet, ra)
+    assert found["units"]["ra_deg"] == "deg" and found["units"]["crossmatches.separation_arcsec"] == "arcsec"
+    assert sum(item["count"] for item in found["points_per_band"] if item["kind"] == "detection") == detections
+    assert "points" not in found and found["first_detection"]["utc"]
+    assert missing.is_error and missing.content[0].text.endswith("no object 'ZTF99zzzzzzz' in the ztf catalog")
