@@ -29,11 +29,26 @@ from catalog.ztf_names import ZTF_NAME, is_ztf_oid, ztf_name_of, ztf_oid_of
 if TYPE_CHECKING:
     from engines import Engine, EngineSettings
 
-__all__ = ["POINT_COLUMNS", "ObjectView", "fetch_object", "sexagesimal", "view_object"]
+__all__ = ["POINT_COLUMNS", "SUMMARY_UNITS", "ObjectView", "fetch_object", "sexagesimal", "view_object"]
 
 POINT_COLUMNS = ("mjd", "band", "kind", "mag", "mag_err", "limit_mag", "flux", "flux_err")
 """The columns of ``ObjectView.points``: kind is detection, forced or non-detection; limit_mag is the faintest
 magnitude a non-detection (or a non-positive flux, at 3 sigma) allows; flux and its error in nJy."""
+SUMMARY_UNITS = {
+    "ra_deg": "deg",
+    "dec_deg": "deg",
+    "position": "hh:mm:ss.ss +dd:mm:ss.s (ICRS)",
+    "first_detection.mjd": "d (MJD)",
+    "last_detection.mjd": "d (MJD)",
+    "first_detection.utc": "ISO 8601 UTC",
+    "period_days": "d",
+    "crossmatches.separation_arcsec": "arcsec",
+    "track.ra": "deg",
+    "track.dec": "deg",
+    "points.mag": "mag (AB)",
+    "points.flux": "nJy",
+}
+"""Units of the numbers in ``ObjectView.summary``, by key (dotted for nested ones)."""
 MAX_POINTS = 500_000
 """Rows fetched per light-curve query at most."""
 PERIOD_FEATURES = ("Multiband_period", "Period_band")
@@ -125,6 +140,19 @@ class ObjectView:
             "notes": self.notes,
             "surveys": self.surveys,
         }
+
+    def summary(self) -> dict[str, Any]:
+        """The view without its points, with the number of points per band and kind and the units of its numbers
+        (the MCP tool ``object`` returns this)."""
+        summary = self.to_dict(max_points=0)
+        summary.pop("points")
+        summary.pop("points_truncated")
+        counts = self.points.groupby(["band", "kind"]).size() if len(self.points) else pd.Series(dtype=int)
+        summary["points_per_band"] = [
+            {"band": str(band), "kind": str(kind), "count": int(count)} for (band, kind), count in counts.items()
+        ]
+        summary["units"] = SUMMARY_UNITS
+        return summary
 
     def _repr_html_(self) -> str:
         from answering.object_html import summary_html

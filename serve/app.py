@@ -18,6 +18,7 @@ from serve.api import api_router
 from serve.errors import UnexpectedError, WorkbenchError
 from serve.gate import CLIENT
 from serve.metrics import Metrics, MetricsEndpoint
+from serve.objects import object_router
 from serve.pages import SESSION_COOKIE, page_router
 from serve.responses import EncodableJSONResponse, encodable_html
 from serve.sessions import SessionIds, cookie_name_of
@@ -45,6 +46,7 @@ def create_app(bench: Workbench) -> FastAPI:
     )
     app.include_router(api_router(bench))
     app.include_router(page_router(bench))
+    app.include_router(object_router(bench))
     app.mount("/static", StaticFiles(directory=Path(__file__).with_name("static")), name="static")
     session_ids = SessionIds(bench.session_key)
 

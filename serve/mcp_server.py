@@ -1,4 +1,4 @@
-"""The MCP server (stdio): tools ``ask``, ``run_sql`` and ``describe_schema`` over the same workbench.
+"""The MCP server (stdio): tools ``ask``, ``run_sql``, ``describe_schema`` and ``object`` over the same workbench.
 
 AI assistants reach ALeRCE through the same SQL guard, read-only role, row and byte caps as the page. A refusal or
 failure is an MCP error (``isError``) with one line; no reply echoes more than a short part of what was sent. A
@@ -19,11 +19,14 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 
+from answering import AnsweringError
+from answering.objects import fetch_object
 from catalog import load_catalog, render_schema_text
+from engines.errors import EngineError
 from fileio.text import encodable
 from modules.served_catalog import served_catalog
 from serve.api import answer_out
-from serve.errors import WorkbenchError, raise_if_failed
+from serve.errors import WorkbenchError, failure_of, raise_if_failed
 from serve.store import Record
 from serve.workbench import Workbench
 
@@ -33,7 +36,8 @@ _INSTRUCTIONS = (
     "Query ALeRCE's alert database, catalog {catalog} ({title}). `ask` turns a question into PostgreSQL and runs "
     "it, with the question's dates as MJD ranges, an explanation of what the SQL returns and, when readings "
     "disagree, alternatives; pass its conversation_id to ask a follow-up. `run_sql` runs your own SELECT; "
-    "`describe_schema` gives tables, columns and their meaning. Every statement passes a SQL guard and runs "
+    "`describe_schema` gives tables, columns and their meaning; `object` summarizes one object. Every "
+    "statement passes a SQL guard and runs "
     "read-only with a time limit and a row cap."
 )
 _SHOWN_CHARS = 60
@@ -93,7 +97,23 @@ def build_mcp_server(bench: Workbench) -> MCPServer:
             raise ToolError(f"unknown table {_shown(unknown[0])}; the tables are {', '.join(catalog.table_names)}")
         return render_schema_text(catalog, tables)
 
+    @server.tool(name="object")
+    async def object_view(oid: str, sid: int | None = None) -> dict[str, Any]:
+        """Summarize one object of the served catalog (a ZTF name, or a multi-survey integer oid with its survey
+        sid when several hold it): position, first/last detection, detections, classifications, features,
+        cross-matches with separations, a solar-system orbit, links out and the units of its numbers."""
+        with _tool_errors():
+            view = await anyio.to_thread.run_sync(lambda: _object_of(bench, oid, sid))
+            return json.loads(encodable(json.dumps(view.summary(), ensure_ascii=False, default=str)))
+
     return server
+
+
+def _object_of(bench: Workbench, oid: str, sid: int | None) -> Any:
+    try:
+        return fetch_object(bench.engine, oid, sid=sid)
+    except (AnsweringError, EngineError) as err:
+        raise failure_of(err) from err
 
 
 @contextlib.contextmanager

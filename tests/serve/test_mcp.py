@@ -41,7 +41,7 @@ def test_python_m_serve_mcp_runs_sql_and_describes_the_schema(tiny_dsn):
         ("describe_schema", {"tables": ["object"]}),
         ("describe_schema", {"tables": ["objects"]}),
     )
-    assert tools == ["ask", "describe_schema", "run_sql"]
+    assert tools == ["ask", "describe_schema", "object", "run_sql"]
     assert not ran.is_error and ran.structured_content["columns"] == ["oid", "ndet"]
     assert len(ran.structured_content["rows"]) == 3
     assert [(f["name"], f["ucd"]) for f in ran.structured_content["fields"]] == [
