@@ -61,6 +61,7 @@ def load_catalog(name: str = "ztf") -> Catalog:
         identifiers=tuple(raw.get("identifiers", ())),
         codes=tuple(Code(**{**entry, "scope": tuple(entry.get("scope", ()))}) for entry in raw.get("codes", ())),
         data_end=_data_end(raw.get("data_end"), name),
+        object_ids=tuple(raw.get("object_ids", ())),
     )
 
 

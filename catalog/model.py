@@ -169,6 +169,8 @@ class Catalog:
         identifiers: Columns that identify a result's rows, compared by row Perfect-Match, in priority order.
         codes: Integer columns whose values are ids of a lookup table's names.
         data_end: The day after the last epoch of the catalog's replica (None: the replica fixes its own end).
+        object_ids: ``table.column`` names that hold an object's id although no foreign key says so
+            (``catalog.object_ids`` adds the object table's key and the columns that refer to it).
     """
 
     name: str
@@ -185,6 +187,7 @@ class Catalog:
     identifiers: tuple[str, ...] = ()
     codes: tuple[Code, ...] = ()
     data_end: datetime.date | None = None
+    object_ids: tuple[str, ...] = ()
 
     @property
     def tap_tables(self) -> list[Table]:
