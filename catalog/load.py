@@ -63,6 +63,7 @@ def load_catalog(name: str = "ztf") -> Catalog:
         data_end=_data_end(raw.get("data_end"), name),
         prompt_notes=dict(raw.get("prompt_notes", {})),
         joins=tuple(raw.get("joins", ())),
+        object_ids=tuple(raw.get("object_ids", ())),
     )
 
 

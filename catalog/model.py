@@ -172,6 +172,8 @@ class Catalog:
         prompt_notes: Per signature (class name, e.g. "SelectTables"), the catalog's sentences that follow its
             instructions: what the signature's own docstring cannot say without naming one catalog's tables.
         joins: Documented joins beyond the foreign keys, each a SQL condition between two tables' columns.
+        object_ids: ``table.column`` names that hold an object's id although no foreign key says so
+            (``catalog.object_ids`` adds the object table's key and the columns that refer to it).
     """
 
     name: str
@@ -190,6 +192,7 @@ class Catalog:
     data_end: datetime.date | None = None
     prompt_notes: dict[str, str] = field(default_factory=dict)
     joins: tuple[str, ...] = ()
+    object_ids: tuple[str, ...] = ()
 
     @property
     def tap_tables(self) -> list[Table]:

@@ -16,7 +16,6 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from answering import AnsweringError
-from answering.cells import plain_value
 from answering.lightcurve import object_figure
 from answering.render import describe_range
 from catalog import load_catalog
@@ -26,6 +25,7 @@ from serve.boxes import boxes_router
 from serve.errors import WorkbenchError
 from serve.exports import DOWNLOADS, download, png_bytes
 from serve.responses import EncodableJSONResponse, encodable_html
+from serve.result_table import result_table
 from serve.sessions import cookie_name_of
 from serve.store import Record
 from serve.workbench import Workbench
@@ -192,16 +192,16 @@ def _threads(history: list[Record]) -> list[list[Record]]:
 def _answer_html(bench: Workbench, record: Record, *, page: int = 1, oid: str = "", message: str = "") -> str:
     answer = record.answer
     frame = answer.frame
-    context: dict[str, Any] = {"rows": None, "fields": [], "total": 0, "page": 1, "pages": 1, "has_sky": False}
+    context: dict[str, Any] = {"rows": None, "headers": [], "total": 0, "page": 1, "pages": 1, "has_sky": False}
     context |= {"oids": [], "oid": "", "message": message}
     if frame is not None:
         size = bench.settings.page_rows
         pages = max(1, math.ceil(len(frame) / size))
         page = min(max(1, page), pages)
         shown = frame.iloc[(page - 1) * size : page * size]
-        rows = [[plain_value(value) for value in row] for row in shown.itertuples(index=False, name=None)]
+        headers, rows = result_table(answer, shown)
         oids = _oids(shown)
-        context |= {"rows": rows, "fields": answer.columns, "total": len(frame)}
+        context |= {"rows": rows, "headers": headers, "total": len(frame)}
         context |= {"page": page, "pages": pages, "has_sky": answer.has_coordinates, "oids": oids}
         context["oid"] = oid if oid in oids else ""
     cost = "n/a (no price for this model)" if record.cost_usd is None else f"${record.cost_usd:.4f}"

@@ -56,5 +56,5 @@ def test_parquet_schema_metadata_has_unit_ucd_and_description(client):
 def test_page_headers_show_units_and_ucds(client):
     answer_id = _run(client)["id"]
     html = client.get(f"/answers/{answer_id}").text
-    assert 'data-ucd="pos.eq.ra;meta.main"' in html and 'meanra <span class="unit">[deg]</span>' in html
-    assert '<th title="computed: no unit or UCD">shifted</th>' in html
+    assert 'data-ucd="pos.eq.ra;meta.main"' in html and 'meanra</button> <span class="unit">[deg]</span>' in html
+    assert '<th data-kind="number" title="computed: no unit or UCD\n' in html
