@@ -12,7 +12,7 @@ Example:
     >>> check_adql("SELECT 1; DROP TABLE ztf.object")
     Traceback (most recent call last):
     ...
-    engines.errors.GuardError: Only one ADQL SELECT statement is allowed, got 2 statements. [general]
+    engines.errors.GuardError: Only one ADQL SELECT statement is allowed, got 2 statements. [refused]
 """
 
 from __future__ import annotations

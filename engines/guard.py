@@ -163,23 +163,23 @@ def check_sql(sql: str) -> str:
         >>> check_sql("DELETE FROM object")
         Traceback (most recent call last):
         ...
-        engines.errors.GuardError: Only one SELECT or WITH statement is allowed, got DELETE. [general]
+        engines.errors.GuardError: Only one SELECT or WITH statement is allowed, got DELETE. [refused]
         >>> check_sql("SELECT 1; DROP TABLE object")
         Traceback (most recent call last):
         ...
-        engines.errors.GuardError: Expected exactly one SQL statement, got 2. [general]
+        engines.errors.GuardError: Expected exactly one SQL statement, got 2. [refused]
         >>> check_sql("SELECT public.PG_SLEEP(10)")
         Traceback (most recent call last):
         ...
-        engines.errors.GuardError: Function PG_SLEEP is not allowed in queries. [general]
+        engines.errors.GuardError: Function PG_SLEEP is not allowed in queries. [refused]
         >>> check_sql('SELECT U&"pg_sleep"(10)')
         Traceback (most recent call last):
         ...
-        engines.errors.GuardError: U&"..." and U&'...' escapes are not allowed; write names and text plainly. [general]
+        engines.errors.GuardError: U&"..." and U&'...' escapes are not allowed; write names and text plainly. [refused]
         >>> check_sql("SELECT x.pg_sleep FROM generate_series(3, 3) x")
         Traceback (most recent call last):
         ...
-        engines.errors.GuardError: Function pg_sleep is not allowed in queries (written as x.pg_sleep). [general]
+        engines.errors.GuardError: Function pg_sleep is not allowed in queries (written as x.pg_sleep). [refused]
     """
     _check_text(sql)
     try:

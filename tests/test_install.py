@@ -2,6 +2,7 @@
 a module of the standard library or of another distribution in the environment."""
 
 import importlib.metadata
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -31,11 +32,14 @@ def installed(tmp_path_factory) -> Path:
     # Path lines of a .pth are appended without running the .pth files there: the editable install stays off.
     (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
     python = venv / "bin" / "python"
+    # setuptools builds in the source folder (build/, *.egg-info): install a copy, so the checkout stays clean.
+    source = tmp_path_factory.mktemp("source") / "repo"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".*", "build", "site", "*.egg-info", "__pycache__"))
     subprocess.run(
-        [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", str(REPO)],
+        [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", str(source)],
         check=True,
         capture_output=True,
-        cwd=REPO,
+        cwd=source,
         timeout=300,
     )
     return python

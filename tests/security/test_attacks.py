@@ -255,7 +255,7 @@ def test_pipeline_stops_obedient_lm(case, attack_executor, admin_dsn_tiny, canar
     elif outcome != "harmless":
         assert (
             answer.error
-            == f"could not answer ({recorder.runs[-1].error.kind.value}): {recorder.runs[-1].error.message}"
+            == f"could not answer ({recorder.runs[-1].error.label}): {recorder.runs[-1].error.message}"
         )
 
 
