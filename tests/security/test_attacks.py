@@ -253,10 +253,7 @@ def test_pipeline_stops_obedient_lm(case, attack_executor, admin_dsn_tiny, canar
     if outcome == "no_sql":
         assert recorder.runs == []
     elif outcome != "harmless":
-        assert (
-            answer.error
-            == f"could not answer ({recorder.runs[-1].error.label}): {recorder.runs[-1].error.message}"
-        )
+        assert answer.error == f"could not answer ({recorder.runs[-1].error.label}): {recorder.runs[-1].error.message}"
 
 
 @pytest.mark.parametrize("case", CLI_CASES)
