@@ -28,6 +28,16 @@ MEASURES: dict[str, tuple[str, ...]] = {
     "prompt_tokens": ("modules", "signatures", "catalog", "lms/fake.py", "benchmarks/prompt_cache.py"),
     "selection_latency": ("modules", "lms/fake.py"),
     "guard": ("engines/guard.py",),
+    "db": ("replica", "db", "catalog"),
+    "db_fidelity": ("replica", "metric", "catalog"),
+    "db_fidelity_multisurvey": ("replica", "metric", "catalog"),
+    "selection": ("modules/vote.py", "modules/value_check.py", "modules/result_findings.py", "metric", "replica"),
+    "startup": ("cli", "answering/arguments.py", "serve/arguments.py", "serve/options.py", "evaluation/arguments.py"),
+}
+
+# Results kept under a name of their own: the benchmark they run and the options that make them differ.
+VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "db_fidelity_multisurvey": ("db_fidelity", ("--catalog", "multisurvey")),
 }
 
 EXAMPLES = """examples:
@@ -38,7 +48,12 @@ EXAMPLES = """examples:
 
 def measured_paths(name: str) -> list[str]:
     """The paths whose change makes the result of benchmark ``name`` stale."""
-    return [f"benchmarks/{name}.py", *MEASURES[name]]
+    return [f"benchmarks/{benchmark_of(name)}.py", *MEASURES[name]]
+
+
+def benchmark_of(name: str) -> str:
+    """The benchmark module (``benchmarks/<module>.py``) whose output is kept as result ``name``."""
+    return VARIANTS[name][0] if name in VARIANTS else name
 
 
 def _git(*args: str) -> str:
@@ -52,21 +67,23 @@ def record(name: str, argv: list[str]) -> Path:
     Raises:
         RuntimeError: The benchmark failed or printed no JSON (its stderr's last line is in the message).
     """
-    command = [sys.executable, "-m", f"benchmarks.{name}", *argv]
+    module = benchmark_of(name)
+    argv = [*VARIANTS.get(name, ("", ()))[1], *argv]
+    command = [sys.executable, "-m", f"benchmarks.{module}", *argv]
     load_before = os.getloadavg()
     started = time.monotonic()
     done = subprocess.run(command, cwd=REPO_DIR, capture_output=True, text=True, check=False)
     elapsed = time.monotonic() - started
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise RuntimeError(f"benchmarks.{name} exited {done.returncode}: {last}")
+        raise RuntimeError(f"benchmarks.{module} exited {done.returncode}: {last}")
     try:
         result = json.loads(done.stdout)
     except json.JSONDecodeError as err:
-        raise RuntimeError(f"benchmarks.{name} printed no JSON ({err}).") from err
+        raise RuntimeError(f"benchmarks.{module} printed no JSON ({err}).") from err
     paths = measured_paths(name)
     entry = {
-        "command": shlex.join(["python", "-m", f"benchmarks.{name}", *argv]),
+        "command": shlex.join(["python", "-m", f"benchmarks.{module}", *argv]),
         "commit": _git("rev-parse", "HEAD"),
         "dirty": bool(_git("status", "--porcelain", "--", *paths)),
         "measures": paths,
@@ -88,7 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("name", choices=sorted(MEASURES), help="the benchmark to run (benchmarks/<name>.py)")
+    parser.add_argument(
+        "name",
+        choices=sorted(MEASURES),
+        help="the result to record: a benchmark (benchmarks/<name>.py), or a variant of one with its options",
+    )
     parser.add_argument("args", nargs="*", help="its options, after --")
     return parser
 
