@@ -10,7 +10,7 @@ SYSTEM_PACKAGES ?=
 # Test workers: one per core (most tests wait on servers, not on the CPU); TEST_WORKERS=0 runs them in this process.
 TEST_WORKERS ?= auto
 
-.PHONY: setup demo test lint
+.PHONY: setup demo test lint docs
 
 setup: $(VENV)/.installed
 
@@ -28,3 +28,7 @@ test: setup
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+
+# The documentation site, offline, into site/: warnings are errors and every internal link is checked.
+docs: setup
+	$(PY) -m mkdocs build --strict --quiet

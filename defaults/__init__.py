@@ -1,1 +1,1 @@
-"""Named defaults shared by several packages and checked against the README (imports nothing)."""
+"""Named defaults shared by several packages and rendered in the documentation (imports nothing)."""

@@ -1,5 +1,5 @@
-"""The default time limits of the commands and the library, in seconds, in one place: the README's "Time limits"
-table is checked against it. (Benchmarks keep their own fixed limits beside their other parameters.)
+"""The default time limits of the commands and the library, in seconds, in one place: the documentation's "Time
+limits" page renders this module. (Benchmarks keep their own fixed limits beside their other parameters.)
 
 A leaf module (it imports nothing), so ``db/`` and ``engines/`` read their defaults here too.
 """

@@ -44,7 +44,7 @@ def references(text: str, page: str) -> list[Reference]:
 def load_result(name: str) -> dict[str, Any]:
     file = RESULTS_DIR / f"{name}.json"
     if not file.is_file():
-        raise NumberError(f"no result file {file.relative_to(REPO_DIR)}: run `python -m benchmarks.record {name}`")
+        raise NumberError(f"no result file benchmarks/results/{name}.json: run `python -m benchmarks.record {name}`")
     return json.loads(file.read_text(encoding="utf-8"))
 
 
@@ -116,3 +116,19 @@ def stale_reason(name: str) -> str | None:
     if changed:
         return f"{len(changed)} measured file(s) changed since {commit[:7]}, e.g. {changed[0]}"
     return None
+
+
+# What reads as a measurement when typed in prose: a quantity with a unit of time, size, share or ratio, or a count
+# out of a total ("57 of the 58"). Settings and limits are documented in the generated reference instead.
+_MEASUREMENT = re.compile(
+    r"(?<![\w.\-/])\d[\d,]*(?:\.\d+)?(?:\s?(?:ms|s|min|minutes|seconds|hours|%|kB|MB|MiB|GB|GiB|tokens(?:/s)?)"
+    r"|x|\s(?:times\b))(?![\w/])"
+    r"|(?<![\w.])\d[\d,]* of (?:the |its |all |these )?\d[\d,]*(?![\w.])"
+)
+_NOT_PROSE = re.compile(r"^```.*?^```|`[^`\n]*`|\[\[[^\]]*\]\]|<!--.*?-->|\]\([^)]*\)", re.MULTILINE | re.DOTALL)
+
+
+def hand_typed_measurements(text: str) -> list[str]:
+    """The measurement-like numbers typed in a page's prose (code, number references and link targets aside)."""
+    prose = _NOT_PROSE.sub(" ", text)
+    return [" ".join(prose[max(0, m.start() - 30) : m.end() + 10].split()) for m in _MEASUREMENT.finditer(prose)]

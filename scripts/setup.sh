@@ -36,7 +36,7 @@ if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
     CMAKE_ARGS="-DCMAKE_PROJECT_llama_cpp_INCLUDE='$cmake_include' $cmake_options" \
         "$py" -m pip wheel --quiet --no-deps --wheel-dir "$downloads/built" "$downloads"/llama_cpp_python-*.tar.gz &
     build=$!
-    "$py" -m pip download --quiet --dest "$downloads" '.[dev]'
+    "$py" -m pip download --quiet --dest "$downloads" '.[dev,docs]'
     # What pip download resolved, installed during the build; the last install checks the whole set again.
     "$py" -m pip install --quiet --no-deps "$downloads"/*.whl
     wait "$build"
@@ -44,5 +44,5 @@ if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
     rm -rf "$wheels"
     mv "$downloads/built" "$wheels"
 fi
-"$py" -m pip install --quiet --find-links "$wheels" --find-links "$downloads" -e '.[dev]'
+"$py" -m pip install --quiet --find-links "$wheels" --find-links "$downloads" -e '.[dev,docs]'
 wait "$system"

@@ -1,4 +1,4 @@
-"""The layer order of the README's "Layout" holds: import-linter's contracts, and `python -m ask` never loads the
+"""The layer order of docs/maintainer/layout.md holds: import-linter's contracts, and `python -m ask` never loads the
 compile package (optimizers), not even when it answers a question with the committed artifact."""
 
 import json

@@ -18,7 +18,7 @@ from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError, Guard
 from engines.postgres import PostgresSettings
 from engines.tap import TapEngine
 
-# Dev golds whose TAP result cannot equal PostgreSQL's, with the reason (README, "Real data").
+# Dev golds whose TAP result cannot equal PostgreSQL's, with the reason (docs/astronomer/tap.md).
 EXPECTED_EXCEPTIONS = {
     "28": "lists information_schema tables: not on TAP (unsupported)",
 }

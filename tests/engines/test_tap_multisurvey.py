@@ -16,7 +16,7 @@ from engines.tap import TapEngine
 from metric.perfect_match import identifier_columns
 
 IDS = identifier_columns("multisurvey")
-# Example golds with no ADQL form, with the reason (README, "Rubin/LSST data"); each fails as `unsupported`.
+# Example golds with no ADQL form, with the reason (docs/astronomer/catalogs.md); each fails as `unsupported`.
 EXPECTED_EXCEPTIONS = {
     2033: "percentile_cont()",
     2062: "percentile_cont()",
