@@ -1,4 +1,5 @@
-"""ZTF object names and the integer oids the multi-survey catalog stores them as (``FACTS.md``, "Identifiers").
+"""ZTF object names and the integer oids the multi-survey catalog stores them as (ALeRCE's idmapper,
+alercebroker/pipeline branch multisurvey, ``libs/idmapper/idmapper/ztf.py``).
 
 oid = 2**55 + YY * 26**7 + the seven letters read as a base-26 number ('a' = 0).
 """

@@ -1,7 +1,7 @@
 """Solar-system objects (sid 2): orbits near opposition, followed for one to five nights by LSST.
 
 Each object's detections move along its orbit; lsst_ss_detection holds their geometry (the ephemeris at the time
-of each detection) and lsst_mpc_orbits the orbit, with the placeholders the service shows (FACTS.md §6).
+of each detection) and lsst_mpc_orbits the orbit, with the placeholders the service shows (ALeRCE_LSST_SSO).
 """
 
 import numpy as np

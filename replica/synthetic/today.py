@@ -1,4 +1,4 @@
-"""Today's classifications (FACTS.md section 5): each object's class in today's taxonomy, and the probability rows of
+"""Today's classifications (ztf.taxonomy and ztf.probability on ALeRCE's TAP service): each object's class in today's taxonomy, and the probability rows of
 the classifiers the service added since the benchmark: the forced-photometry BHRF, two light-curve betas, a stamp
 beta.
 

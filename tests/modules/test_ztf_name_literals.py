@@ -5,7 +5,7 @@ from modules.value_check import ValueCheck
 
 NAME = "ZTF26aacextk"
 OID = 36029005847028852
-"""FACTS.md's rule by hand: 2**55 + 26 * 26**7 + 'aacextk' in base 26 (a = 0)."""
+"""The idmapper's rule by hand: 2**55 + 26 * 26**7 + 'aacextk' in base 26 (a = 0)."""
 
 
 def test_the_oid_follows_the_documented_rule():
