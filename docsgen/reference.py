@@ -52,6 +52,11 @@ def cli_page() -> str:
     for command in COMMANDS:
         for name, text in _helps(parser_of(command), f"python -m {command}"):
             lines += [f"## `{name}`", "", "```text", text.rstrip(), "```", ""]
+        if command == "serve":
+            from serve.processes import build_web_parser, build_worker_parser
+
+            for name, parser in (("web", build_web_parser()), ("worker", build_worker_parser())):
+                lines += [f"## `python -m serve {name}`", "", "```text", parser.format_help().rstrip(), "```", ""]
     return "\n".join(lines)
 
 
