@@ -1,12 +1,6 @@
-"""Serve the astronomer's workbench: a web page, an HTTP API and, with --mcp, an MCP server over stdio.
+"""Run ``python -m serve`` from its parsed arguments: the web server and its worker, or the MCP server over stdio.
 
-The page asks questions with the compiled program and shows the stages as they run, the SQL (editable, rerun
-through the same guard and read-only role), the rows with CSV, VOTable and Parquet downloads, a sky plot and light
-curves. The API (POST /api/ask, POST /api/run-sql, GET /api/health) is described at /openapi.json.
-
-Sessions, conversations, answers and questions live in PostgreSQL (the embedded server's database alerce_t2s_state,
-or --store-dsn): `python -m serve` runs the web server and one worker together; `python -m serve worker` adds
-workers (here or on other machines) and `python -m serve web --workers N` runs N web processes, all sharing them.
+The parser and the command's help live in ``serve/arguments.py``, which imports nothing heavy.
 """
 
 from __future__ import annotations
