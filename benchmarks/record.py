@@ -25,7 +25,14 @@ RESULTS_DIR = REPO_DIR / "benchmarks" / "results"
 
 # The code each benchmark's numbers depend on (besides its own file): a change there makes its recorded result stale.
 MEASURES: dict[str, tuple[str, ...]] = {
-    "prompt_tokens": ("modules", "signatures", "catalog", "lms/fake.py", "benchmarks/prompt_cache.py"),
+    "prompt_tokens": (
+        "modules",
+        "signatures",
+        "catalog",
+        "lms/fake.py",
+        "benchmarks/prompt_cache.py",
+        "optimizers/strategies.py",
+    ),
     "selection_latency": ("modules", "lms/fake.py"),
     "guard": ("engines/guard.py",),
     "db": ("replica", "db", "catalog"),

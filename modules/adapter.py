@@ -3,8 +3,8 @@
 import dspy
 
 from lms import DEFAULT_LOCAL_MODEL, LOCAL_PREFIX
-from modules.compact_chat_adapter import CompactChatAdapter
 from modules.options import ADAPTERS
+from modules.prefix_cache_adapter import PrefixCacheAdapter
 
 __all__ = ["ADAPTERS", "default_adapter", "make_adapter"]
 
@@ -12,7 +12,8 @@ __all__ = ["ADAPTERS", "default_adapter", "make_adapter"]
 def default_adapter(model: str | None) -> str:
     """Name the adapter of an uncompiled program and of a new compile for `model` (an artifact keeps its own).
 
-    A provider's model gets ``compact``: it pays per token, and the default K candidates multiply each call. An
+    A provider's model gets ``compact``: it pays per token, and the default K candidates multiply each call (its
+    prompt puts what repeats across questions first, for the provider's prompt cache). An
     embedded ``local/...`` model (None: the default one) keeps ``chat``, whose fuller template these small models
     were compiled and measured with.
 
@@ -30,7 +31,7 @@ def make_adapter(name: str) -> dspy.Adapter:
         ValueError: The name is not in ``ADAPTERS``.
     """
     if name == "compact":
-        return CompactChatAdapter()
+        return PrefixCacheAdapter()
     if name == "chat":
         return dspy.ChatAdapter()
     if name == "json":

@@ -9,6 +9,7 @@ from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
 from modules.knowledge import format_knowledge
 from modules.predictor import make_predictor
+from modules.prefix_cache_adapter import laid_out
 from modules.run_record import RunRecord
 from modules.served_catalog import served_catalog
 from modules.stage_call import call_predictor
@@ -51,6 +52,7 @@ class DirectText2SQL(dspy.Module):
             answer, failure = call_predictor(
                 "generation",
                 self.generation,
+                signature=laid_out(self.generation.signature, stable=("schema_text",)),  # the whole catalog
                 question=question,
                 knowledge=format_knowledge(external_knowledge, domain_knowledge),
                 schema_text=render_schema_text(catalog),

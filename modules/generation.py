@@ -6,6 +6,7 @@ from catalog import load_catalog
 from modules.extract_sql import extract_sql
 from modules.failures import FailureKind, StageFailure
 from modules.predictor import make_predictor, rules_fitted_to
+from modules.prefix_cache_adapter import laid_out
 from modules.stage_call import call_predictor
 from signatures import GeneratePlannedSQL, GenerateSQL
 
@@ -60,6 +61,8 @@ class Generation(dspy.Module):
         if step_by_step:
             predictor = _reasoning_copy(predictor)
         inputs.update(rules_fitted_to(predictor, load_catalog(self.catalog), schema_text))
+        if demos is not None:  # this question's own demos: no cache breakpoint after them
+            inputs["signature"] = laid_out(inputs.get("signature", predictor.signature), question_demos=True)
         answer, failure = call_predictor(STAGE, predictor, **inputs)
         sql = extract_sql(answer.sql) if answer else ""
         if answer and not sql:

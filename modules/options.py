@@ -8,8 +8,9 @@ from cli.argument_types import iso_date, positive_int
 __all__ = ["ADAPTERS", "SCHEMA_DETAILS", "add_as_of_argument", "add_candidates_argument"]
 
 ADAPTERS = ("compact", "chat", "json")
-"""Adapter names: ``compact`` = ``CompactChatAdapter()`` (ChatAdapter's markers in fewer tokens), ``chat`` =
-``dspy.ChatAdapter()`` (JSON fallback on parse errors), ``json`` = ``JSONAdapter()``."""
+"""Adapter names: ``compact`` = ``PrefixCacheAdapter()`` (ChatAdapter's markers in fewer tokens, in the order a
+provider's prompt cache can serve, with Anthropic's breakpoints), ``chat`` = ``dspy.ChatAdapter()`` (JSON fallback on
+parse errors), ``json`` = ``JSONAdapter()``."""
 SCHEMA_DETAILS = ("full", "brief", "names")
 """How much of the schema the prompt shows when schema linking is off (``PipelineSettings.schema_detail``)."""
 

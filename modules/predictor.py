@@ -3,6 +3,7 @@
 import dspy
 
 from catalog import Catalog, linked_names
+from modules.prefix_cache_adapter import laid_out
 
 __all__ = ["make_predictor", "rules_fitted_to"]
 
@@ -26,13 +27,22 @@ def make_predictor(signature: type[dspy.Signature], reasoning: bool, *, rules: s
 def rules_fitted_to(predictor: dspy.Predict, catalog: Catalog, schema_text: str) -> dict[str, type[dspy.Signature]]:
     """The call's signature without the catalog's scoped rules that the linked `schema_text` does not need.
 
-    Returns ``{"signature": ...}`` to pass with the call, or ``{}`` when every rule applies or the instructions no
-    longer hold the rules verbatim (an optimiser rewrote them): then the predictor's own signature is sent.
+    Returns ``{"signature": ...}`` to pass with the call, or ``{}`` when the instructions hold no scoped rule
+    verbatim (the catalog has none, or an optimiser rewrote them): then the predictor's own signature is sent. The
+    scoped rules it keeps are marked as this question's own (``modules.prefix_cache_adapter.laid_out``), so that the
+    provider's adapter sends them after what every question shares.
     """
     tables, columns = linked_names(schema_text)
     instructions = predictor.signature.instructions
-    kept = instructions
+    kept, own = instructions, []
     for rule in catalog.scoped_rules:
-        if not rule.applies(tables, columns):
+        if f"\n{rule.text}" not in kept:
+            continue
+        if rule.applies(tables, columns):
+            own.append(rule.text)
+        else:
             kept = kept.replace(f"\n{rule.text}", "", 1)
-    return {"signature": predictor.signature.with_instructions(kept)} if kept != instructions else {}
+    if kept == instructions and not own:
+        return {}
+    own.sort(key=lambda text: instructions.index(f"\n{text}"))  # in the order the instructions give them
+    return {"signature": laid_out(predictor.signature.with_instructions(kept), rules=own)}

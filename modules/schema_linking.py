@@ -5,6 +5,7 @@ import dspy
 from catalog import Catalog, load_catalog, render_schema_text, render_table_catalog
 from modules.failures import FailureKind, StageFailure
 from modules.predictor import make_predictor
+from modules.prefix_cache_adapter import laid_out
 from modules.stage_call import call_predictor
 from signatures import SelectColumns, SelectTables
 
@@ -47,7 +48,12 @@ class SchemaLinking(dspy.Module):
         catalog = catalog or load_catalog(self.catalog)
         failures: list[StageFailure] = []
         answer, failure = call_predictor(
-            STAGE, self.tables, question=question, knowledge=knowledge, table_catalog=render_table_catalog(catalog)
+            STAGE,
+            self.tables,
+            signature=laid_out(self.tables.signature, stable=("table_catalog",)),  # the same for every question
+            question=question,
+            knowledge=knowledge,
+            table_catalog=render_table_catalog(catalog),
         )
         tables, dropped = _known_tables(catalog, answer.tables if answer else [])
         if failure or not tables:

@@ -67,7 +67,7 @@ def test_answers_parse_as_chat_adapter_parses_them():
 
 def test_make_adapter_knows_every_name_and_refuses_others():
     assert [type(make_adapter(name)).__name__ for name in ADAPTERS] == [
-        "CompactChatAdapter",
+        "PrefixCacheAdapter",
         "ChatAdapter",
         "JSONAdapter",
     ]

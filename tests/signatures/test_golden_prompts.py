@@ -1,9 +1,14 @@
 """Each stage's rendered prompt, as a provider's model gets it, is pinned in tests/fixtures/prompts/<predictor>.txt.
 
 Regenerate after a deliberate prompt change with `UPDATE_GOLDEN=1 pytest tests/signatures` (and recompile).
+The provider's adapter lays each prompt out for a prompt cache (``modules.prefix_cache_adapter``); each pinned
+prompt holds the same parts as the one `CompactChatAdapter` renders in its original order, only moved.
 """
 
+import functools
 import os
+import re
+from collections import Counter
 from pathlib import Path
 
 import dspy
@@ -15,6 +20,7 @@ from engines.fake import FakeEngine
 from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
 from modules.adapter import make_adapter
+from modules.compact_chat_adapter import CompactChatAdapter
 from modules.result_findings import check_result
 from modules.selection import result_preview
 
@@ -52,9 +58,14 @@ def answer(call):
     )
 
 
-def prompts(program) -> list[str]:
+ADAPTERS = {"provider": lambda: make_adapter(PROVIDER_ADAPTER), "unordered": CompactChatAdapter}
+"""The provider's adapter, and the compact format in the order of the signatures (the prompts before the cache
+layout)."""
+
+
+def prompts(program, adapter: str = "provider") -> list[str]:
     lm = fake_lm(answer)
-    with dspy.context(lm=lm, adapter=make_adapter(PROVIDER_ADAPTER)):
+    with dspy.context(lm=lm, adapter=ADAPTERS[adapter]()):
         program(question=QUESTION, external_knowledge=EXTERNAL, domain_knowledge="0")
     return [_render(entry["messages"]) for entry in lm.history]
 
@@ -63,8 +74,9 @@ def _render(messages) -> str:
     return "\n\n".join(f"--- {m['role']} ---\n{m['content']}" for m in messages) + "\n"
 
 
-def rendered() -> dict[str, str]:
-    full = prompts(AlerceText2SQL(FailOnceExecutor()))
+@functools.cache
+def rendered(adapter: str = "provider") -> dict[str, str]:
+    full = prompts(AlerceText2SQL(FailOnceExecutor()), adapter)
     names = [
         "schema_linking.tables",
         "schema_linking.columns",
@@ -76,11 +88,12 @@ def rendered() -> dict[str, str]:
     ]
     pinned = dict(zip(names, full, strict=True))
     simple = AlerceText2SQL(settings=PipelineSettings(stages=("schema_linking",)))
-    pinned["generation.direct"] = prompts(simple)[-1]
-    pinned["direct_baseline.generation"] = prompts(DirectText2SQL())[0]
+    pinned["generation.direct"] = prompts(simple, adapter)[-1]
+    pinned["direct_baseline.generation"] = prompts(DirectText2SQL(), adapter)[0]
     program = AlerceText2SQL()
     empty = check_result(QUESTION, pd.DataFrame({"oid": []}))[0]
     pinned["self_correction.revise"] = predictor_prompt(
+        adapter,
         program.self_correction.revise,
         {"sql": "SELECT oid FROM object WHERE firstmjd > 60188"},
         question=QUESTION,
@@ -92,6 +105,7 @@ def rendered() -> dict[str, str]:
         hints="",
     )
     pinned["selection.choose"] = predictor_prompt(
+        adapter,
         program.selection.choose,
         {"choice": "first", "reason": "It filters on SNIa."},
         question=QUESTION,
@@ -104,29 +118,29 @@ def rendered() -> dict[str, str]:
     return pinned
 
 
-def predictor_prompt(predictor: dspy.Predict, answer_fields: dict, **inputs: str) -> str:
+def predictor_prompt(adapter: str, predictor: dspy.Predict, answer_fields: dict, **inputs: str) -> str:
     lm = fake_lm(lambda call: render_answer(answer_fields))
-    with dspy.context(lm=lm, adapter=make_adapter(PROVIDER_ADAPTER)):
+    with dspy.context(lm=lm, adapter=ADAPTERS[adapter]()):
         predictor(**inputs)
     return _render(lm.history[0]["messages"])
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "schema_linking.tables",
-        "schema_linking.columns",
-        "classification.predict",
-        "decomposition.predict",
-        "generation.direct",
-        "generation.planned",
-        "self_correction.predict",
-        "self_correction.revise",
-        "selection.choose",
-        "explanation.predict",
-        "direct_baseline.generation",
-    ],
+PINNED = (
+    "schema_linking.tables",
+    "schema_linking.columns",
+    "classification.predict",
+    "decomposition.predict",
+    "generation.direct",
+    "generation.planned",
+    "self_correction.predict",
+    "self_correction.revise",
+    "selection.choose",
+    "explanation.predict",
+    "direct_baseline.generation",
 )
+
+
+@pytest.mark.parametrize("name", PINNED)
 def test_rendered_prompt_matches_golden(name):
     text = rendered()[name]
     path = GOLDEN_DIR / f"{name}.txt"
@@ -135,6 +149,44 @@ def test_rendered_prompt_matches_golden(name):
         path.write_text(text, encoding="utf-8")
     assert path.exists(), f"No golden prompt {path}; run with UPDATE_GOLDEN=1 to create it."
     assert text == path.read_text(encoding="utf-8")
+
+
+_ROLE = re.compile(r"^--- (system|user|assistant) ---$", re.MULTILINE)
+_SECTION = re.compile(r"\[\[ ## (\w+) ## \]\]\n(.*?)(?=\n\n\[\[ ## |\n\nRespond with|\Z)", re.DOTALL)
+
+
+def parts(prompt: str) -> tuple[dict[str, str], Counter]:
+    """A rendered prompt's input sections (marker: value) and the multiset of its other non-empty lines."""
+    sections: dict[str, str] = {}
+    lines: Counter = Counter()
+    for message in _ROLE.split(prompt)[2::2]:
+        for name, value in _SECTION.findall(message.strip()):
+            assert name not in sections, f"section {name} twice"
+            sections[name] = value
+        rest = _SECTION.sub("", message.strip())
+        lines.update(line for line in rest.splitlines() if line.strip())
+    return sections, lines
+
+
+@pytest.mark.parametrize("name", PINNED)
+def test_the_golden_prompt_holds_the_parts_of_the_unordered_prompt_only_moved(name):
+    golden = (GOLDEN_DIR / f"{name}.txt").read_text(encoding="utf-8")
+    unordered = rendered("unordered")[name]
+    assert parts(golden) == parts(unordered)
+    assert sorted(golden.replace("\n", "")) == sorted(unordered.replace("\n", ""))  # not a character more or less
+    assert golden.split("--- user ---")[0].startswith(unordered.split("\n\n")[0])  # the field list comes first
+
+
+def test_the_cache_layout_moves_the_repeating_parts_first():
+    """Table linking starts its question's message with the table catalog; generation keeps the scoped rules
+    this question needs for the end of the prompt and the system message is the same for every question."""
+    tables = rendered()["schema_linking.tables"].split("--- user ---\n")[1]
+    assert tables.startswith("[[ ## table_catalog ## ]]\n")
+    planned_system, planned_user = rendered()["generation.planned"].split("--- user ---\n")
+    assert "probability.ranking = 1" not in planned_system and "probability.ranking = 1" in planned_user
+    assert planned_user.index("probability.ranking = 1") < planned_user.index("[[ ## question ## ]]")
+    baseline = rendered()["direct_baseline.generation"].split("--- user ---\n")[1]
+    assert baseline.startswith("[[ ## schema_text ## ]]\n")
 
 
 MULTISURVEY_NAMES = (
