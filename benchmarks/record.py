@@ -28,6 +28,8 @@ MEASURES: dict[str, tuple[str, ...]] = {
     "prompt_tokens": ("modules", "signatures", "catalog", "lms/fake.py", "benchmarks/prompt_cache.py"),
     "selection_latency": ("modules", "lms/fake.py"),
     "guard": ("engines/guard.py",),
+    "serve_load": ("serve", "engines/postgres_pool.py", "lms/fake.py", "benchmarks/common.py"),
+    "serve_cluster": ("serve", "engines/postgres_pool.py", "lms/fake.py", "benchmarks/common.py"),
 }
 
 EXAMPLES = """examples:
