@@ -242,11 +242,10 @@ def _stopped(process: subprocess.Popen, timeout_s: float) -> str:
 def measure_fairness(reader_dsn: str, admin_dsn: str, args: argparse.Namespace) -> dict:
     """Client B alone, then under client A's flood, on the workbench ``python -m serve`` runs; the server and A
     are processes of their own, so that B's times are the server's, not this process's threads'."""
+    database = f"{_STATE_DATABASE}_{secrets.token_hex(4)}"  # of its own, dropped at the end (also on --dsn)
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
-        name = pg_sql.Identifier(_STATE_DATABASE)
-        conn.execute(pg_sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
-        conn.execute(pg_sql.SQL("CREATE DATABASE {}").format(name))
-    store_dsn = make_conninfo(admin_dsn, dbname=_STATE_DATABASE)
+        conn.execute(pg_sql.SQL("CREATE DATABASE {}").format(pg_sql.Identifier(database)))
+    store_dsn = make_conninfo(admin_dsn, dbname=database)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     common = ["--answer-s", str(args.answer_s), "--query-timeout-s", str(args.query_timeout_s)]
@@ -279,6 +278,8 @@ def measure_fairness(reader_dsn: str, admin_dsn: str, args: argparse.Namespace) 
         if flood is not None:
             _stopped(flood, 30)
         _stopped(server, 30)
+        with psycopg.connect(admin_dsn, autocommit=True) as conn:
+            conn.execute(pg_sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(pg_sql.Identifier(database)))
     b = {}
     for phase, times in (("alone", alone), ("under_flood", under_flood)):
         b[phase] = {
