@@ -40,6 +40,8 @@ MEASURES: dict[str, tuple[str, ...]] = {
     "db_fidelity_multisurvey": ("replica", "metric", "catalog"),
     "selection": ("modules/vote.py", "modules/value_check.py", "modules/result_findings.py", "metric", "replica"),
     "startup": ("cli", "answering/arguments.py", "serve/arguments.py", "serve/options.py", "evaluation/arguments.py"),
+    "serve_load": ("serve", "engines/postgres_pool.py", "lms/fake.py", "benchmarks/common.py"),
+    "serve_cluster": ("serve", "engines/postgres_pool.py", "lms/fake.py", "benchmarks/common.py"),
 }
 
 # Results kept under a name of their own: the benchmark they run and the options that make them differ.

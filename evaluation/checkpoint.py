@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evaluation.errors import CheckpointMismatch, ReportNotWritten
+from fileio.json_data import UnreadableJSON, loads_json
 
 __all__ = ["CHECKPOINT_FILE", "Checkpoint"]
 
@@ -49,13 +50,13 @@ class Checkpoint:
         """
         if not self.path.is_file():
             return []
-        lines = self.path.read_text(encoding="utf-8").splitlines()
+        lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()
         records = [record for record in map(_parse_line, lines) if record is not None]
         if not records:
             return []
         header, *items = records
         self._check_header(header)
-        latest = {(record["req_id"], record["run"]): record for record in items}
+        latest = {(record["req_id"], record["run"]): record for record in items if _is_item(record)}
         return list(latest.values())
 
     def append(self, record: dict) -> None:
@@ -132,12 +133,20 @@ def _last_byte(path: Path) -> bytes | None:
 
 
 def _parse_line(line: str) -> dict | None:
-    """Parse one line; a blank or torn line (from a killed run) gives None."""
+    """Parse one line; a blank or torn line (from a killed run), or one that is not a JSON object, gives None."""
     if not line.strip():
         return None
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError:
-        logger.warning("ignoring a torn checkpoint line: %.60s", line)
+        record = loads_json(line)
+    except UnreadableJSON as err:
+        logger.warning("ignoring an unreadable checkpoint line (%s): %.60s", err, line)
         return None
     return record if isinstance(record, dict) else None
+
+
+def _is_item(record: dict) -> bool:
+    """Tell whether a record names its item (a req_id and a run that can be keys); others are ignored."""
+    if isinstance(record.get("req_id"), int | str) and isinstance(record.get("run"), int | str):
+        return True
+    logger.warning("ignoring a checkpoint line without a req_id and a run: %.60s", json.dumps(record)[:60])
+    return False

@@ -1,6 +1,6 @@
 """Read predicted SQL from CSV or JSON files and line it up with the dataset's questions."""
 
-import json
+import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +9,7 @@ import dspy
 import pandas as pd
 
 from evaluation.errors import PredictionsError
+from fileio.json_data import UnreadableJSON, loads_json
 
 __all__ = ["DEFAULT_RUN", "Prediction", "complete_predictions", "read_predictions", "run_sort_key"]
 
@@ -64,8 +65,8 @@ def _records(path: Path) -> list[dict]:
         raise PredictionsError(f"Predictions file not found: '{path}'.", str(path))
     if path.suffix.lower() == ".json":
         try:
-            data = json.loads(path.read_bytes().decode("utf-8", "surrogateescape"))
-        except json.JSONDecodeError as err:
+            data = loads_json(path.read_bytes().decode("utf-8", "surrogateescape"))
+        except UnreadableJSON as err:
             raise PredictionsError(f"Cannot read '{path}' as JSON: {err}.", str(path)) from err
         if isinstance(data, dict) and "predictions" in data:
             data = data["predictions"]
@@ -82,6 +83,11 @@ def _records(path: Path) -> list[dict]:
     return frame.to_dict("records")
 
 
+def _short(value: object) -> str:
+    """A value as one short line of text, for an error message."""
+    return reprlib.repr(value).replace("\n", "\\n")
+
+
 def _prediction(record: dict, position: int, path: Path) -> Prediction:
     """Build one prediction from a raw record, checking its fields."""
     for field in ("req_id", "sql"):
@@ -95,11 +101,11 @@ def _prediction(record: dict, position: int, path: Path) -> Prediction:
         req_id = int(str(record["req_id"]).strip())
     except ValueError as err:
         raise PredictionsError(
-            f"'{path}', item {position + 1}: req_id {record['req_id']!r} is not an integer.", str(path)
+            f"'{path}', item {position + 1}: req_id {_short(record['req_id'])} is not an integer.", str(path)
         ) from err
     sql = record["sql"]
     if sql is not None and not isinstance(sql, str):
-        raise PredictionsError(f"'{path}', item {position + 1}: sql {sql!r} is not text.", str(path))
+        raise PredictionsError(f"'{path}', item {position + 1}: sql {_short(sql)} is not text.", str(path))
     return Prediction(req_id, _run_id(record.get("run")), sql or "")
 
 

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from engines import Engine
 from engines.errors import ErrorKind, ExecutionError, GuardError
 from engines.outage import raise_if_connection_lost
-from fileio import write_atomic
+from fileio import loads_json, write_atomic
 from metric.value_match import normalized_rows
 
 __all__ = ["GoldCache", "GoldResult", "default_cache_dir"]
@@ -139,7 +139,7 @@ class GoldCache:
         """Read a cache entry; None when absent, unverifiable, for other SQL, or a timeout under a shorter limit."""
         try:
             table = pq.read_table(path)
-            entry = json.loads((table.schema.metadata or {})[_FACTS_KEY])
+            entry = loads_json((table.schema.metadata or {})[_FACTS_KEY])
         except FileNotFoundError:
             return None
         except (OSError, KeyError, ValueError, pa.ArrowException) as err:

@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import dspy
 
+from fileio.json_data import UnreadableJSON, loads_json
 from lms import model_slug
 from modules.alerce_text2sql import AlerceText2SQL
+from modules.artifact_manifest import checked_manifest, field_text, pipeline_of
 from modules.artifact_state import checked_program_state
 from modules.demo_retriever import DemoRetriever
-from modules.errors import RECOMPILE_HINT, ArtifactMismatch, ArtifactNotFound, CatalogMismatch
+from modules.errors import RECOMPILE_HINT, ArtifactMismatch, ArtifactNotFound, ArtifactRefused, CatalogMismatch
 from modules.settings import PipelineSettings, ProgramSettings
 
 if TYPE_CHECKING:
@@ -117,12 +119,20 @@ def _artifact_files(path: str | Path) -> tuple[Path, Path]:
 
 def _read_json(file: Path) -> dict[str, Any]:
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        data = loads_json(file.read_bytes())
+    except OSError as err:
+        raise ArtifactNotFound(
+            f"Cannot read '{file}': {err.strerror or err}. Recompile with python -m compile.", str(file)
+        ) from err
+    except UnreadableJSON as err:
         raise ArtifactNotFound(f"Cannot read '{file}': {err}. Recompile with python -m compile.", str(file)) from err
     if not isinstance(data, dict):
         raise ArtifactNotFound(f"'{file}' does not hold a JSON object. Recompile with python -m compile.", str(file))
     return data
+
+
+def _read_manifest(file: Path) -> dict[str, Any]:
+    return checked_manifest(_read_json(file), str(file))
 
 
 def _differences(program: dspy.Module, manifest: dict[str, Any], saved: Collection[str]) -> list[str]:
@@ -155,10 +165,11 @@ def load_artifact(program: dspy.Module, path: str | Path) -> dict[str, Any]:
     Raises:
         ArtifactNotFound: No program.json or manifest.json, or unreadable JSON.
         ArtifactMismatch: The program version, class or signature hash differs from the code.
-        ArtifactRefused: program.json holds a field an artifact may not set (an LM, LM options, unknown keys).
+        ArtifactRefused: program.json holds a field an artifact may not set (an LM, LM options, unknown keys) or a
+            demo index that cannot be built; manifest.json holds an unknown key or a value of the wrong type.
     """
     program_file, manifest_file = _artifact_files(path)
-    manifest = _read_json(manifest_file)
+    manifest = _read_manifest(manifest_file)
     names = dict(program.named_predictors())
     state = checked_program_state(_read_json(program_file), set(names), str(program_file))
     differences = _differences(program, manifest, state.keys())
@@ -179,8 +190,22 @@ def load_artifact(program: dspy.Module, path: str | Path) -> dict[str, Any]:
     if skipped:
         logger.info("artifact predictors not in this program, skipped: %s", ", ".join(skipped))
     if RETRIEVER_KEY in state:
-        program.demo_retriever = DemoRetriever.from_state(state[RETRIEVER_KEY])
+        program.demo_retriever = _retriever(state[RETRIEVER_KEY], str(program_file))
     return manifest
+
+
+def _retriever(state: dict[str, Any], file: str) -> DemoRetriever:
+    """Rebuild the demo index; one the index cannot be built from (its shape was checked) is refused."""
+    try:
+        return DemoRetriever.from_state(state)
+    except (KeyError, IndexError, TypeError, ValueError) as err:
+        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise ArtifactRefused(
+            f"Refusing the artifact '{file}': demo_retriever is not a usable demo index ({field_text(reason)}); "
+            "recompile with python -m compile.",
+            file,
+            RETRIEVER_KEY,
+        ) from err
 
 
 def _saved_pipeline(manifest: dict[str, Any] | None, catalog: str, path: Path | None) -> PipelineSettings:
@@ -188,13 +213,11 @@ def _saved_pipeline(manifest: dict[str, Any] | None, catalog: str, path: Path | 
 
     Raises:
         CatalogMismatch: The artifact was compiled for another catalog.
+        ArtifactRefused: Its pipeline settings are not usable.
     """
     if manifest is None:
         return PipelineSettings(catalog=catalog)
-    saved = dict(manifest.get("pipeline") or {})
-    if "stages" in saved:
-        saved["stages"] = tuple(saved["stages"])
-    pipeline = PipelineSettings(**saved)
+    pipeline = pipeline_of(manifest, str(path))
     if pipeline.catalog != catalog:
         raise CatalogMismatch(
             f"The artifact '{path}' was compiled for the {pipeline.catalog} catalog, not {catalog}; use "
@@ -228,6 +251,7 @@ def load_program(
         ArtifactNotFound: ``choice.artifact`` was given and holds no artifact.
         ArtifactMismatch: The artifact does not match the code.
         CatalogMismatch: The artifact was compiled for another catalog than the executor's.
+        ArtifactRefused: The artifact holds a field it may not set, or a manifest value of the wrong type.
     """
     choice = choice or ProgramSettings()
     catalog = executor.catalog if executor is not None else "ztf"
@@ -246,7 +270,7 @@ def load_program(
         )
         path = None
     if path is not None:
-        manifest = _read_json(_artifact_files(path)[1])
+        manifest = _read_manifest(_artifact_files(path)[1])
     program = AlerceText2SQL(executor, choice.pipeline(_saved_pipeline(manifest, catalog, path)))
     if path is None:
         return program, None

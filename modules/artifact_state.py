@@ -8,8 +8,10 @@ unknown keys onto the predictor, where ``config`` becomes per-call LM options.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from modules.artifact_manifest import field_text
 from modules.errors import ArtifactRefused
 
 __all__ = ["checked_program_state"]
@@ -24,6 +26,7 @@ _SCALARS = (str, int, float, bool, type(None))
 
 
 def _refuse(file: str, where: str, why: str) -> None:
+    where = field_text(where)
     raise ArtifactRefused(
         f"Refusing the artifact '{file}': {where} {why}; an artifact may hold prompts and demos only.", file, where
     )
@@ -74,6 +77,10 @@ def _predictor(file: str, name: str, state: Any) -> None:
             _demo(file, f"{name}.{key}[{index}]", item)
 
 
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _retriever(file: str, state: Any) -> None:
     state = _only(file, "demo_retriever", state, _RETRIEVER_KEYS)
     k, examples, vocabulary, idf = (state.get(key) for key in ("k", "examples", "vocabulary", "idf"))
@@ -83,15 +90,14 @@ def _retriever(file: str, state: Any) -> None:
         _refuse(file, "demo_retriever.examples", "is not a non-empty list")
     for index, example in enumerate(examples):
         where = f"demo_retriever.examples[{index}]"
-        for key, value in _only(file, where, example, _RETRIEVER_EXAMPLE_KEYS).items():
-            _text(file, f"{where}.{key}", value)
-    if not isinstance(idf, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in idf):
-        _refuse(file, "demo_retriever.idf", "is not a list of numbers")
-    if not isinstance(vocabulary, dict) or not all(
-        isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(idf)
-        for index in vocabulary.values()
-    ):
-        _refuse(file, "demo_retriever.vocabulary", "does not map terms to positions of demo_retriever.idf")
+        for key in _RETRIEVER_EXAMPLE_KEYS:
+            _text(file, f"{where}.{key}", _only(file, where, example, _RETRIEVER_EXAMPLE_KEYS).get(key))
+    if not isinstance(idf, list) or not idf or not all(_finite(x) for x in idf):
+        _refuse(file, "demo_retriever.idf", "is not a non-empty list of finite numbers")
+    if not isinstance(vocabulary, dict) or sorted(
+        index if isinstance(index, int) and not isinstance(index, bool) else -1 for index in vocabulary.values()
+    ) != list(range(len(idf))):
+        _refuse(file, "demo_retriever.vocabulary", "does not map its terms one to one onto the positions of idf")
 
 
 def checked_program_state(state: dict[str, Any], predictors: set[str], file: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from answering import AnsweringError
 from answering.objects import fetch_object
 from catalog import load_catalog, render_schema_text
 from engines.errors import EngineError
+from fileio.json_data import loads_json
 from fileio.text import encodable
 from modules.served_catalog import served_catalog
 from serve.api import answer_out
@@ -59,7 +60,7 @@ async def _encodable_lines(lines: Any) -> AsyncIterator[str]:
     """Yield each JSON line with its lone surrogates (escaped or not) as U+FFFD; other lines as they are."""
     async for line in lines:
         try:
-            message = json.loads(line)
+            message = loads_json(line)
         except ValueError:
             yield line  # not JSON: the SDK answers that itself
             continue

@@ -34,6 +34,34 @@ def test_checkpoint_survives_a_torn_last_line(tmp_path):
     assert [record["req_id"] for record in checkpoint.load()] == [1, 3]
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '{"req_id": ' + "[" * 5_000 + "]" * 5_000 + ', "run": 0}',
+        '{"run": 0}',
+        "[1, 2]",
+        '{"req_id": {"a": 1}, "run": 0}',
+        "\udcff",
+    ],
+    ids=[
+        "100,000 nested brackets",
+        "a deeply nested req_id",
+        "no req_id",
+        "not an object",
+        "req_id an object",
+        "a lone surrogate",
+    ],
+)
+def test_a_checkpoint_line_that_is_not_an_item_is_ignored(tmp_path, line):
+    checkpoint = Checkpoint(tmp_path / "checkpoint.jsonl", IDENTITY)
+    checkpoint.append({"req_id": 1, "run": 0})
+    with checkpoint.path.open("a", encoding="utf-8", errors="surrogateescape") as file:
+        file.write(line + "\n")
+    checkpoint.append({"req_id": 3, "run": 0})
+    assert [record["req_id"] for record in checkpoint.load()] == [1, 3]
+
+
 def test_checkpoint_refuses_other_settings(tmp_path):
     Checkpoint(tmp_path / "checkpoint.jsonl", IDENTITY).append({"req_id": 1, "run": 0})
     with pytest.raises(CheckpointMismatch) as info:

@@ -169,3 +169,17 @@ def test_repeated_column_names_and_types_survive_the_disk(tmp_path):
     assert len(executor.calls) == 1
     assert list(again.frame.columns) == ["oid", "mag", "oid", "note"]
     assert again.rows == first.rows
+
+
+def test_an_entry_whose_facts_nest_deeply_does_not_verify_and_is_rerun(tmp_path, caplog):
+    import pyarrow.parquet as pq
+
+    from metric.gold_cache import _FACTS_KEY
+
+    executor = CountingExecutor()
+    GoldCache(executor, cache_dir=tmp_path).result("SELECT 1")
+    entry = next((tmp_path / "ztf" / "fp0").glob("*.parquet"))
+    table = pq.read_table(entry)
+    pq.write_table(table.replace_schema_metadata({_FACTS_KEY: b"[" * 100_000 + b"]" * 100_000}), entry)
+    assert GoldCache(executor, cache_dir=tmp_path).result("SELECT 1").error is None
+    assert len(executor.calls) == 2 and "nested deeper than" in caplog.text
