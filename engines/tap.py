@@ -7,7 +7,8 @@ always the row cap; a result the service cut (``QUERY_STATUS=OVERFLOW``) is flag
 DaCHS sends past MAXREC to say so is dropped. Transient HTTP failures are retried with backoff a bounded number of
 times, never past the time limit. The service's limits (``/capabilities``) and its tables (``tap_schema``) are read
 once, on first use. A result holding arrays of strings, which pyvo cannot read from a VOTable, is fetched again as
-CSV (`engines.tap_csv`).
+CSV; a catalog array column that the service publishes as JSON text (the local DaCHS) is read back as lists
+(`engines.tap_csv`).
 
 TAP has no SQLSTATE: error kinds come from the service's messages ("Could not locate table", "No such field
 known", "Query timed out"), in ``engines.tap_errors``.
@@ -28,6 +29,8 @@ import requests
 from astropy.table import Table
 from pyvo.dal import DALFormatError, DALOverflowWarning, DALQueryError, DALServiceError
 
+from catalog import load_catalog
+from catalog.dachs_rd import array_columns
 from engines.adql import TapTarget, Translation, Upload, default_target, translate
 from engines.adql_guard import check_adql
 from engines.adql_hints import with_hint
@@ -35,7 +38,7 @@ from engines.adql_pasted import PastedADQL, prepare_pasted
 from engines.engine import EngineLifecycle, Result
 from engines.errors import DatabaseUnavailable, ExecutionError
 from engines.guard import check_sql
-from engines.tap_csv import fetch_csv, holds_string_arrays
+from engines.tap_csv import fetch_csv, holds_string_arrays, read_back_arrays
 from engines.tap_errors import is_timeout, is_transient, query_error, reason, timeout_error, unavailable_message
 from engines.tap_jobs import run_job
 from engines.tap_settings import TapSettings
@@ -58,6 +61,7 @@ class TapEngine(EngineLifecycle):
     def __init__(self, settings: TapSettings | None = None) -> None:
         self.settings = settings or TapSettings()
         self.catalog = self.settings.catalog
+        self._array_columns = array_columns(load_catalog(self.catalog))
         self._lock = threading.Lock()
         self._target: TapTarget | None = None
         self._hard_limit: int | None = None
@@ -137,7 +141,8 @@ class TapEngine(EngineLifecycle):
                 raise
             service = self._service(timeout_s + self.settings.connect_timeout_s)
             return fetch_csv(service, translation.adql, max_rows=max_rows, uploads=_uploads(translation))
-        return results.to_table(), (results.query_status or "").upper() == "OVERFLOW"
+        table = read_back_arrays(results.to_table(), self._array_columns)
+        return table, (results.query_status or "").upper() == "OVERFLOW"
 
     def translate(self, sql: str) -> Translation:
         """Return the ADQL of a guarded statement for this service's tables (reads them on first use)."""

@@ -1,9 +1,12 @@
-"""Results a VOTable cannot carry, fetched as CSV: arrays of strings such as ``ztf.taxonomy.classes``.
+"""Arrays of strings such as ``ztf.taxonomy.classes`` over TAP: fetched as CSV where a VOTable cannot carry them,
+and read back as lists where the service publishes them as JSON text.
 
 DaCHS declares a ``text[]`` column as ``char`` with arraysize ``*x*``; astropy's VOTable parser refuses it (E13), and
 the cells of that VOTable run the strings together anyway. ALeRCE's notebooks fetch such results as CSV, where DaCHS
 writes each array as a Python list literal (``['SNIa', 'SNIbc']``); here a text column whose every value is such a
-literal becomes a column of lists, as PostgreSQL returns it. CSV carries no units or descriptions.
+literal becomes a column of lists, as PostgreSQL returns it. CSV carries no units or descriptions. The local DaCHS
+publishes array columns as JSON text instead (``catalog.dachs_rd``), which every VOTable reader takes: a catalog
+array column whose values are all JSON arrays becomes lists again (`read_back_arrays`).
 """
 
 import ast
@@ -17,7 +20,7 @@ from astropy.io.votable.exceptions import E13
 from astropy.table import Column, MaskedColumn, Table
 from pyvo.dal import DALFormatError
 
-__all__ = ["csv_table", "fetch_csv", "holds_string_arrays"]
+__all__ = ["csv_table", "fetch_csv", "holds_string_arrays", "read_back_arrays"]
 
 
 def holds_string_arrays(err: DALFormatError) -> bool:
@@ -53,19 +56,38 @@ def csv_table(data: bytes) -> Table:
         ([['SNIa', 'CV/Nova'], ['SN']], [False, True])
     """
     table = Table.read(io.BytesIO(data), format="ascii.csv")
-    for name in table.colnames:
+    return _lists_in(table, table.colnames)
+
+
+def read_back_arrays(table: Table, array_columns: frozenset[str]) -> Table:
+    """Turn the columns named in `array_columns` (any case) whose every value is a JSON array into columns of lists;
+    the column keeps its unit and description.
+
+    Examples:
+        >>> table = Table({"classes": ['["SNIa","CV/Nova"]', '["SN"]'], "name": ['["x"]', '["y"]']})
+        >>> table = read_back_arrays(table, frozenset({"classes"}))
+        >>> list(table["classes"]), list(table["name"])
+        ([['SNIa', 'CV/Nova'], ['SN']], [np.str_('["x"]'), np.str_('["y"]')])
+    """
+    return _lists_in(table, [name for name in table.colnames if name.lower() in array_columns])
+
+
+def _lists_in(table: Table, names: list[str]) -> Table:
+    """Replace each column of `names` whose values are all list literals by a column of lists."""
+    for name in names:
         lists = _list_values(table[name])
         if lists is not None:
             cells = np.empty(len(lists), dtype=object)  # one list per cell, whatever their lengths
             for row, value in enumerate(lists):
                 cells[row] = value
-            table[name] = Column(cells)
+            old = table[name]
+            table[name] = Column(cells, unit=old.unit, description=old.description, meta=old.meta)
     return table
 
 
 def _list_values(column: Column) -> list | None:
     """The column's values as lists (None where masked) if every value is a list literal, else None."""
-    if column.dtype.kind not in "US":
+    if column.dtype.kind not in "USO":  # VOTable text of any length is an object column
         return None
     masked = column.mask if isinstance(column, MaskedColumn) else [False] * len(column)
     values: list = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 from http.cookies import SimpleCookie
@@ -9,20 +10,43 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from serve.sessions import cookie_name_of
-from serve.settings import is_loopback
+from serve.settings import SAMP_WEB_HUB, is_loopback
 
-__all__ = ["CONTENT_SECURITY_POLICY", "TOKEN_COOKIE", "AccessControl", "SecurityHeaders"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "TOKEN_COOKIE",
+    "AccessControl",
+    "SecurityHeaders",
+    "content_security_policy",
+    "download_key",
+    "download_url",
+]
 
 TOKEN_COOKIE = "workbench_token"
 """Cookie that keeps the token after a page was opened with ``?token=...`` (named by
 ``serve.sessions.cookie_name_of``)."""
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-)
-"""What the page may load: its own script, style sheet and pictures, its own API; no page may frame it."""
+
+
+def content_security_policy(samp_hub_url: str = SAMP_WEB_HUB) -> str:
+    """What the page may load: its own script, style sheet and pictures, its own API, and the SAMP Web Profile hub
+    at `samp_hub_url` (the send button's XML-RPC calls; a hub only answers the pages its user lets register); no
+    page may frame it.
+
+    Examples:
+        >>> "connect-src 'self' http://localhost:21012;" in content_security_policy()
+        True
+    """
+    return (
+        f"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self' {samp_hub_url}; "
+        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    )
+
+
+CONTENT_SECURITY_POLICY = content_security_policy()
+"""The policy of a workbench whose page sends to the standard Web Profile hub."""
+_DOWNLOAD_KEY = "key"
+"""Query parameter of a download URL that a SAMP client (TOPCAT, Aladin) fetches without the page's token."""
 _HEADERS = [
-    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"same-origin"),  # no-referrer would make Chromium send `Origin: null` on its own forms
@@ -51,7 +75,7 @@ class AccessControl:
             await self.app(scope, receive, send)
             return
         headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
-        if self.token is not None and not self._has_token(scope, headers):
+        if self.token is not None and not self._has_token(scope, headers) and not self._has_key(scope):
             message = "this workbench needs its access token (Authorization: Bearer TOKEN or ?token=)"
             await _refuse(send, 401, "unauthorized", message)
             return
@@ -85,6 +109,31 @@ class AccessControl:
             offered.append(cookie[name].value)
         offered += parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [])
         return any(hmac.compare_digest(candidate.encode(), self.token.encode()) for candidate in offered)
+
+    def _has_key(self, scope: dict) -> bool:
+        """Tell whether a GET carries the key of its own path (``download_key``), as the URL sent over SAMP does."""
+        if scope.get("method") != "GET":
+            return False
+        offered = parse_qs(scope.get("query_string", b"").decode("latin-1")).get(_DOWNLOAD_KEY, [])
+        wanted = download_key(self.token, scope["path"]).encode()
+        return any(hmac.compare_digest(candidate.encode(), wanted) for candidate in offered)
+
+
+def download_key(token: str, path: str) -> str:
+    """The key that lets a request without the token GET `path` alone (a download sent to TOPCAT or Aladin, which
+    fetch the URL themselves): an HMAC of the path under the token, so it opens that one path and shows no token.
+
+    Examples:
+        >>> token = "a" * 16
+        >>> download_key(token, "/answers/1/download/votable") == download_key(token, "/answers/2/download/votable")
+        False
+    """
+    return hmac.new(token.encode(), path.encode(), hashlib.sha256).hexdigest()
+
+
+def download_url(token: str | None, path: str) -> str:
+    """`path` as a SAMP client may fetch it: with its ``download_key`` when the workbench asks for a token."""
+    return path if token is None else f"{path}?{_DOWNLOAD_KEY}={download_key(token, path)}"
 
 
 def _is_loopback_host(host: str) -> bool:
@@ -130,10 +179,12 @@ async def _refuse(send: Any, status: int, kind: str, message: str) -> None:
 
 
 class SecurityHeaders:
-    """Add the content security policy and the anti-framing, no-sniffing and referrer headers to every response."""
+    """Add the content security policy (``content_security_policy`` of `samp_hub_url`) and the anti-framing,
+    no-sniffing and referrer headers to every response."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, *, samp_hub_url: str = SAMP_WEB_HUB) -> None:
         self.app = app
+        self.headers = [(b"content-security-policy", content_security_policy(samp_hub_url).encode()), *_HEADERS]
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         """Pass the request on; add the headers to its response."""
@@ -143,7 +194,7 @@ class SecurityHeaders:
 
         async def with_headers(message: dict) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *_HEADERS]}
+                message = {**message, "headers": [*message.get("headers", []), *self.headers]}
             await send(message)
 
         await self.app(scope, receive, with_headers)

@@ -91,7 +91,7 @@ def create_app(bench: Workbench) -> FastAPI:
         max_request_bytes=bench.settings.max_request_bytes,
         token=bench.settings.token,
     )
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SecurityHeaders, samp_hub_url=bench.settings.samp_hub_url)
     settings = bench.settings
     app.add_middleware(
         MetricsEndpoint,

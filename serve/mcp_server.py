@@ -129,12 +129,40 @@ def _tool_errors() -> Iterator[None]:
 def _reply(bench: Workbench, record: Record) -> dict[str, Any]:
     """The record as ``AnswerOut`` within the response caps, every text encodable (the SDK writes UTF-8).
 
-    Rows come inline, with each column's unit and UCD in ``fields``; the page's download links are left out, since
-    nothing serves them over stdio.
+    Rows come inline, with each column's unit, UCD and description in ``fields``; the page's download links are
+    left out, since nothing serves them over stdio. When rows were left out, ``rows_note`` says which and how to
+    get the others.
     """
     payload = answer_out(record, bench.settings)
     payload.pop("downloads")
+    note = _rows_note(len(payload["rows"]), payload["row_count"], cut_by_engine=record.answer.truncated)
+    if note:
+        payload["rows_note"] = note
     return json.loads(encodable(json.dumps(payload, ensure_ascii=False, default=str)))
+
+
+def _rows_note(shown: int, fetched: int, *, cut_by_engine: bool) -> str:
+    """Say which rows a reply leaves out and how to get them (every MCP reply carries its rows inline).
+
+    Examples:
+        >>> _rows_note(3, 3, cut_by_engine=False)
+        ''
+        >>> _rows_note(10, 120, cut_by_engine=False)[:80]
+        'truncated: this reply holds rows 1-10 of the 120 fetched (the reply is capped in'
+    """
+    notes = []
+    if shown < fetched:
+        notes.append(
+            f"truncated: this reply holds rows 1-{shown} of the {fetched:,} fetched (the reply is capped in rows "
+            f"and bytes); to get the others, call run_sql again with an ORDER BY and LIMIT {shown} OFFSET {shown} "
+            "(and so on), or select fewer columns"
+        )
+    if cut_by_engine:
+        notes.append(
+            f"the query had more rows than the {fetched:,} fetched (the engine's row cap); add WHERE conditions "
+            "or an ORDER BY ... LIMIT to choose which rows come back"
+        )
+    return "; ".join(notes)
 
 
 def _shown(name: str) -> str:

@@ -20,7 +20,7 @@ from answering.lightcurve import object_figure
 from answering.render import describe_range
 from catalog import load_catalog
 from engines.errors import EngineError
-from serve.access import TOKEN_COOKIE
+from serve.access import TOKEN_COOKIE, download_url
 from serve.boxes import boxes_router
 from serve.errors import WorkbenchError
 from serve.exports import DOWNLOADS, download, png_bytes
@@ -206,6 +206,8 @@ def _answer_html(bench: Workbench, record: Record, *, page: int = 1, oid: str = 
         context["oid"] = oid if oid in oids else ""
     cost = "n/a (no price for this model)" if record.cost_usd is None else f"${record.cost_usd:.4f}"
     context["dates"] = [describe_range(date_range) for date_range in answer.dates]
+    context["samp_hub"] = bench.settings.samp_hub_url
+    context["samp_url"] = download_url(bench.settings.token, f"/answers/{record.id}/download/votable")
     return _TEMPLATES.get_template("answer.html").render(record=record, answer=answer, cost=cost, **context)
 
 

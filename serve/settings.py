@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import re
 
-__all__ = ["MIN_TOKEN_CHARS", "TOKEN_ENV", "ServeSettings", "is_loopback"]
+__all__ = ["MIN_TOKEN_CHARS", "SAMP_WEB_HUB", "TOKEN_ENV", "ServeSettings", "is_loopback"]
 
 TOKEN_ENV = "ALERCE_SERVE_TOKEN"
 """Environment variable holding the access token (required when the server binds a non-loopback address)."""
 MIN_TOKEN_CHARS = 16
 """Shortest access token accepted (``openssl rand -hex 16`` makes 32 characters)."""
+SAMP_WEB_HUB = "http://localhost:21012"
+"""Where the SAMP Web Profile puts the hub (TOPCAT's and Aladin's) for the pages of a browser: a fixed address."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -47,6 +50,8 @@ class ServeSettings:
         max_connections_per_client: Open HTTP connections from one peer address.
         header_timeout_s: Longest a connection may take to send a request's headers (and stay idle between
             requests) before it is closed.
+        samp_hub_url: The SAMP Web Profile hub that the page's send button talks to (the only address outside the
+            workbench that the page may connect to); the standard's fixed one but in tests.
     """
 
     host: str = "127.0.0.1"
@@ -73,6 +78,7 @@ class ServeSettings:
     max_connections: int = 1_000
     max_connections_per_client: int = 100
     header_timeout_s: float = 10.0
+    samp_hub_url: str = SAMP_WEB_HUB
 
     def __post_init__(self) -> None:
         """Refuse to serve another address without a token, and a token that is easy to guess."""
@@ -85,6 +91,8 @@ class ServeSettings:
             raise ValueError(
                 f"the metrics token has {len(self.metrics_token)} characters; use at least {MIN_TOKEN_CHARS}"
             )
+        if not re.fullmatch(r"https?://[\w.\-\[\]:]+", self.samp_hub_url):
+            raise ValueError(f"the SAMP hub's address {self.samp_hub_url!r} is not http://HOST:PORT")
         if not is_loopback(self.host) and not self.token:
             raise ValueError(
                 f"binding {self.host} exposes the database beyond this machine; set a token with --token-file or "

@@ -26,7 +26,7 @@ from typing import TextIO
 import psycopg
 
 from catalog import CATALOG_NAMES, Catalog, load_catalog
-from catalog.dachs_rd import rd_id, render_index_ddl, render_rd, render_tables_ddl
+from catalog.dachs_rd import copy_expression, rd_id, render_index_ddl, render_rd, render_tables_ddl
 from db.errors import ServerError
 from db.provision import database_build_info
 from db.server import ServerInfo, ServerSettings, up
@@ -260,8 +260,9 @@ def _publish(dachs: str, source_dsn: str, catalog: Catalog) -> None:
         target.execute(render_tables_ddl(catalog))
         for table in catalog.tap_tables:
             columns = ", ".join(table.column_names)
+            read = ", ".join(copy_expression(column) for column in table.columns)
             with (
-                source.cursor().copy(f"COPY (SELECT {columns} FROM {catalog.schema}.{table.name}) TO STDOUT") as out,
+                source.cursor().copy(f"COPY (SELECT {read} FROM {catalog.schema}.{table.name}) TO STDOUT") as out,
                 target.cursor().copy(f"COPY {schema}.{table.name} ({columns}) FROM STDIN") as into,
             ):
                 for chunk in out:

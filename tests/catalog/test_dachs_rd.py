@@ -1,14 +1,22 @@
 """The DaCHS resource descriptor rendered from the catalog."""
 
 from catalog import load_catalog
-from catalog.dachs_rd import render_rd, render_tables_ddl
+from catalog.dachs_rd import JSON_ARRAY_NOTE, array_columns, copy_expression, render_rd, render_tables_ddl
 
 
-def test_taxonomy_classes_is_published_as_an_array_of_strings():
+def test_taxonomy_classes_is_published_as_json_text():
     catalog = load_catalog()
-    assert '<column name="classes" type="text[]"' in render_rd(catalog)
-    assert "    classes text[]" in render_tables_ddl(catalog)
-    assert 'type="varchar' not in render_rd(catalog)
+    rd = render_rd(catalog)
+    column = '<column name="classes" type="text" ucd="src.class"'
+    assert f'{column} description="ordered class names {JSON_ARRAY_NOTE}"' in rd
+    assert "    classes text\n" in render_tables_ddl(catalog)
+    assert "[]" not in rd and "[]" not in render_tables_ddl(catalog)  # DaCHS would publish arraysize "*x*"
+    assert 'type="varchar' not in rd
+    assert array_columns(catalog) == {"classes"}
+    taxonomy = catalog.table("taxonomy")
+    assert [copy_expression(column) for column in taxonomy.columns if column.name == "classes"] == [
+        "to_json(classes)::text"
+    ]
 
 
 def test_every_published_column_has_its_ucd_in_the_resource_descriptor():

@@ -142,7 +142,7 @@ def test_the_service_publishes_units_and_descriptions_from_the_catalog(tap_url):
     assert columns["ndet"][1]
 
 
-def test_taxonomy_classes_is_published_as_an_array_of_strings(tap_url):
+def test_taxonomy_classes_is_published_as_json_text(tap_url):
     where = "table_name = 'ztf.taxonomy' AND column_name = 'classes'"
     rows = pyvo.dal.TAPService(tap_url).run_sync(f"SELECT datatype, arraysize FROM TAP_SCHEMA.columns WHERE {where}")
-    assert [(row["datatype"], row["arraysize"]) for row in rows] == [("char", "*x*")]
+    assert [(row["datatype"], row["arraysize"]) for row in rows] == [("char", "*")]  # not "*x*", which pyvo refuses

@@ -63,6 +63,27 @@ def test_ask_answers_through_the_program(tiny_dsn):
     assert body["sql"] == POSITIONS_SQL and body["row_count"] == 120
     assert len(body["rows"]) == 10 and body["truncated"] is True
     assert json.loads(answered.content[0].text)["model"] == "fake/scripted"
+    units = {field["name"]: (field["unit"], field["ucd"]) for field in body["fields"]}
+    assert units["meanra"] == ("deg", "pos.eq.ra;meta.main") and units["meandec"] == ("deg", "pos.eq.dec;meta.main")
+    assert body["rows_note"].startswith("truncated: this reply holds rows 1-10 of the 120 fetched")
+    assert "LIMIT 10 OFFSET 10" in body["rows_note"]
+    assert "/answers/" not in answered.content[0].text, "no links to routes that nothing serves over stdio"
+
+
+def test_run_sql_pages_through_what_a_reply_left_out(tiny_dsn):
+    sql = "SELECT oid, meanra FROM object ORDER BY oid"
+    _, (first, second, whole) = call(
+        server("-m", "tests.serve.fake_mcp_server", tiny_dsn),
+        ("run_sql", {"sql": f"{sql} LIMIT 25"}),
+        ("run_sql", {"sql": f"{sql} LIMIT 10 OFFSET 10"}),  # as the first reply's note says
+        ("run_sql", {"sql": f"{sql} LIMIT 5"}),
+    )
+    assert first.structured_content["truncated"] is True and len(first.structured_content["rows"]) == 10
+    assert "rows 1-10 of the 25 fetched" in first.structured_content["rows_note"]
+    shown, following = first.structured_content["rows"], second.structured_content["rows"]
+    assert len(following) == 10 and following[0][0] > shown[-1][0]  # the next rows, none twice
+    assert [field["unit"] for field in second.structured_content["fields"]] == [None, "deg"]
+    assert whole.structured_content["truncated"] is False and "rows_note" not in whole.structured_content
 
 
 def test_ask_follows_up_a_conversation_and_refuses_an_unknown_one(tiny_dsn):
