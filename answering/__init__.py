@@ -1,5 +1,5 @@
-"""Answer questions about ALeRCE data: the Python API (``load``, ``run_sql``, ``object``), the ``python -m ask``
-command and its output.
+"""Answer questions about ALeRCE data: the Python API (``load``, ``run_sql``, ``object``, ``crossmatch``), the
+``python -m ask`` command and its output.
 
 Example:
     >>> from answering import clean_text
@@ -18,6 +18,7 @@ __all__ = [
     "ObjectView",
     "Text2SQL",
     "clean_text",
+    "crossmatch",
     "load",
     "object",
     "run_sql",
@@ -38,5 +39,6 @@ __getattr__, __dir__ = lazy_exports(
         "object": "answering.objects:view_object",
         "clean_text": "answering.question",
         "run_sql": "answering.sql",
+        "crossmatch": "answering.targets",
     },
 )

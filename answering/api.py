@@ -14,6 +14,7 @@ Example (in a notebook)::
     answer.plot_sky()   # a matplotlib Figure of the positions (Aitoff), when the rows have RA/Dec
     answer.plot_lightcurve("ZTF20aaelulu")   # magpsf against MJD per band, limits as arrows
     answer.to_votable("answer.xml")
+    t2s.ask("Which of my targets are supernovae?", targets="targets.csv")  # a target list, the table mylist
     answer.dates        # the MJD ranges of the question's dates, as the stages saw them
     answer.explanation  # what the SQL returns, in plain words, and the assumptions it took
     answer.alternatives # other readings of the question, when the candidates disagreed
@@ -40,11 +41,13 @@ from answering.answer import Answer
 from answering.conversation import Conversation, follow_up_of
 from answering.errors import CannotFollowUp
 from answering.question import MAX_KNOWLEDGE_CHARS, clean_text
+from answering.targets import target_list
 from db.engine import open_engine
 from defaults.time_limits import ASK_CONNECT_S, ASK_QUERY_S
 from engines import Engine, EngineSettings
 from engines.errors import EngineError
 from engines.guard import check_sql
+from engines.targets import uploaded
 from modules import DirectText2SQL, FollowUp
 from modules.adapter import default_adapter, make_adapter
 from modules.artifact import load_program
@@ -118,7 +121,13 @@ class Text2SQL:
         return Conversation(self)
 
     def ask(
-        self, question: str, external_knowledge: str = "", domain_knowledge: str = "", *, follows: Answer | None = None
+        self,
+        question: str,
+        external_knowledge: str = "",
+        domain_knowledge: str = "",
+        *,
+        follows: Answer | None = None,
+        targets: Any = None,
     ) -> Answer:
         """Answer one question; an unusable LM answer or a failing query gives an ``Answer`` with ``error`` set.
 
@@ -128,12 +137,15 @@ class Text2SQL:
             domain_knowledge: Astronomy background for the question ("" when none).
             follows: An earlier answer this question follows up ("now only those with more than 50
                 detections"): its question, SQL and explanation join the knowledge the stages see.
+            targets: A target list the question is about, as ``run_sql`` takes it (``answering.targets``): the
+                stages see it as the table ``mylist`` beside the catalog's, and every query sends it along.
 
         Returns:
             The answer; ``answer.frame`` is None when it could not answer.
 
         Raises:
             BadQuestion: The question is empty, or a text is over its length limit.
+            AnsweringError: The target list cannot be used (one line says why).
             CannotFollowUp: `follows` failed, is on another catalog, or the program is the direct baseline.
             engines.errors.DatabaseUnavailable: The database cannot be reached.
             dspy.LMError: The LM refused every call (configuration, authentication or billing).
@@ -143,7 +155,8 @@ class Text2SQL:
         external = clean_text(external_knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
         domain = clean_text(domain_knowledge, field="domain_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
         follow_up = follow_up_of(follows, self.catalog) if follows is not None else None
-        pred = self.predict(question, external, domain, follow_up)
+        with uploaded(target_list(targets)):
+            pred = self.predict(question, external, domain, follow_up)
         error, error_kind = _why_unanswered(pred)
         return Answer(
             question=question,

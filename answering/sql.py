@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from answering.answer import Answer
 from answering.errors import AnsweringError
 from answering.question import clean_text
 from engines.errors import ExecutionError
 from engines.guard import MAX_SQL_CHARS
+from engines.targets import uploaded
 
 if TYPE_CHECKING:
     from engines import Engine, EngineSettings
+    from engines.targets import TargetList
 
 __all__ = ["run_sql"]
 
@@ -24,6 +26,7 @@ def run_sql(
     engine: Engine | EngineSettings | None = None,
     timeout_s: float | None = None,
     max_rows: int | None = None,
+    targets: Any = None,
 ) -> Answer:
     """Run one SELECT on the catalog's data and return it as an ``Answer`` (``answering.run_sql`` is this).
 
@@ -34,6 +37,7 @@ def run_sql(
         answer = answering.run_sql("SELECT oid, meanra, meandec FROM object WHERE ndet > 50 LIMIT 10")
         answer.table      # an astropy Table with the catalog's units and UCDs
         answering.run_sql("SELECT count(*) FROM object", engine=EngineSettings(engine="tap"))  # as ADQL on TAP
+        answering.run_sql("SELECT t.*, o.oid FROM mylist t JOIN object o ON o.oid = t.objectid", targets="ids.csv")
 
     Args:
         sql: PostgreSQL (on TAP it is translated to ADQL, as generated SQL is).
@@ -42,15 +46,19 @@ def run_sql(
             database of `catalog`, or ``$ALERCE_DSN``).
         timeout_s: Time limit of the query (None: the engine's).
         max_rows: Row cap (None: the engine's).
+        targets: A target list the SQL names as ``mylist`` (or ``tap_upload.mylist``): a CSV or VOTable file,
+            an astropy Table or a DataFrame of positions (ra, dec) or object ids (``answering.targets``).
 
     Returns:
         The answer; when the guard refused the SQL or it failed, ``frame`` is None and ``error`` says why in one
         line (``error_kind`` ``refused`` for the guard).
 
     Raises:
-        AnsweringError: Empty or too long SQL, an unknown catalog, or an engine of another catalog.
+        AnsweringError: Empty or too long SQL, an unknown catalog, an engine of another catalog, or a bad target
+            list.
         engines.errors.EngineError: The database could not be reached.
     """
+    from answering.targets import target_list
     from db.engine import open_engine
     from engines import EngineSettings
 
@@ -59,26 +67,35 @@ def run_sql(
         raise AnsweringError("the SQL is empty; write one SELECT statement")
     if catalog not in ("ztf", "multisurvey"):
         raise AnsweringError(f"unknown catalog {catalog!r}; choose ztf or multisurvey")
+    checked = target_list(targets)
     if engine is not None and not isinstance(engine, EngineSettings):
-        return _run(engine, sql, catalog, timeout_s, max_rows, keep=True)
+        return _run(engine, sql, catalog, timeout_s, max_rows, checked, keep=True)
     settings = engine or EngineSettings(catalog=catalog)
     if settings.catalog != catalog:
         settings = dataclasses.replace(settings, catalog=catalog)
     opened = open_engine(settings)
     try:
-        return _run(opened, sql, catalog, timeout_s, max_rows, keep=False)
+        return _run(opened, sql, catalog, timeout_s, max_rows, checked, keep=False)
     finally:
         opened.close()
 
 
 def _run(
-    engine: Engine, sql: str, catalog: str, timeout_s: float | None, max_rows: int | None, *, keep: bool
+    engine: Engine,
+    sql: str,
+    catalog: str,
+    timeout_s: float | None,
+    max_rows: int | None,
+    targets: TargetList | None,
+    *,
+    keep: bool,
 ) -> Answer:
     served = getattr(getattr(engine, "settings", None), "catalog", catalog)
     if served != catalog:
         raise AnsweringError(f"the engine serves the {served} catalog, not {catalog}")
     try:
-        result = engine.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
+        with uploaded(targets):
+            result = engine.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
     except ExecutionError as err:
         return Answer(question="", sql=sql, frame=None, error=str(err), error_kind=err.label, catalog=catalog)
     return Answer(

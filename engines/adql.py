@@ -111,12 +111,13 @@ def target_from_catalog(catalog: Catalog, *, tables: frozenset[str]) -> TapTarge
     )
 
 
-def translate(sql: str, target: TapTarget | None = None) -> Translation:
+def translate(sql: str, target: TapTarget | None = None, *, uploads: dict[str, Upload] | None = None) -> Translation:
     """Translate one PostgreSQL SELECT statement into ADQL for the TAP service.
 
     Args:
         sql: The statement (already accepted by the SQL guard).
         target: Schema, tables and column facts of the service (default: the ``ztf`` catalog's tables).
+        uploads: Tables sent along (a target list): the statement names them bare or as ``tap_upload.name``.
 
     Returns:
         The ADQL text and the tables it uploads.
@@ -126,7 +127,7 @@ def translate(sql: str, target: TapTarget | None = None) -> Translation:
             ``general`` when it does not parse or is nested too deeply to read.
     """
     try:
-        return _translate(sql, Rendering(target=target or default_target()))
+        return _translate(sql, Rendering(target=target or default_target(), uploads=dict(uploads or {})))
     except RecursionError as err:  # the rules and the generator recurse per nesting level, as the parser does
         raise ExecutionError(ErrorKind.GENERAL, None, f"The SQL {TOO_DEEP}") from err
 

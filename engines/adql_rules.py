@@ -170,6 +170,11 @@ def qualify_tables(tree: exp.Expression, rendering: Rendering) -> exp.Expression
         schema, name = table.text("db").lower(), table.name.lower()
         if not schema and name in ctes:
             continue
+        if not schema and name in rendering.uploads:
+            if not table.alias:
+                table.set("alias", exp.TableAlias(this=exp.to_identifier(name)))
+            table.set("db", exp.to_identifier(UPLOAD_SCHEMA))
+            continue
         if schema in _SERVICE_SCHEMAS:
             continue
         if schema and schema not in target.schema_aliases and schema != target.schema:

@@ -1,6 +1,7 @@
 """PostgreSQL as an engine: guarded, read-only, time-limited queries that return pandas DataFrames.
 
-Every query passes the SQL guard, then runs in a READ ONLY transaction with a server-side `statement_timeout` and
+Every query passes the SQL guard (a target list uploaded in the context goes before it as a literal table,
+``engines.targets``), then runs in a READ ONLY transaction with a server-side `statement_timeout` and
 a client-side watchdog. Past its timeout the watchdog cancels the query; a backend that ignores the cancel (work
 that does not check for interrupts) is terminated through the admin DSN when one is configured, and the connection
 is then abandoned (its socket shut down), so every query ends within its timeout plus about 2 s. Rows come from a
@@ -31,6 +32,7 @@ from engines.engine import EngineLifecycle, Result
 from engines.errors import EngineError, ErrorKind, ExecutionError, error_kind_for
 from engines.guard import check_sql
 from engines.postgres_pool import open_pool, pool_timeout_error, probe
+from engines.targets import attach_targets
 
 __all__ = ["PostgresEngine", "PostgresSettings"]
 
@@ -120,7 +122,7 @@ class PostgresEngine(EngineLifecycle):
                 not be read (a value Python cannot represent, nesting too deep, out of memory).
             DatabaseUnavailable: no connection could be opened.
         """
-        statement = check_sql(sql)
+        statement = attach_targets(check_sql(sql))
         timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
         max_rows = self.settings.max_rows if max_rows is None else max_rows
         started = time.perf_counter()

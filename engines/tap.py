@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import pandas as pd
 import pyvo
 import requests
-from astropy.table import Table
+from astropy.table import MaskedColumn, Table
 from pyvo.dal import DALFormatError, DALOverflowWarning, DALQueryError, DALServiceError
 
 from catalog import load_catalog
@@ -42,6 +42,7 @@ from engines.tap_csv import fetch_csv, holds_string_arrays, read_back_arrays
 from engines.tap_errors import is_timeout, is_transient, query_error, reason, timeout_error, unavailable_message
 from engines.tap_jobs import run_job
 from engines.tap_settings import TapSettings
+from engines.targets import current_targets
 
 __all__ = ["TapEngine"]
 
@@ -95,7 +96,8 @@ class TapEngine(EngineLifecycle):
             DatabaseUnavailable: The service cannot be reached.
         """
         prepared = self.prepare_adql(adql)
-        return self._execute(Translation(prepared.adql), timeout_s=timeout_s, max_rows=max_rows)
+        translation = Translation(prepared.adql, uploads=_target_uploads() or {})
+        return self._execute(translation, timeout_s=timeout_s, max_rows=max_rows)
 
     def prepare_adql(self, adql: str) -> PastedADQL:
         """Check pasted ADQL and rewrite what DaCHS refuses (``engines.adql_pasted``); reads the service once.
@@ -145,8 +147,9 @@ class TapEngine(EngineLifecycle):
         return table, (results.query_status or "").upper() == "OVERFLOW"
 
     def translate(self, sql: str) -> Translation:
-        """Return the ADQL of a guarded statement for this service's tables (reads them on first use)."""
-        return translate(sql, self.target())
+        """Return the ADQL of a guarded statement for this service's tables (reads them on first use); the
+        target list uploaded in this context (``engines.targets``) goes along as ``TAP_UPLOAD``."""
+        return translate(sql, self.target(), uploads=_target_uploads())
 
     def target(self) -> TapTarget:
         """Return the service's schema facts, reading its limits and ``tap_schema`` tables once."""
@@ -279,4 +282,17 @@ def _uploads(translation: Translation) -> dict[str, Table] | None:
 
 def _upload_table(upload: Upload) -> Table:
     columns = list(zip(*upload.rows, strict=True)) if upload.rows else [[] for _ in upload.columns]
-    return Table([list(values) for values in columns], names=upload.columns)
+    return Table([_upload_column(values) for values in columns], names=upload.columns)
+
+
+def _upload_column(values: tuple) -> list | MaskedColumn:
+    """The values of one uploaded column; empty cells are masked (a VOTable has no None)."""
+    if None not in values:
+        return list(values)
+    filled = next((value for value in values if value is not None), "")
+    return MaskedColumn([filled if value is None else value for value in values], mask=[v is None for v in values])
+
+
+def _target_uploads() -> dict[str, Upload] | None:
+    targets = current_targets()
+    return None if targets is None else {targets.name: Upload(columns=targets.columns, rows=targets.rows)}
