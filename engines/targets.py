@@ -245,8 +245,10 @@ def _csv_frame(data: bytes) -> Any:
         raise BadTargets("the target list is neither CSV nor VOTable (it is not text)") from err
     if "\x00" in text or not text.strip():
         raise BadTargets("the target list is neither CSV nor VOTable (it is empty or binary)")
+    header = text.lstrip().splitlines()[0]
+    separator = next((mark for mark in (",", "\t", ";", "|") if mark in header), ",")
     try:
-        return pd.read_csv(io.StringIO(text), sep=None, engine="python", dtype=str, keep_default_na=False)
+        return pd.read_csv(io.StringIO(text), sep=separator, dtype=str, keep_default_na=False, skipinitialspace=True)
     except (pd.errors.ParserError, csv.Error) as err:
         raise BadTargets(f"the target list is not a readable CSV: {str(err).splitlines()[0][:200]}") from err
 

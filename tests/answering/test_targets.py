@@ -1,0 +1,92 @@
+"""Target lists from Python: run_sql and crossmatch on PostgreSQL, ask with the list in the stages' schema."""
+
+import pandas as pd
+import pytest
+
+import answering
+from answering import AnsweringError, load
+from engines import EngineSettings
+from lms.fake import EXPLANATION, fake_lm, render_answer
+from modules.settings import ProgramSettings
+
+MATCHED_SQL = "SELECT m.objectid, o.ndet FROM mylist m JOIN object o ON o.oid = m.objectid ORDER BY m.objectid"
+
+
+@pytest.fixture(scope="module")
+def known(tiny_dsn):
+    """Two objects of the tiny database with their positions."""
+    answer = answering.run_sql(
+        "SELECT oid, meanra, meandec, ndet FROM object ORDER BY oid LIMIT 2", engine=EngineSettings(dsn=tiny_dsn)
+    )
+    return answer.frame
+
+
+def positions_csv(known) -> bytes:
+    """The two objects moved by 0.5 arcsec in Dec, and a position far from any object."""
+    lines = ["name,ra,dec"]
+    lines += [f"t{i},{row.meanra},{row.meandec + 0.5 / 3600}" for i, row in enumerate(known.itertuples())]
+    lines.append("far,0.001,-89.99")
+    return "\n".join(lines).encode()
+
+
+def test_crossmatch_finds_each_object_within_the_radius(tiny_dsn, known, tmp_path):
+    path = tmp_path / "targets.csv"
+    path.write_bytes(positions_csv(known))
+    answer = answering.crossmatch(path, radius_arcsec=2, engine=EngineSettings(dsn=tiny_dsn))
+    assert answer.error is None, answer.error
+    matched = answer.frame.sort_values("name")
+    assert list(matched["name"]) == ["t0", "t1"] and list(matched["oid"]) == list(known["oid"])
+    assert matched["dist_arcsec"].between(0.45, 0.55).all()
+    assert str(answer.table["dist_arcsec"].unit) in ("None", "") or answer.table["dist_arcsec"].unit is None
+    assert str(answer.table["meanra"].unit) == "deg"
+    tight = answering.crossmatch(path, radius_arcsec=0.2, engine=EngineSettings(dsn=tiny_dsn))
+    assert tight.error is None and len(tight.frame) == 0, "0.2 arcsec is inside the 0.5 arcsec offsets"
+
+
+def test_run_sql_joins_an_id_list_named_mylist_or_tap_upload(tiny_dsn, known):
+    ids = pd.DataFrame({"oid": [known["oid"][1], "ZTF00nothere"]})
+    for sql in (MATCHED_SQL, MATCHED_SQL.replace("FROM mylist", "FROM tap_upload.mylist")):
+        answer = answering.run_sql(sql, targets=ids, engine=EngineSettings(dsn=tiny_dsn))
+        assert answer.frame.to_dict("list") == {"objectid": [known["oid"][1]], "ndet": [known["ndet"][1]]}
+
+
+def test_the_list_is_read_only_and_gone_after_the_statement(tiny_dsn, known):
+    engine = EngineSettings(dsn=tiny_dsn)
+    ids = pd.DataFrame({"objectid": ["ZTF1"]})
+    refused = answering.run_sql("DELETE FROM mylist", targets=ids, engine=engine)
+    assert refused.error_kind == "refused"
+    after = answering.run_sql("SELECT * FROM mylist", engine=engine)
+    assert after.frame is None and "mylist" in after.error
+
+
+def test_bad_lists_and_radii_are_one_line(tiny_dsn):
+    with pytest.raises(AnsweringError, match="no position columns"):
+        answering.run_sql("SELECT 1", targets=b"mag\n19\n", engine=EngineSettings(dsn=tiny_dsn))
+    with pytest.raises(AnsweringError, match="radius is in arcsec"):
+        answering.crossmatch(b"ra,dec\n1,2\n", radius_arcsec=0)
+    with pytest.raises(AnsweringError, match="no positions"):
+        answering.crossmatch(b"objectid\nZTF1\n", radius_arcsec=1)
+
+
+def test_ask_shows_the_list_to_the_stages_and_sends_it_with_the_sql(tiny_dsn, known):
+    seen = []
+
+    def answer(call):
+        seen.append(call)
+        fields = {
+            "tables": {"tables": ["object", "mylist"]},
+            "columns": {"columns": {"object": ["oid", "ndet"], "mylist": ["objectid"]}},
+            "difficulty": {"difficulty": "simple"},
+            "explanation": EXPLANATION,
+        }
+        return render_answer(fields.get(call.stage, {"sql": MATCHED_SQL}))
+
+    where = {"program": ProgramSettings(uncompiled=True), "engine": EngineSettings(dsn=tiny_dsn)}
+    with load("fake/scripted", lm=fake_lm(answer), **where) as t2s:
+        answered = t2s.ask("How many detections do my targets have?", targets=pd.DataFrame({"oid": known["oid"]}))
+        unlisted = t2s.ask("How many detections do my targets have?")
+    assert answered.error is None, answered.error
+    assert answered.frame.to_dict("list") == {"objectid": list(known["oid"]), "ndet": list(known["ndet"])}
+    generation = next(call for call in seen if call.stage in ("direct", "planned"))
+    assert "mylist" in generation.inputs["schema_text"] and "objectid" in generation.inputs["schema_text"]
+    assert unlisted.frame is None, "without targets there is no mylist"
