@@ -41,6 +41,7 @@ examples:
       --as-of 2026-12-01
   python -m ask "Brightest r-band magnitude of each QSO" --engine tap --show sql,adql --format votable > out.xml
   python -m ask "Which LSST objects have the most detections?" --catalog multisurvey
+  python -m ask "Which objects lie within 2 arcsec of my targets?" --targets targets.csv
 
 the program compiled for --model and --catalog is read from artifacts/<model-slug>/<catalog>/ (--program
 overrides); without one the uncompiled program runs and a warning is printed. A program compiled for the other
@@ -58,7 +59,7 @@ to use a real model.
 environment: {DSN_ENV} (database when --dsn is not given), {TAP_URL_ENV} (service when --tap-url is not given),
 {CATALOG_ENV} (catalog when --catalog is not given), provider API keys such as OPENAI_API_KEY
 exit codes: 0 answered (the SQL ran, even with no rows), 1 could not answer, or the model or database is
-unusable (one line on stderr), 2 bad command line or question, 130 interrupted
+unusable (one line on stderr), 2 bad command line, question or target list, 130 interrupted
 """
 
 
@@ -93,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--program", metavar="PATH", help="artifact folder or program.json (default: the model's)")
     parser.add_argument("--external-knowledge", default="", metavar="TEXT", help="facts the question relies on")
     parser.add_argument("--domain-knowledge", default="", metavar="TEXT", help="astronomy background for the question")
+    parser.add_argument(
+        "--targets",
+        metavar="FILE",
+        help="a target list (CSV or VOTable of ra, dec and/or objectid) the question can name as mylist",
+    )
     _add_output_arguments(parser)
     add_query_timeout_argument(parser)
     add_engine_arguments(parser)

@@ -11,13 +11,15 @@ import argparse
 import contextlib
 import json
 import sys
+from pathlib import Path
 
 import dspy
 
 from answering.api import Answer, load
 from answering.arguments import FORMATS, SHOW_CHOICES, TABLE_LIMIT, build_parser
-from answering.errors import BadQuestion
+from answering.errors import AnsweringError, BadQuestion
 from answering.question import clean_text
+from answering.targets import target_list
 from answering.render import (
     answer_json,
     render_alternatives,
@@ -71,9 +73,10 @@ def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
 
 def _answer(args: argparse.Namespace) -> Answer:
     question = clean_text(args.question)
+    targets = target_list(Path(args.targets)) if args.targets else None
     program = ProgramSettings(artifact=args.program, without=args.without, candidates=args.candidates, as_of=args.as_of)
     with load(args.model, program=program, engine=engine_settings(args, timeout_s=args.timeout)) as t2s:
-        return t2s.ask(question, args.external_knowledge, args.domain_knowledge)
+        return t2s.ask(question, args.external_knowledge, args.domain_knowledge, targets=targets)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,7 +92,7 @@ def run_parsed(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr)
             return 130
-        except BadQuestion as err:
+        except (BadQuestion, AnsweringError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
         except (LMConfigError, PipelineError, EngineError) as err:

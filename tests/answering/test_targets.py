@@ -90,3 +90,23 @@ def test_ask_shows_the_list_to_the_stages_and_sends_it_with_the_sql(tiny_dsn, kn
     generation = next(call for call in seen if call.stage in ("direct", "planned"))
     assert "mylist" in generation.inputs["schema_text"] and "objectid" in generation.inputs["schema_text"]
     assert unlisted.frame is None, "without targets there is no mylist"
+
+
+def test_ask_command_takes_a_targets_file(capsys, monkeypatch, tiny_dsn, known, tmp_path):
+    import lms
+    from answering.cli import main
+    from tests.answering.scripts import scripted_lm
+
+    monkeypatch.setattr(lms, "resolve_lm", lambda model=None, **settings: scripted_lm(MATCHED_SQL))
+    path = tmp_path / "ids.csv"
+    path.write_text(f"objectid\n{known['oid'][0]}\n")
+    argv = ["Which of my targets?", "--model", "fake/scripted", "--dsn", tiny_dsn, "--format", "csv"]
+    assert main([*argv, "--targets", str(path)]) == 0
+    out, _ = capsys.readouterr()
+    assert out.splitlines() == ["objectid,ndet", f"{known['oid'][0]},{known['ndet'][0]}"]
+    path.write_bytes(b"\x00\x01binary")
+    assert main([*argv, "--targets", str(path)]) == 2
+    _, err = capsys.readouterr()
+    assert err == "error: the target list is neither CSV nor VOTable (it is empty or binary)\n"
+    assert main([*argv, "--targets", str(tmp_path / "missing.csv")]) == 2
+    assert capsys.readouterr().err.startswith("error: cannot read the target list ")
