@@ -39,6 +39,6 @@ __getattr__, __dir__ = lazy_exports(
         "object": "answering.objects:view_object",
         "clean_text": "answering.question",
         "run_sql": "answering.sql",
-        "crossmatch": "answering.targets",
+        "crossmatch": "answering.sql",
     },
 )

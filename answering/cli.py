@@ -19,7 +19,6 @@ from answering.api import Answer, load
 from answering.arguments import FORMATS, SHOW_CHOICES, TABLE_LIMIT, build_parser
 from answering.errors import AnsweringError, BadQuestion
 from answering.question import clean_text
-from answering.targets import target_list
 from answering.render import (
     answer_json,
     render_alternatives,
@@ -31,6 +30,7 @@ from answering.render import (
     render_table,
     render_votable,
 )
+from answering.targets import target_list
 from cli import logging_to_stderr
 from engines.errors import EngineError
 from engines.options import engine_settings

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from answering.answer import Answer
 from answering.errors import AnsweringError
 from answering.question import clean_text
+from answering.targets import crossmatch_sql, target_list
 from engines.errors import ExecutionError
 from engines.guard import MAX_SQL_CHARS
 from engines.targets import uploaded
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from engines import Engine, EngineSettings
     from engines.targets import TargetList
 
-__all__ = ["run_sql"]
+__all__ = ["crossmatch", "run_sql"]
 
 
 def run_sql(
@@ -58,7 +59,6 @@ def run_sql(
             list.
         engines.errors.EngineError: The database could not be reached.
     """
-    from answering.targets import target_list
     from db.engine import open_engine
     from engines import EngineSettings
 
@@ -78,6 +78,17 @@ def run_sql(
         return _run(opened, sql, catalog, timeout_s, max_rows, checked, keep=False)
     finally:
         opened.close()
+
+
+def crossmatch(targets: Any, *, radius_arcsec: float = 2.0, **run_options: Any) -> Answer:
+    """Cross-match a target list with the catalog's objects by a radius in arcsec, nearest first
+    (``answering.targets.crossmatch_sql``; `run_options` as ``run_sql`` takes them: catalog, engine...).
+
+    Raises:
+        AnsweringError: A bad list or radius, or as ``run_sql``.
+    """
+    checked = target_list(targets)
+    return run_sql(crossmatch_sql(checked, radius_arcsec), targets=checked, **run_options)
 
 
 def _run(

@@ -1,4 +1,5 @@
-"""Target lists in Python: read one for ``ask`` and ``run_sql``, and the SQL of a cross-match by radius.
+"""Target lists in Python: read one for ``ask`` and ``run_sql``, and the SQL of a cross-match by radius
+(``answering.crossmatch`` runs it).
 
 Example::
 
@@ -12,15 +13,12 @@ Example::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from answering.errors import AnsweringError
 from engines.targets import BadTargets, TargetList, read_targets
 
-if TYPE_CHECKING:
-    from answering.answer import Answer
-
-__all__ = ["MAX_RADIUS_ARCSEC", "crossmatch", "crossmatch_sql", "target_list"]
+__all__ = ["MAX_RADIUS_ARCSEC", "crossmatch_sql", "target_list"]
 
 MAX_RADIUS_ARCSEC = 600.0
 """Largest cross-match radius taken (10 arcmin): wider cones return whole fields, not counterparts."""
@@ -49,7 +47,9 @@ def crossmatch_sql(targets: TargetList, radius_arcsec: float) -> str:
     if not isinstance(radius_arcsec, int | float) or not 0 < radius_arcsec <= MAX_RADIUS_ARCSEC:
         raise AnsweringError(f"the cross-match radius is in arcsec, above 0 and at most {MAX_RADIUS_ARCSEC:g}")
     if targets.ra is None or targets.dec is None:
-        raise AnsweringError("the target list has no positions (ra, dec) to cross-match; join its objectid to object.oid")
+        raise AnsweringError(
+            "the target list has no positions (ra, dec) to cross-match; join its objectid to object.oid"
+        )
     ra, dec = f"t.{targets.ra}", f"t.{targets.dec}"
     return (
         f"SELECT t.*, o.oid, o.meanra, o.meandec, o.ndet, "
@@ -58,15 +58,3 @@ def crossmatch_sql(targets: TargetList, radius_arcsec: float) -> str:
         f"ON q3c_join({ra}, {dec}, o.meanra, o.meandec, {radius_arcsec:g} / 3600.0) "
         f"ORDER BY dist_arcsec"
     )
-
-
-def crossmatch(targets: Any, *, radius_arcsec: float = 2.0, **run_options: Any) -> Answer:
-    """Cross-match a target list with the catalog's objects by radius (``run_sql`` options: catalog, engine...).
-
-    Raises:
-        AnsweringError: A bad list or radius (see `target_list`, `crossmatch_sql`).
-    """
-    from answering.sql import run_sql
-
-    checked = target_list(targets)
-    return run_sql(crossmatch_sql(checked, radius_arcsec), targets=checked, **run_options)

@@ -56,7 +56,7 @@ _VOTABLE_START = (b"<?xml", b"<VOTABLE", b"\xef\xbb\xbf<?xml")
 _TARGETS: contextvars.ContextVar[TargetList | None] = contextvars.ContextVar("alerce_targets", default=None)
 
 
-class BadTargets(ValueError):  # noqa: N818 - an error like the others: what is wrong with the file, in one line
+class BadTargets(ValueError):
     """The target list cannot be used: its format, its size, its columns or a value."""
 
 
@@ -314,4 +314,3 @@ def _check_range(column: str | None, values: list, low: float, high: float) -> N
             raise BadTargets(f"column {column} of the target list has an empty cell; every row needs a position")
         if not low <= value <= high:
             raise BadTargets(f"column {column} of the target list holds {value:g}, outside [{low:g}, {high:g}] degrees")
-

@@ -7,6 +7,7 @@ language model failed, 503 the engine is busy or down, 504 the time limit.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -25,6 +26,13 @@ from serve.workbench import MAX_ID_CHARS, Workbench
 __all__ = ["ERROR_RESPONSES", "AnswerOut", "AskIn", "ErrorOut", "HealthOut", "RunSqlIn", "answer_out", "api_router"]
 
 
+TARGETS_FIELD = (
+    "a target list as CSV text or a VOTable document (columns ra, dec in degrees and/or objectid): the question or "
+    "SQL names it mylist (or tap_upload.mylist); cross-match with q3c_join(mylist.ra, mylist.dec, object.meanra, "
+    "object.meandec, arcsec / 3600.0)"
+)
+
+
 class AskIn(BaseModel):
     """A question for the program."""
 
@@ -36,6 +44,7 @@ class AskIn(BaseModel):
         description="continue this conversation (an answer's conversation_id): the question follows up its latest "
         "answer",
     )
+    targets: str | None = Field(None, description=TARGETS_FIELD)
 
 
 class RunSqlIn(BaseModel):
@@ -43,6 +52,7 @@ class RunSqlIn(BaseModel):
 
     sql: str = Field(description="one SELECT or WITH statement in PostgreSQL")
     question: str = Field("", description="what the SQL answers, kept with it")
+    targets: str | None = Field(None, description=TARGETS_FIELD)
 
 
 class AnswerOut(BaseModel):
@@ -152,13 +162,16 @@ def api_router(bench: Workbench) -> APIRouter:
 
     @router.post("/ask", response_model=AnswerOut, responses=ERROR_RESPONSES, summary="Answer a question with SQL")
     async def ask(body: AskIn) -> dict[str, Any]:
-        job = bench.start_ask(body.question, body.external_knowledge, conversation=body.conversation_id or None)
+        job = bench.start_ask(
+            body.question, body.external_knowledge, conversation=body.conversation_id or None, targets=body.targets
+        )
         record = raise_if_failed(await bench.answer(job))
         return answer_out(record, bench.settings)
 
     @router.post("/run-sql", response_model=AnswerOut, responses=ERROR_RESPONSES, summary="Run SQL read-only")
     async def run_sql(body: RunSqlIn) -> dict[str, Any]:
-        record = raise_if_failed(await run_in_threadpool(bench.run_sql, body.sql, question=body.question))
+        run = functools.partial(bench.run_sql, body.sql, question=body.question, targets=body.targets)
+        record = raise_if_failed(await run_in_threadpool(run))
         return answer_out(record, bench.settings)
 
     @router.get("/health", response_model=HealthOut, summary="Tell whether the workbench and its engine are up")

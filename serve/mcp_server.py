@@ -37,7 +37,8 @@ _INSTRUCTIONS = (
     "Query ALeRCE's alert database, catalog {catalog} ({title}). `ask` turns a question into PostgreSQL and runs "
     "it, with the question's dates as MJD ranges, an explanation of what the SQL returns and, when readings "
     "disagree, alternatives; pass its conversation_id to ask a follow-up. `run_sql` runs your own SELECT; "
-    "`describe_schema` gives tables, columns and their meaning; `object` summarizes one object. Every "
+    "`describe_schema` gives tables, columns and their meaning; `object` summarizes one object; `ask` and "
+    "`run_sql` take a target list (CSV or VOTable text, `targets`) as the table mylist. Every "
     "statement passes a SQL guard and runs "
     "read-only with a time limit and a row cap."
 )
@@ -74,19 +75,27 @@ def build_mcp_server(bench: Workbench) -> MCPServer:
     server = _EncodableStdioServer("alerce-t2s", instructions=instructions)
 
     @server.tool()
-    async def ask(question: str, external_knowledge: str = "", conversation_id: str = "") -> dict[str, Any]:
+    async def ask(
+        question: str, external_knowledge: str = "", conversation_id: str = "", targets: str = ""
+    ) -> dict[str, Any]:
         """Answer a question about the served catalog's alerts: the PostgreSQL the program wrote, its rows (capped),
         dates, explanation, alternatives and cost; with a conversation_id, as a follow-up of that conversation's
-        latest answer."""
+        latest answer; with targets (CSV text or a VOTable of ra, dec in degrees and/or objectid), about that
+        target list, the table mylist."""
         with _tool_errors():
-            job = bench.start_ask(question, external_knowledge, conversation=conversation_id or None)
+            job = bench.start_ask(
+                question, external_knowledge, conversation=conversation_id or None, targets=targets or None
+            )
             return _reply(bench, raise_if_failed(await bench.answer(job)))
 
     @server.tool()
-    async def run_sql(sql: str) -> dict[str, Any]:
-        """Run one SELECT or WITH statement (PostgreSQL, the served catalog's tables) read-only; columns and rows."""
+    async def run_sql(sql: str, targets: str = "") -> dict[str, Any]:
+        """Run one SELECT or WITH statement (PostgreSQL, the served catalog's tables) read-only; columns and rows.
+        With targets (CSV text or a VOTable of ra, dec in degrees and/or objectid) the SQL can name that target
+        list as mylist: cross-match with q3c_join(mylist.ra, mylist.dec, object.meanra, object.meandec,
+        arcsec / 3600.0), or join mylist.objectid = object.oid."""
         with _tool_errors():
-            record = await anyio.to_thread.run_sync(lambda: bench.run_sql(sql))
+            record = await anyio.to_thread.run_sync(lambda: bench.run_sql(sql, targets=targets or None))
             return _reply(bench, raise_if_failed(record))
 
     @server.tool()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from answering import AnsweringError
@@ -21,7 +21,7 @@ from answering.render import describe_range
 from catalog import load_catalog
 from engines.errors import EngineError
 from serve.access import TOKEN_COOKIE, download_url
-from serve.boxes import boxes_router
+from serve.boxes import NO_FILE, boxes_router
 from serve.errors import WorkbenchError
 from serve.exports import DOWNLOADS, download, png_bytes
 from serve.responses import EncodableJSONResponse, encodable_html
@@ -63,9 +63,16 @@ def page_router(bench: Workbench) -> APIRouter:
 
     @router.post("/jobs")
     async def start(
-        request: Request, question: str = Form(""), knowledge: str = Form(""), follows: str = Form("")
+        request: Request,
+        question: str = Form(""),
+        knowledge: str = Form(""),
+        follows: str = Form(""),
+        targets: UploadFile | None = NO_FILE,
     ) -> Response:
-        job = bench.start_ask(question, knowledge, session=request.state.session, follows=follows or None)
+        listed = await targets.read() if targets is not None else None
+        job = bench.start_ask(
+            question, knowledge, session=request.state.session, follows=follows or None, targets=listed
+        )
         with jobs_lock:
             jobs[job.id] = job
             for stale in [key for key, old in jobs.items() if old.is_finished][: -bench.settings.max_answers_kept]:

@@ -18,11 +18,13 @@ from answering import Answer, AnsweringError, Text2SQL, clean_text, load
 from answering.api import ask_defaults
 from answering.conversation import follow_up_of
 from answering.question import MAX_KNOWLEDGE_CHARS
+from answering.targets import target_list
 from db.engine import open_engine
 from engines import EngineSettings
 from engines.adql_hints import sql_box_hint
 from engines.errors import EngineError, ExecutionError
 from engines.guard import check_sql
+from engines.targets import TargetList, uploaded
 from lms.usage import price_usd, total_usage
 from modules.settings import ProgramSettings
 from serve.errors import WorkbenchError, failure_of
@@ -85,6 +87,7 @@ class Workbench:
         session: str | None = None,
         follows: str | None = None,
         conversation: str | None = None,
+        targets: str | bytes | None = None,
     ) -> Job:
         """Check the texts and queue the question for the current client (``serve.gate.CLIENT``); a worker thread
         answers it, and the job's events report its progress.
@@ -94,11 +97,12 @@ class Workbench:
         the answer is in the session's history): a page link alone starts a conversation of its own.
 
         Raises:
-            WorkbenchError: The question is empty or too long, the knowledge is too long, or the conversation or
-                the answer followed up is unknown, gone, failed or on another catalog.
+            WorkbenchError: The question is empty or too long, the knowledge is too long, the target list cannot
+                be used, or the conversation or the answer followed up is unknown, gone, failed or on another catalog.
             TooManyQuestionsError: The client, or all clients, have as many questions queued as the queue takes.
         """
         question, knowledge = self._clean(question, knowledge)
+        checked = read_target_list(targets)
         earlier = self.latest_in(conversation) if conversation else self.record(follows) if follows else None
         if earlier is not None:
             try:
@@ -109,7 +113,7 @@ class Workbench:
         job = Job(question=question, client=CLIENT.get())
         with self._submitting:  # the pool takes jobs in queue order, so no worker waits on a job not yet taken
             self.queue.join(job)
-            self._pool.submit(self._answer, job, knowledge, session, earlier, joins)
+            self._pool.submit(self._answer, job, knowledge, session, earlier, joins, checked)
         return job
 
     def ask(
@@ -150,18 +154,28 @@ class Workbench:
             raise WorkbenchError(f"no conversation {conversation!r} here; it may have been dropped for newer ones")
         return found
 
-    def run_sql(self, sql: str, *, question: str = "", session: str | None = None, conversation: str = "") -> Record:
-        """Run SQL the user wrote, through the same guard and read-only role as generated SQL.
+    def run_sql(
+        self,
+        sql: str,
+        *,
+        question: str = "",
+        session: str | None = None,
+        conversation: str = "",
+        targets: str | bytes | None = None,
+    ) -> Record:
+        """Run SQL the user wrote, through the same guard and read-only role as generated SQL; ``targets`` (CSV or
+        VOTable) is a target list it names as ``mylist``.
 
         Raises:
-            WorkbenchError: The SQL is empty or too long, or the database is busy or cannot be reached.
+            WorkbenchError: The SQL is empty or too long, the target list cannot be used, or the database is busy
+                or cannot be reached.
         """
 
         def execute(sql: str) -> Any:
             with self.engine.gate.slot(CLIENT.get()):
                 return self.engine.inner.execute(sql)
 
-        return self._run_by_hand("sql", sql, question, session, execute, conversation)
+        return self._run_by_hand("sql", sql, question, session, execute, conversation, targets=targets)
 
     def run_alternative(self, answer_id: str, number: int, *, session: str | None = None) -> Record:
         """Run alternative `number` (from 1) of an answer instead of its SQL; the result joins its conversation.
@@ -177,12 +191,15 @@ class Workbench:
         conversation = record.conversation if self._holds(session, record) else ""
         return self.run_sql(sql, question=record.answer.question, session=session, conversation=conversation)
 
-    def run_adql(self, adql: str, *, question: str = "", session: str | None = None) -> Record:
-        """Run ADQL the user wrote on the TAP engine as it is (one SELECT; the service's read-only role applies).
+    def run_adql(
+        self, adql: str, *, question: str = "", session: str | None = None, targets: str | bytes | None = None
+    ) -> Record:
+        """Run ADQL the user wrote on the TAP engine as it is (one SELECT; the service's read-only role applies);
+        ``targets`` (CSV or VOTable) goes along as ``TAP_UPLOAD.mylist``.
 
         Raises:
-            WorkbenchError: Not on the TAP engine, the ADQL is empty or too long, or the service is busy or cannot
-                be reached.
+            WorkbenchError: Not on the TAP engine, the ADQL is empty or too long, the target list cannot be used,
+                or the service is busy or cannot be reached.
         """
         tap = self.engine.inner
         if not hasattr(tap, "execute_adql"):
@@ -192,7 +209,7 @@ class Workbench:
             with self.engine.gate.slot(CLIENT.get()):
                 return tap.execute_adql(adql)
 
-        return self._run_by_hand("adql", adql, question, session, execute)
+        return self._run_by_hand("adql", adql, question, session, execute, targets=targets)
 
     def record(self, answer_id: str | None) -> Record:
         """Return a kept answer.
@@ -228,9 +245,31 @@ class Workbench:
         self.t2s.close()
 
     def _run_by_hand(
-        self, language: str, text: str, question: str, session: str | None, execute: Any, conversation: str = ""
+        self,
+        language: str,
+        text: str,
+        question: str,
+        session: str | None,
+        execute: Any,
+        conversation: str = "",
+        *,
+        targets: str | bytes | None = None,
     ) -> Record:
         """Run SQL or ADQL written in the page's boxes or sent to the API or MCP, and keep the answer."""
+        checked = read_target_list(targets)
+        with uploaded(checked):
+            return self._run_listed(language, text, question, session, execute, conversation, checked)
+
+    def _run_listed(
+        self,
+        language: str,
+        text: str,
+        question: str,
+        session: str | None,
+        execute: Any,
+        conversation: str,
+        targets: TargetList | None,
+    ) -> Record:
         try:
             text = clean_text(text, field=language, max_chars=self.settings.max_sql_chars)
             question = clean_text(question, field="original_question", max_chars=self.settings.max_question_chars)
@@ -260,7 +299,7 @@ class Workbench:
                 engine=self.engine,
                 attempts=[{"sql": text, "error_kind": None, "message": None}],
                 catalog=self.t2s.catalog,
-                notice=f"Changed before sending: {'; '.join(changes)}." if changes else None,
+                notice=" ".join(filter(None, [_changed(changes), _listed(targets)])) or None,
             )
         record = Record(
             id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name, conversation=conversation
@@ -290,7 +329,15 @@ class Workbench:
             raise WorkbenchError(str(err)) from err
         return question, knowledge
 
-    def _answer(self, job: Job, knowledge: str, session: str | None, earlier: Record | None, joins: bool) -> None:
+    def _answer(
+        self,
+        job: Job,
+        knowledge: str,
+        session: str | None,
+        earlier: Record | None,
+        joins: bool,
+        targets: TargetList | None = None,
+    ) -> None:
         CLIENT.set(job.client)  # this worker thread's own context: the answer's queries count for the asker
         try:
             with self.queue.turn(job):
@@ -298,7 +345,7 @@ class Workbench:
                 reporter = StageReporter(self._stages, job.emit)
                 with dspy.context(callbacks=[reporter]):
                     follows = earlier.answer if earlier is not None else None
-                    answer = self.t2s.ask(job.question, external_knowledge=knowledge, follows=follows)
+                    answer = self.t2s.ask(job.question, external_knowledge=knowledge, follows=follows, targets=targets)
         except Exception as err:  # every failure, a bug included, must end the job: someone waits for it
             job.finish(failure=failure_of(err))
             return
@@ -344,3 +391,25 @@ def open_workbench(
 
 def _new_id() -> str:
     return secrets.token_urlsafe(16)
+
+
+def read_target_list(targets: str | bytes | None) -> TargetList | None:
+    """Read a target list sent as CSV or VOTable text (None or empty: none).
+
+    Raises:
+        WorkbenchError: The list cannot be used (one line).
+    """
+    if not targets:
+        return None
+    try:
+        return target_list(targets.encode() if isinstance(targets, str) else targets)
+    except AnsweringError as err:
+        raise WorkbenchError(str(err)) from err
+
+
+def _changed(changes: tuple[str, ...]) -> str:
+    return f"Changed before sending: {'; '.join(changes)}." if changes else ""
+
+
+def _listed(targets: TargetList | None) -> str:
+    return f"With the target list {targets.name} ({len(targets.rows)} rows)." if targets is not None else ""

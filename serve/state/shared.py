@@ -88,14 +88,21 @@ class SharedWorkbench(Workbench):
         session: str | None = None,
         follows: str | None = None,
         conversation: str | None = None,
+        targets: str | bytes | None = None,
     ) -> SharedJob:
         """Check the texts and queue the question for the current client; any worker answers it.
 
         Raises:
-            WorkbenchError: Bad texts, or an answer that cannot be followed up.
+            WorkbenchError: Bad texts, an answer that cannot be followed up, or a target list (workers answer from
+                the queue, which carries texts only; SQL about a target list runs here).
             TooManyQuestionsError: The client, or all clients, have as many questions open as allowed.
         """
         question, knowledge = self._clean(question, knowledge)
+        if targets:
+            raise WorkbenchError(
+                "questions about a target list are answered by `python -m serve` on its own (not web and worker); "
+                "run SQL about it (the table mylist) instead"
+            )
         earlier = self.latest_in(conversation) if conversation else self.record(follows) if follows else None
         if earlier is not None:
             try:

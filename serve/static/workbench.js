@@ -31,7 +31,10 @@ document.addEventListener("submit", async (submitted) => {
   if (!["ask-form", "follow-up-form"].includes(submitted.target.id)) return;
   submitted.preventDefault();
   byId("stages").innerHTML = ""; byId("message").textContent = ""; byId("queue").textContent = "";
-  const form = new URLSearchParams(new FormData(submitted.target));
+  const fields = new FormData(submitted.target);
+  const listed = fields.get("targets");
+  // A target list goes as multipart; without one the form stays URL-encoded.
+  const form = listed && listed.size ? fields : new URLSearchParams([...fields].filter(([, value]) => typeof value === "string"));
   const response = await fetch("/jobs", { method: "POST", body: form });
   const body = await response.json();
   if (!response.ok) { byId("message").textContent = body.error; return; }
