@@ -130,7 +130,10 @@ _MEASUREMENT = re.compile(
 )
 # A table cell holding nothing but a number, past the first column (which labels the row: a layer, a step).
 _BARE_CELL = re.compile(rf"[\u2212+\-]?{_NUMBER}")
-_NOT_PROSE = re.compile(r"^```.*?^```|`[^`\n]*`|\[\[[^\]]*\]\]|<!--.*?-->|\]\([^)]*\)", re.MULTILINE | re.DOTALL)
+# Code spans may wrap onto the next line of their paragraph (read per line, their backticks would pair wrongly).
+_NOT_PROSE = re.compile(
+    r"^```.*?^```|`(?:[^`\n]|\n(?![ \t]*\n))*?`|\[\[[^\]]*\]\]|<!--.*?-->|\]\([^)]*\)", re.MULTILINE | re.DOTALL
+)
 
 
 def _bare_table_numbers(prose: str) -> list[str]:

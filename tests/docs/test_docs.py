@@ -61,6 +61,8 @@ def test_the_check_finds_typed_measurements_and_spares_references():
     # In a table, a cell holding only a number is a measurement whose unit is in the header.
     table = "| run | tokens | price |\n|---|---|---|\n| K = 1 | 3,915 | $0.00257 |\n| K = 4 | 6417 | \u22120.5 |\n"
     assert len(numbers.hand_typed_measurements(table)) == 4
+    # A code span wrapped onto the next line hides neither the prose after it nor the next span's neighbours.
+    assert len(numbers.hand_typed_measurements("Run `python -m\nask` and wait 3 s for `it`.")) == 1
     spared = "Take [[db: gold_latency_ms.p50]] ms, `--timeout 30 s`, K = 4 candidates and\n```\n3 s\n```\n"
     assert numbers.hand_typed_measurements(spared) == []
     # A table's first column labels its rows (layers, steps); rendered numbers leave an empty cell behind.
