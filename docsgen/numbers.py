@@ -137,6 +137,7 @@ _NOT_PROSE = re.compile(
 
 
 def _bare_table_numbers(prose: str) -> list[str]:
+    """The table cells of ``prose`` that hold a bare number, each with the start of its row."""
     found = []
     for line in prose.splitlines():
         cells = line.strip().strip("|").split("|")
