@@ -49,8 +49,8 @@ from engines.errors import EngineError
 from engines.guard import check_sql
 from engines.targets import uploaded
 from modules import DirectText2SQL, FollowUp
-from modules.adapter import default_adapter, make_adapter
-from modules.artifact import load_program
+from modules.artifacts.load import load_program
+from modules.predictors.adapter import default_adapter, make_adapter
 from modules.settings import ProgramSettings
 
 __all__ = ["Answer", "Text2SQL", "ask_defaults", "load"]

@@ -21,7 +21,7 @@ from answering.question import MAX_KNOWLEDGE_CHARS
 from answering.targets import target_list
 from db.engine import open_engine
 from engines import EngineSettings
-from engines.adql_hints import sql_box_hint
+from engines.adql.hints import sql_box_hint
 from engines.errors import EngineError, ExecutionError
 from engines.guard import check_sql
 from engines.targets import TargetList, uploaded
