@@ -5,7 +5,7 @@ import re
 import pytest
 from astropy.table import Table
 
-from engines.adql import Upload, translate
+from engines.adql.translation import Upload, translate
 from engines.guard import check_sql
 from engines.targets import MAX_TARGET_ROWS, BadTargets, attach_targets, read_targets, uploaded
 
