@@ -13,7 +13,7 @@ Example:
     (('ra', 'dec'), 2)
     >>> with uploaded(targets):
     ...     attach_targets("SELECT count(*) FROM tap_upload.mylist")[:60]
-    'WITH mylist (ra, dec) AS (VALUES (10.5::double precision, -3'
+    'WITH mylist ("ra", "dec") AS (VALUES (10.5::double precision'
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlglot import exp, tokens
+from sqlglot import exp
 
 __all__ = [
     "DEFAULT_NAME",
@@ -52,6 +52,7 @@ RA_NAMES = ("ra", "ra_deg", "raj2000", "ra_icrs", "meanra", "alpha")
 DEC_NAMES = ("dec", "dec_deg", "dej2000", "decj2000", "de_icrs", "meandec", "delta")
 ID_NAMES = ("objectid", "oid", "object_id", "id")
 _NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_LEADING_WITH = re.compile(r"with(?:\s+recursive)?\b", re.IGNORECASE)
 _VOTABLE_START = (b"<?xml", b"<VOTABLE", b"\xef\xbb\xbf<?xml")
 _TARGETS: contextvars.ContextVar[TargetList | None] = contextvars.ContextVar("alerce_targets", default=None)
 
@@ -162,8 +163,9 @@ def attach_targets(statement: str) -> str:
     targets = _TARGETS.get()
     if targets is None:
         return statement
-    statement = re.sub(rf'(?i)\b"?tap_upload"?\s*\.\s*"?({targets.name})\b"?', r"\1", statement)
-    table = f"{targets.name} ({', '.join(targets.columns)}) AS (VALUES {_values(targets)})"
+    statement = re.sub(rf'(?i)"?\btap_upload"?\s*\.\s*"?({targets.name})\b"?', r"\1", statement)
+    columns = ", ".join(f'"{column}"' for column in targets.columns)  # quoted: a column may be named like a keyword
+    table = f"{targets.name} ({columns}) AS (VALUES {_values(targets)})"
     first = _leading_with(statement)
     if first is None:
         return f"WITH {table} {statement}"
@@ -171,12 +173,12 @@ def attach_targets(statement: str) -> str:
 
 
 def _leading_with(statement: str) -> int | None:
-    """End of the statement's leading ``WITH`` (or ``WITH RECURSIVE``), or None when it has none."""
-    found = tokens.Tokenizer().tokenize(statement[:200])
-    if not found or found[0].token_type != tokens.TokenType.WITH:
-        return None
-    last = found[1] if len(found) > 1 and found[1].text.upper() == "RECURSIVE" else found[0]
-    return last.end + 1
+    """End of the statement's leading ``WITH`` (or ``WITH RECURSIVE``), or None when it has none.
+
+    The guard returns the statement from its first token on, so a leading WITH is at position 0.
+    """
+    found = _LEADING_WITH.match(statement)
+    return found.end() if found else None
 
 
 def _values(targets: TargetList) -> str:

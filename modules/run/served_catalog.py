@@ -13,8 +13,6 @@ from engines.targets import TargetList, current_targets
 
 __all__ = ["served_catalog", "target_table"]
 
-_TYPES = {"double precision": "double precision", "bigint": "bigint", "text": "text"}
-
 
 def served_catalog(engine: Engine | None, catalog: Catalog | None = None) -> Catalog:
     """Return `catalog` (default: the engine's) restricted to the tables `engine` serves, with the uploaded target
@@ -43,5 +41,5 @@ def target_table(targets: TargetList) -> Table:
             unit, ucd, description = "deg", "pos.eq.dec", "declination of the target, deg J2000"
         elif name == targets.objectid:
             ucd, description = "meta.id", "object id of the target (compare with object.oid)"
-        columns.append(Column(name, _TYPES[kind], _TYPES[kind], True, description, unit=unit, ucd=ucd))
+        columns.append(Column(name, kind, kind, True, description, unit=unit, ucd=ucd))
     return Table(name=targets.name, description=targets.describe(), columns=columns, primary_key=[])

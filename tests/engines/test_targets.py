@@ -58,12 +58,14 @@ def test_postgres_gets_a_literal_table_the_guard_accepts():
         with_table = attach_targets(check_sql("SELECT * FROM tap_upload.mylist"))
         with_ctes = attach_targets(check_sql("WITH recursive a AS (SELECT 1) SELECT * FROM a, mylist"))
     assert with_table == (
-        "WITH mylist (objectid, ra, dec) AS (VALUES ('ZTF''1'::text, 1.0::double precision, 2.0::double precision), "
-        "('ZTF2', 3.0, 4.0)) SELECT * FROM mylist"
+        'WITH mylist ("objectid", "ra", "dec") AS (VALUES '
+        "('ZTF''1'::text, 1.0::double precision, 2.0::double precision), ('ZTF2', 3.0, 4.0)) SELECT * FROM mylist"
     )
-    assert with_ctes.startswith("WITH recursive mylist (objectid, ra, dec) AS (VALUES (")
+    assert with_ctes.startswith('WITH recursive mylist ("objectid", "ra", "dec") AS (VALUES (')
     assert with_ctes.endswith("), ('ZTF2', 3.0, 4.0)), a AS (SELECT 1) SELECT * FROM a, mylist")
     assert check_sql(with_ctes) == with_ctes
+    with uploaded(read_targets(b"objectid,desc\nZTF1,x\n")):
+        assert check_sql(attach_targets("SELECT m.desc FROM mylist m")).startswith('WITH mylist ("objectid", "desc")')
     assert attach_targets("SELECT 1") == "SELECT 1", "nothing uploaded outside the context"
 
 
