@@ -92,7 +92,8 @@ class TargetList:
                 f"cross-match positions with q3c_join({self.name}.{self.ra}, {self.name}.{self.dec}, object.meanra, "
                 "object.meandec, radius_arcsec / 3600.0)"
             )
-        return f"The user's uploaded target list ({len(self.rows)} rows); " + "; ".join(uses)
+        count = len(self.rows)
+        return f"The user's uploaded target list ({count:,} row{'' if count == 1 else 's'}); " + "; ".join(uses)
 
 
 def read_targets(source: Any, *, name: str = DEFAULT_NAME) -> TargetList:

@@ -412,4 +412,7 @@ def _changed(changes: tuple[str, ...]) -> str:
 
 
 def _listed(targets: TargetList | None) -> str:
-    return f"With the target list {targets.name} ({len(targets.rows)} rows)." if targets is not None else ""
+    if targets is None:
+        return ""
+    count = len(targets.rows)
+    return f"With the target list {targets.name} ({count:,} row{'' if count == 1 else 's'})."

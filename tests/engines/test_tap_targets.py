@@ -42,3 +42,23 @@ def test_ids_and_pasted_adql_join_tap_upload_mylist(tap_url, targets):  # noqa: 
     with open_engine(EngineSettings(engine="tap", tap_url=tap_url)) as engine, uploaded(ids):
         adql = "SELECT m.objectid, o.ndet FROM tap_upload.mylist AS m JOIN ztf.object AS o ON o.oid = m.objectid"
         assert list(engine.execute_adql(adql).frame["objectid"]) == [oids[0]]
+
+
+def test_the_adql_box_sends_a_file_as_tap_upload(tap_url, targets):  # noqa: F811 - the fixture
+    from modules.settings import ProgramSettings
+    from serve import ServeSettings
+    from serve.workbench import open_workbench
+    from tests.answering.scripts import scripted_lm
+    from tests.serve.conftest import client_of
+
+    _, oids = targets
+    program, engine = ProgramSettings(uncompiled=True), EngineSettings(engine="tap", tap_url=tap_url)
+    bench = open_workbench("fake/scripted", ServeSettings(), program=program, engine=engine, lm=scripted_lm())
+    adql = "SELECT m.objectid, o.ndet FROM TAP_UPLOAD.mylist AS m JOIN ztf.object AS o ON o.oid = m.objectid"
+    files = {"targets": ("ids.csv", f"objectid\n{oids[2]}\n".encode(), "text/csv")}
+    try:
+        with client_of(bench) as client:
+            page = client.post("/adql", data={"adql": adql}, files=files).text
+    finally:
+        bench.close()
+    assert "1 row" in page and oids[2] in page and "With the target list mylist (1 row)." in page
