@@ -111,18 +111,28 @@ def _answer_routes(bench: Workbench) -> APIRouter:
     def answer_fragment(answer_id: str, page: int = 1, oid: str = "") -> Response:
         return encodable_html(_answer_html(bench, bench.record(answer_id), page=page, oid=oid))
 
-    def run_by_hand(request: Request, answer_id: str, run: Any, text: str, question: str) -> Response:
-        """Run the text of an answer's SQL or ADQL box; show the new answer, or the old one with the error."""
+    def run_by_hand(
+        request: Request, answer_id: str, run: Any, text: str, question: str, targets: UploadFile | None
+    ) -> Response:
+        """Run the text of an answer's SQL or ADQL box (with the target list sent along, if any); show the new
+        answer, or the old one with the error."""
         try:
-            record = run(text, question=question, session=request.state.session)
+            listed = targets.file.read() if targets is not None else None
+            record = run(text, question=question, session=request.state.session, targets=listed)
         except WorkbenchError as err:
             html = _answer_html(bench, bench.record(answer_id), message=str(err))
             return _page(request, bench, html, status_code=err.status)
         return RedirectResponse(f"/answers/{record.id}", status_code=303)
 
     @router.post("/answers/{answer_id}/rerun")
-    def rerun(request: Request, answer_id: str, sql: str = Form(""), question: str = Form("")) -> Response:
-        return run_by_hand(request, answer_id, bench.run_sql, sql, question)
+    def rerun(
+        request: Request,
+        answer_id: str,
+        sql: str = Form(""),
+        question: str = Form(""),
+        targets: UploadFile | None = NO_FILE,
+    ) -> Response:
+        return run_by_hand(request, answer_id, bench.run_sql, sql, question, targets)
 
     @router.post("/answers/{answer_id}/alternatives/{number}")
     def run_alternative(request: Request, answer_id: str, number: int) -> Response:
@@ -130,8 +140,14 @@ def _answer_routes(bench: Workbench) -> APIRouter:
         return RedirectResponse(f"/answers/{record.id}", status_code=303)
 
     @router.post("/answers/{answer_id}/rerun-adql")
-    def rerun_adql(request: Request, answer_id: str, adql: str = Form(""), question: str = Form("")) -> Response:
-        return run_by_hand(request, answer_id, bench.run_adql, adql, question)
+    def rerun_adql(
+        request: Request,
+        answer_id: str,
+        adql: str = Form(""),
+        question: str = Form(""),
+        targets: UploadFile | None = NO_FILE,
+    ) -> Response:
+        return run_by_hand(request, answer_id, bench.run_adql, adql, question, targets)
 
     return router
 

@@ -1,5 +1,6 @@
 """Target lists through the workbench: the page's forms (multipart), the HTTP API and the MCP tools."""
 
+import html
 import json
 
 import pytest
@@ -46,8 +47,15 @@ def test_the_sql_box_takes_a_target_list_file(listed_client, oids):
     files = {"targets": ("ids.csv", f"oid\n{oids[1]}\nZTF00nothere\n".encode(), "text/csv")}
     response = listed_client.post("/sql", data={"sql": LISTED_SQL}, files=files, follow_redirects=False)
     assert response.status_code == 303
-    page = listed_client.get(response.headers["location"]).text
+    answer_url = response.headers["location"]
+    page = listed_client.get(answer_url).text
     assert "1 row" in page and oids[1] in page and "With the target list mylist (2 rows)." in page
+    assert 'id="rerun-targets"' in page, "the SQL names mylist: its box takes the list again"
+    files = {"targets": ("ids.csv", f"objectid\n{oids[0]}\n".encode(), "text/csv")}
+    rerun = listed_client.post(f"{answer_url}/rerun", data={"sql": LISTED_SQL}, files=files, follow_redirects=False)
+    assert rerun.status_code == 303 and oids[0] in listed_client.get(rerun.headers["location"]).text
+    without = listed_client.post(f"{answer_url}/rerun", data={"sql": LISTED_SQL}, follow_redirects=False)
+    assert 'relation "mylist" does not exist' in html.unescape(listed_client.get(without.headers["location"]).text)
 
 
 def test_a_bad_file_in_the_sql_box_is_one_line_400(listed_client):
