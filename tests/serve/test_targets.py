@@ -9,6 +9,7 @@ import answering
 from engines import EngineSettings
 from lms.fake import EXPLANATION, fake_lm, render_answer
 from tests.serve.conftest import client_of, open_bench
+from tests.serve.test_browser import page  # noqa: F401 - the headless Chromium fixture
 from tests.serve.test_mcp import call, server
 
 LISTED_SQL = "SELECT m.objectid, o.ndet FROM mylist m JOIN object o ON o.oid = m.objectid ORDER BY m.objectid"
@@ -48,9 +49,9 @@ def test_the_sql_box_takes_a_target_list_file(listed_client, oids):
     response = listed_client.post("/sql", data={"sql": LISTED_SQL}, files=files, follow_redirects=False)
     assert response.status_code == 303
     answer_url = response.headers["location"]
-    page = listed_client.get(answer_url).text
-    assert "1 row" in page and oids[1] in page and "With the target list mylist (2 rows)." in page
-    assert 'id="rerun-targets"' in page, "the SQL names mylist: its box takes the list again"
+    shown = listed_client.get(answer_url).text
+    assert "1 row" in shown and oids[1] in shown and "With the target list mylist (2 rows)." in shown
+    assert 'id="rerun-targets"' in shown, "the SQL names mylist: its box takes the list again"
     files = {"targets": ("ids.csv", f"objectid\n{oids[0]}\n".encode(), "text/csv")}
     rerun = listed_client.post(f"{answer_url}/rerun", data={"sql": LISTED_SQL}, files=files, follow_redirects=False)
     assert rerun.status_code == 303 and oids[0] in listed_client.get(rerun.headers["location"]).text
@@ -75,8 +76,8 @@ def test_the_ask_form_sends_the_list_to_the_stages(listed_client, oids):
     done = events[-1]
     assert done["type"] == "done" and done["error"] is None
     assert "mylist" in listed_client.seen[-1] and "objectid" in listed_client.seen[-1]
-    page = listed_client.get(f"/answers/{done['answer_id']}").text
-    assert oids[0] in page and oids[1] not in page
+    shown = listed_client.get(f"/answers/{done['answer_id']}").text
+    assert oids[0] in shown and oids[1] not in shown
     bad = listed_client.post("/jobs", data={"question": "q"}, files={"targets": ("t.csv", b"mag\n1\n", "text/csv")})
     assert bad.status_code == 400 and "no position columns (ra, dec) and no object id column" in bad.json()["error"]
 
@@ -129,3 +130,31 @@ def test_the_shared_workbench_runs_sql_about_a_list_and_refuses_a_question_about
             bench.start_ask("which of my targets?", targets=f"objectid\n{oids[0]}\n")
     finally:
         bench.close()
+
+
+def test_a_browser_asks_about_an_uploaded_list(tiny_dsn, oids, tmp_path, page):  # noqa: F811 - the fixture
+    """The ask form's script sends the chosen file (multipart) and the answer is about the list."""
+    from tests.serve.conftest import serving
+
+    seen = []
+
+    def answer(call):
+        if call.stage == "direct":
+            seen.append(call.inputs["schema_text"])
+        fields = {"tables": {"tables": ["object", "mylist"]}, "difficulty": {"difficulty": "simple"}}
+        return render_answer((fields | {"explanation": EXPLANATION}).get(call.stage, {"sql": LISTED_SQL}))
+
+    listed = tmp_path / "ids.csv"
+    listed.write_text(f"objectid\n{oids[1]}\n")
+    bench = open_bench(tiny_dsn, fake_lm(answer))
+    try:
+        with serving(bench) as url:
+            page.goto(url)
+            page.fill("#question", "How many detections do my targets have?")
+            page.set_input_files("#targets", str(listed))
+            page.click("#ask-button")
+            page.wait_for_selector("#answer")
+            assert page.inner_text("#row-count").startswith("1 row") and oids[1] in page.inner_text("#rows")
+    finally:
+        bench.close()
+    assert seen and "mylist" in seen[-1]
