@@ -32,7 +32,7 @@ from engines.engine import EngineLifecycle, Result
 from engines.errors import EngineError, ErrorKind, ExecutionError, error_kind_for
 from engines.guard import check_sql
 from engines.postgres_pool import open_pool, pool_timeout_error, probe
-from engines.targets import attach_targets
+from engines.targets import attach_targets, local_names
 
 __all__ = ["PostgresEngine", "PostgresSettings"]
 
@@ -122,7 +122,7 @@ class PostgresEngine(EngineLifecycle):
                 not be read (a value Python cannot represent, nesting too deep, out of memory).
             DatabaseUnavailable: no connection could be opened.
         """
-        statement = attach_targets(check_sql(sql))
+        statement = attach_targets(check_sql(local_names(sql)))
         timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
         max_rows = self.settings.max_rows if max_rows is None else max_rows
         started = time.perf_counter()

@@ -11,8 +11,9 @@ Example:
     >>> targets = read_targets(b"ra,dec\\n10.5,-3.2\\n350.0,45.0\\n")
     >>> targets.columns, len(targets.rows)
     (('ra', 'dec'), 2)
+    >>> from engines.guard import check_sql
     >>> with uploaded(targets):
-    ...     attach_targets("SELECT count(*) FROM tap_upload.mylist")[:60]
+    ...     attach_targets(check_sql(local_names("SELECT count(*) FROM tap_upload.mylist")))[:60]
     'WITH mylist ("ra", "dec") AS (VALUES (10.5::double precision'
 """
 
@@ -29,8 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlglot import exp
-
 __all__ = [
     "DEFAULT_NAME",
     "MAX_TARGET_BYTES",
@@ -39,6 +38,7 @@ __all__ = [
     "TargetList",
     "attach_targets",
     "current_targets",
+    "local_names",
     "read_targets",
     "uploaded",
 ]
@@ -156,15 +156,21 @@ def current_targets() -> TargetList | None:
     return _TARGETS.get()
 
 
-def attach_targets(statement: str) -> str:
-    """Put the current target list before a guarded PostgreSQL statement as a literal table (unchanged without one).
+def local_names(sql: str) -> str:
+    """Write ``tap_upload.<name>`` of the current target list as ``<name>``, so SQL written for TAP runs on
+    PostgreSQL too (before the guard, which then checks the text that runs; unchanged without a list)."""
+    targets = _TARGETS.get()
+    if targets is None:
+        return sql
+    return re.sub(rf"(?i)\btap_upload\s*\.\s*({targets.name})\b", r"\1", sql)
 
-    ``tap_upload.<name>`` in the statement becomes ``<name>``, so SQL written for TAP runs here too.
-    """
+
+def attach_targets(statement: str) -> str:
+    """Put the current target list before a statement the guard accepted, as a literal table built from the
+    checked values (unchanged without a list)."""
     targets = _TARGETS.get()
     if targets is None:
         return statement
-    statement = re.sub(rf'(?i)"?\btap_upload"?\s*\.\s*"?({targets.name})\b"?', r"\1", statement)
     columns = ", ".join(f'"{column}"' for column in targets.columns)  # quoted: a column may be named like a keyword
     table = f"{targets.name} ({columns}) AS (VALUES {_values(targets)})"
     first = _leading_with(statement)
@@ -193,10 +199,11 @@ def _values(targets: TargetList) -> str:
 
 
 def _literal(value: str | int | float | None) -> str:
+    """A PostgreSQL literal; text as an escape string, read the same whatever standard_conforming_strings says."""
     if value is None:
         return "NULL"
     if isinstance(value, str):
-        return exp.Literal.string(value).sql(dialect="postgres")
+        return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
     return repr(value)
 
 

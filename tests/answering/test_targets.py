@@ -110,3 +110,10 @@ def test_ask_command_takes_a_targets_file(capsys, monkeypatch, tiny_dsn, known, 
     assert err == "error: the target list is neither CSV nor VOTable (it is empty or binary)\n"
     assert main([*argv, "--targets", str(tmp_path / "missing.csv")]) == 2
     assert capsys.readouterr().err.startswith("error: cannot read the target list ")
+
+
+def test_text_values_come_back_exactly(tiny_dsn):
+    names = ["a'); DELETE FROM object; --", "back\\slash\\", "ünï 'q'"]
+    ids = pd.DataFrame({"objectid": names})
+    answer = answering.run_sql("SELECT objectid FROM mylist", targets=ids, engine=EngineSettings(dsn=tiny_dsn))
+    assert answer.frame["objectid"].tolist() == names

@@ -2,12 +2,14 @@
 
 import re
 
+import pandas as pd
 import pytest
 from astropy.table import Table
 
 from engines.adql.translation import Upload, translate
+from engines.errors import GuardError
 from engines.guard import check_sql
-from engines.targets import MAX_TARGET_ROWS, BadTargets, attach_targets, read_targets, uploaded
+from engines.targets import MAX_TARGET_ROWS, BadTargets, attach_targets, local_names, read_targets, uploaded
 
 
 def test_reads_positions_and_ids_from_csv():
@@ -55,18 +57,35 @@ def test_size_limits():
 def test_postgres_gets_a_literal_table_the_guard_accepts():
     targets = read_targets(b"objectid,ra,dec\nZTF'1,1,2\nZTF2,3,4\n")
     with uploaded(targets):
-        with_table = attach_targets(check_sql("SELECT * FROM tap_upload.mylist"))
+        with_table = attach_targets(check_sql(local_names("SELECT * FROM tap_upload.mylist")))
         with_ctes = attach_targets(check_sql("WITH recursive a AS (SELECT 1) SELECT * FROM a, mylist"))
     assert with_table == (
         'WITH mylist ("objectid", "ra", "dec") AS (VALUES '
-        "('ZTF''1'::text, 1.0::double precision, 2.0::double precision), ('ZTF2', 3.0, 4.0)) SELECT * FROM mylist"
+        "(E'ZTF''1'::text, 1.0::double precision, 2.0::double precision), (E'ZTF2', 3.0, 4.0)) SELECT * FROM mylist"
     )
     assert with_ctes.startswith('WITH recursive mylist ("objectid", "ra", "dec") AS (VALUES (')
-    assert with_ctes.endswith("), ('ZTF2', 3.0, 4.0)), a AS (SELECT 1) SELECT * FROM a, mylist")
+    assert with_ctes.endswith("), (E'ZTF2', 3.0, 4.0)), a AS (SELECT 1) SELECT * FROM a, mylist")
     assert check_sql(with_ctes) == with_ctes
     with uploaded(read_targets(b"objectid,desc\nZTF1,x\n")):
         assert check_sql(attach_targets("SELECT m.desc FROM mylist m")).startswith('WITH mylist ("objectid", "desc")')
     assert attach_targets("SELECT 1") == "SELECT 1", "nothing uploaded outside the context"
+    assert local_names("SELECT * FROM tap_upload.mylist") == "SELECT * FROM tap_upload.mylist"
+
+
+def test_names_change_before_the_guard_so_it_checks_the_text_that_runs():
+    with uploaded(read_targets(b"objectid\nZTF1\n")):
+        hidden = 'SELECT 1 AS "tap_upload.mylist; DELETE FROM object; --"'
+        assert check_sql(local_names(hidden)) == 'SELECT 1 AS "mylist; DELETE FROM object; --"', "quotes kept"
+        sneaky = "SELECT 1 AS x FROM tap_upload.mylist; DELETE FROM object"
+        with pytest.raises(GuardError, match="exactly one SQL statement"):
+            check_sql(local_names(sneaky))
+
+
+def test_text_values_cannot_leave_their_literal():
+    targets = read_targets(pd.DataFrame({"objectid": ["a'); DELETE FROM object; --", "back\\slash\\"]}))
+    with uploaded(targets):
+        statement = attach_targets(check_sql("SELECT objectid FROM mylist"))
+    assert check_sql(statement) == statement, "still one read-only SELECT"
 
 
 def test_tap_gets_the_list_as_an_upload():
