@@ -36,8 +36,14 @@ MEASURES: dict[str, tuple[str, ...]] = {
     "selection_latency": ("modules", "lms/fake.py"),
     "guard": ("engines/guard.py",),
     "db": ("replica", "db", "catalog"),
-    "db_fidelity": ("replica", "metric", "catalog"),
-    "db_fidelity_multisurvey": ("replica", "metric", "catalog"),
+    "db_fidelity": ("replica", "metric", "catalog", "benchmarks/mutations.py", "benchmarks/fidelity_reasons.py"),
+    "db_fidelity_multisurvey": (
+        "replica",
+        "metric",
+        "catalog",
+        "benchmarks/mutations.py",
+        "benchmarks/fidelity_reasons.py",
+    ),
     "selection": (
         "modules/selection/vote.py",
         "modules/value_check/stage.py",
