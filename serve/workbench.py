@@ -270,6 +270,7 @@ class Workbench:
         conversation: str,
         targets: TargetList | None,
     ) -> Record:
+        """`_run_by_hand` inside the target list's context: its statement, its ADQL and its note carry the list."""
         try:
             text = clean_text(text, field=language, max_chars=self.settings.max_sql_chars)
             question = clean_text(question, field="original_question", max_chars=self.settings.max_question_chars)
