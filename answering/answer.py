@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from engines import Engine
+    from engines.targets import TargetList
 
 __all__ = ["Answer"]
 
@@ -60,6 +61,8 @@ class Answer:
         engine: The engine that ran the SQL; ``plot_lightcurve`` queries it (None: no light curves).
         notice: One line saying that a small demo model wrote the SQL and how to use a real one (None for other
             models).
+        targets: The target list the question or SQL was about (the table ``mylist``), None without one; a
+            follow-up question keeps it.
     """
 
     question: str
@@ -87,6 +90,7 @@ class Answer:
     service_table: Any = None
     engine: Engine | None = dataclasses.field(default=None, repr=False, compare=False)
     notice: str | None = None
+    targets: TargetList | None = None
 
     @property
     def is_answered(self) -> bool:

@@ -138,7 +138,8 @@ class Text2SQL:
             follows: An earlier answer this question follows up ("now only those with more than 50
                 detections"): its question, SQL and explanation join the knowledge the stages see.
             targets: A target list the question is about, as ``run_sql`` takes it (``answering.targets``): the
-                stages see it as the table ``mylist`` beside the catalog's, and every query sends it along.
+                stages see it as the table ``mylist`` beside the catalog's, and every query sends it along
+                (default: the list of the answer followed up, if any).
 
         Returns:
             The answer; ``answer.frame`` is None when it could not answer.
@@ -155,7 +156,8 @@ class Text2SQL:
         external = clean_text(external_knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
         domain = clean_text(domain_knowledge, field="domain_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
         follow_up = follow_up_of(follows, self.catalog) if follows is not None else None
-        with uploaded(target_list(targets)):
+        listed = target_list(targets) if targets is not None else follows.targets if follows is not None else None
+        with uploaded(listed):
             pred = self.predict(question, external, domain, follow_up)
         error, error_kind = _why_unanswered(pred)
         return Answer(
@@ -184,6 +186,7 @@ class Text2SQL:
             service_table=getattr(pred.result, "table", None),
             engine=self.executor,
             notice=lms.demo_model_notice(self.lm.model),
+            targets=listed,
         )
 
     def close(self) -> None:

@@ -108,7 +108,9 @@ def _run(
         with uploaded(targets):
             result = engine.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
     except ExecutionError as err:
-        return Answer(question="", sql=sql, frame=None, error=str(err), error_kind=err.label, catalog=catalog)
+        return Answer(
+            question="", sql=sql, frame=None, error=str(err), error_kind=err.label, catalog=catalog, targets=targets
+        )
     return Answer(
         question="",
         sql=sql,
@@ -119,4 +121,5 @@ def _run(
         service_table=getattr(result, "table", None),
         engine=engine if keep else None,
         attempts=[{"sql": sql, "error_kind": None, "message": None}],
+        targets=targets,
     )

@@ -114,10 +114,10 @@ def _answer_routes(bench: Workbench) -> APIRouter:
     def run_by_hand(
         request: Request, answer_id: str, run: Any, text: str, question: str, targets: UploadFile | None
     ) -> Response:
-        """Run the text of an answer's SQL or ADQL box (with the target list sent along, if any); show the new
-        answer, or the old one with the error."""
+        """Run the text of an answer's SQL or ADQL box with the target list sent along (default: the answer's);
+        show the new answer, or the old one with the error."""
         try:
-            listed = targets.file.read() if targets is not None else None
+            listed = (targets.file.read() if targets is not None else None) or bench.record(answer_id).answer.targets
             record = run(text, question=question, session=request.state.session, targets=listed)
         except WorkbenchError as err:
             html = _answer_html(bench, bench.record(answer_id), message=str(err))

@@ -87,7 +87,7 @@ class Workbench:
         session: str | None = None,
         follows: str | None = None,
         conversation: str | None = None,
-        targets: str | bytes | None = None,
+        targets: str | bytes | TargetList | None = None,
     ) -> Job:
         """Check the texts and queue the question for the current client (``serve.gate.CLIENT``); a worker thread
         answers it, and the job's events report its progress.
@@ -161,7 +161,7 @@ class Workbench:
         question: str = "",
         session: str | None = None,
         conversation: str = "",
-        targets: str | bytes | None = None,
+        targets: str | bytes | TargetList | None = None,
     ) -> Record:
         """Run SQL the user wrote, through the same guard and read-only role as generated SQL; ``targets`` (CSV or
         VOTable) is a target list it names as ``mylist``.
@@ -189,10 +189,21 @@ class Workbench:
             raise WorkbenchError(f"answer {answer_id!r} has no alternative {number}; it has {len(alternatives)}")
         sql = alternatives[number - 1]["sql"]
         conversation = record.conversation if self._holds(session, record) else ""
-        return self.run_sql(sql, question=record.answer.question, session=session, conversation=conversation)
+        return self.run_sql(
+            sql,
+            question=record.answer.question,
+            session=session,
+            conversation=conversation,
+            targets=record.answer.targets,
+        )
 
     def run_adql(
-        self, adql: str, *, question: str = "", session: str | None = None, targets: str | bytes | None = None
+        self,
+        adql: str,
+        *,
+        question: str = "",
+        session: str | None = None,
+        targets: str | bytes | TargetList | None = None,
     ) -> Record:
         """Run ADQL the user wrote on the TAP engine as it is (one SELECT; the service's read-only role applies);
         ``targets`` (CSV or VOTable) goes along as ``TAP_UPLOAD.mylist``.
@@ -253,7 +264,7 @@ class Workbench:
         execute: Any,
         conversation: str = "",
         *,
-        targets: str | bytes | None = None,
+        targets: str | bytes | TargetList | None = None,
     ) -> Record:
         """Run SQL or ADQL written in the page's boxes or sent to the API or MCP, and keep the answer."""
         checked = read_target_list(targets)
@@ -286,7 +297,9 @@ class Workbench:
             kind = err.label
             hint = sql_box_hint(text) if language == "sql" else ""
             error = f"{err} {hint}." if hint else str(err)
-            answer = Answer(question=question, sql=sql, adql=sent, frame=None, error=error, error_kind=kind)
+            answer = Answer(
+                question=question, sql=sql, adql=sent, frame=None, error=error, error_kind=kind, targets=targets
+            )
         except EngineError as err:
             raise failure_of(err) from err
         else:
@@ -301,6 +314,7 @@ class Workbench:
                 attempts=[{"sql": text, "error_kind": None, "message": None}],
                 catalog=self.t2s.catalog,
                 notice=" ".join(filter(None, [_changed(changes), _listed(targets)])) or None,
+                targets=targets,
             )
         record = Record(
             id=_new_id(), answer=answer, source=language, model="", engine=self.engine_name, conversation=conversation
@@ -394,8 +408,8 @@ def _new_id() -> str:
     return secrets.token_urlsafe(16)
 
 
-def read_target_list(targets: str | bytes | None) -> TargetList | None:
-    """Read a target list sent as CSV or VOTable text (None or empty: none).
+def read_target_list(targets: str | bytes | TargetList | None) -> TargetList | None:
+    """Read a target list sent as CSV or VOTable text (None or empty: none; a `TargetList` as it is).
 
     Raises:
         WorkbenchError: The list cannot be used (one line).
@@ -403,7 +417,7 @@ def read_target_list(targets: str | bytes | None) -> TargetList | None:
     if not targets:
         return None
     try:
-        return target_list(targets.encode() if isinstance(targets, str) else targets)
+        return target_list(targets.encode() if isinstance(targets, str) else targets)  # bytes or a TargetList
     except AnsweringError as err:
         raise WorkbenchError(str(err)) from err
 

@@ -17,8 +17,9 @@ __all__ = ["ROW_FIELDS", "record_from_row", "record_json", "rows_parquet"]
 
 logger = logging.getLogger(__name__)
 
-_NOT_STORED = {"frame", "service_table", "engine"}
-"""Answer fields that are not JSON: the rows go to Parquet, the service's table and the engine stay in process."""
+_NOT_STORED = {"frame", "service_table", "engine", "targets"}
+"""Answer fields that are not JSON: the rows go to Parquet, the service's table, the engine and the target list stay
+in process."""
 ROW_FIELDS = "record, rows"
 
 

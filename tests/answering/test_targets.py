@@ -117,3 +117,23 @@ def test_text_values_come_back_exactly(tiny_dsn):
     ids = pd.DataFrame({"objectid": names})
     answer = answering.run_sql("SELECT objectid FROM mylist", targets=ids, engine=EngineSettings(dsn=tiny_dsn))
     assert answer.frame["objectid"].tolist() == names
+
+
+def test_a_follow_up_keeps_the_list_and_run_sql_answers_carry_it(tiny_dsn, known):
+    sqls = iter([MATCHED_SQL, MATCHED_SQL.replace("ORDER BY", "WHERE o.ndet > 0 ORDER BY")])
+    where = {"program": ProgramSettings(uncompiled=True), "engine": EngineSettings(dsn=tiny_dsn)}
+    ids = pd.DataFrame({"objectid": known["oid"]})
+
+    def answer(call):
+        fields = {"tables": {"tables": ["object", "mylist"]}, "difficulty": {"difficulty": "simple"}}
+        if call.stage in ("direct", "planned"):
+            return render_answer({"sql": next(sqls)})
+        return render_answer((fields | {"explanation": EXPLANATION}).get(call.stage, {}))
+
+    with load("fake/scripted", lm=fake_lm(answer), **where) as t2s:
+        first = t2s.ask("Which of my targets?", targets=ids)
+        second = t2s.ask("Only those with detections", follows=first)
+    assert first.targets is not None and second.targets is first.targets
+    assert second.error is None and second.frame["objectid"].tolist() == list(known["oid"])
+    ran = answering.run_sql("SELECT count(*) AS n FROM mylist", targets=ids, engine=EngineSettings(dsn=tiny_dsn))
+    assert ran.targets.rows == tuple((oid,) for oid in known["oid"]) and ran.frame["n"].tolist() == [len(known)]
