@@ -82,6 +82,10 @@ class TargetList:
     dec: str | None = None
     objectid: str | None = None
 
+    def size_bytes(self) -> int:
+        """Estimate the memory the rows hold (Python objects: a tuple per row, an object per cell)."""
+        return sum(64 + sum(8 + (len(value) if isinstance(value, str) else 24) for value in row) for row in self.rows)
+
     def describe(self) -> str:
         """One line for the schema text: what the table holds and how to join or cross-match it."""
         uses = []

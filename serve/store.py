@@ -64,8 +64,10 @@ class Record:
 
 
 def answer_bytes(answer: Answer) -> int:
-    """Estimate the memory an answer holds: its rows (twice on TAP, where the service's table is kept too) and texts."""
+    """Estimate the memory an answer holds: its rows (twice on TAP, where the service's table is kept too), texts
+    and target list."""
     texts = sum(len(text) for text in (answer.question, answer.sql, answer.adql, answer.error or ""))
+    texts += answer.targets.size_bytes() if answer.targets is not None else 0
     if answer.frame is None:
         return texts
     rows = int(answer.frame.memory_usage(index=True, deep=True).sum())

@@ -98,3 +98,8 @@ def test_tap_gets_the_list_as_an_upload():
         translation.adql
     )
     assert translation.uploads == uploads
+
+
+def test_the_size_estimate_grows_with_the_rows():
+    small, large = read_targets(b"ra,dec\n1,2\n"), read_targets(b"ra,dec\n" + b"1,2\n" * 1000)
+    assert 0 < small.size_bytes() and large.size_bytes() == 1000 * small.size_bytes()
