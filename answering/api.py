@@ -29,6 +29,7 @@ first, then runs read-only with a time limit.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import time
 from typing import Any, Self
@@ -37,9 +38,9 @@ import dspy
 
 import lms
 from answering.answer import Answer
-from answering.conversation import Conversation, follow_up_of
+from answering.conversation import Conversation
 from answering.errors import CannotFollowUp
-from answering.question import MAX_KNOWLEDGE_CHARS, clean_text
+from answering.question import Question
 from db.engine import open_engine
 from defaults.time_limits import ASK_CONNECT_S, ASK_QUERY_S
 from engines import Engine, EngineSettings
@@ -51,6 +52,12 @@ from modules.artifact import load_program
 from modules.settings import ProgramSettings
 
 __all__ = ["Answer", "Text2SQL", "ask_defaults", "load"]
+
+_PREDICTED = (
+    "as_of", "dates", "explanation", "alternatives", "difficulty", "plan", "attempts", "failures", "usage",
+    "candidates", "selection", "findings",
+)  # fmt: skip
+"""The answer's fields that the program's prediction holds under the same name (None there: the field's default)."""
 
 
 class Text2SQL:
@@ -138,37 +145,28 @@ class Text2SQL:
             engines.errors.DatabaseUnavailable: The database cannot be reached.
             dspy.LMError: The LM refused every call (configuration, authentication or billing).
         """
+        checked = Question.of(question, external_knowledge, domain_knowledge)
+        return self.answer(checked.following(follows, self.catalog) if follows is not None else checked)
+
+    def answer(self, question: Question) -> Answer:
+        """Answer a question checked where it came in (``Question.of``); raises as ``ask``, bad texts aside."""
         started = time.perf_counter()
-        question = clean_text(question)
-        external = clean_text(external_knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
-        domain = clean_text(domain_knowledge, field="domain_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
-        follow_up = follow_up_of(follows, self.catalog) if follows is not None else None
-        pred = self.predict(question, external, domain, follow_up)
+        pred = self.predict(question.text, question.external_knowledge, question.domain_knowledge, question.follow_up)
         error, error_kind = _why_unanswered(pred)
+        result = pred.result
         return Answer(
-            question=question,
+            **{name: copy.copy(value) for name in _PREDICTED if (value := pred.get(name)) is not None},
+            question=question.text,
             sql=pred.sql,
             catalog=self.catalog,
-            as_of=pred.get("as_of"),
-            dates=list(pred.get("dates") or []),
-            explanation=pred.get("explanation"),
-            alternatives=list(pred.get("alternatives") or []),
-            follows=follows.question if follows is not None else None,
-            frame=pred.result.frame if pred.result is not None else None,
-            truncated=bool(pred.result is not None and pred.result.truncated),
+            follows=question.follow_up.question if question.follow_up is not None else None,
+            frame=result.frame if result is not None else None,
+            truncated=bool(result is not None and result.truncated),
             error=error,
             error_kind=error_kind,
-            difficulty=pred.difficulty,
-            plan=list(pred.plan),
-            attempts=list(pred.attempts),
-            failures=list(pred.failures),
-            usage=dict(pred.usage),
-            candidates=list(pred.get("candidates") or []),
-            selection=pred.get("selection"),
-            findings=list(pred.get("findings") or []),
             seconds=time.perf_counter() - started,
-            adql=getattr(pred.result, "adql", "") or _adql_tried(self.executor, pred.sql),
-            service_table=getattr(pred.result, "table", None),
+            adql=getattr(result, "adql", "") or _adql_tried(self.executor, pred.sql),
+            service_table=getattr(result, "table", None),
             engine=self.executor,
             notice=lms.demo_model_notice(self.lm.model),
         )

@@ -1,11 +1,20 @@
-"""Clean the texts a user asks with: control characters out, length limits, a helpful message for an empty question."""
+"""A question checked once, where it comes in: control characters out, length limits, a helpful message for an
+empty question, and the earlier answer it follows up."""
 
+from __future__ import annotations
+
+import dataclasses
 import re
+from typing import TYPE_CHECKING
 
 from answering.errors import BadQuestion
 from fileio.text import encodable
 
-__all__ = ["EXAMPLE_QUESTION", "MAX_KNOWLEDGE_CHARS", "MAX_QUESTION_CHARS", "clean_text"]
+if TYPE_CHECKING:
+    from answering.answer import Answer
+    from modules.follow_up import FollowUp
+
+__all__ = ["EXAMPLE_QUESTION", "MAX_KNOWLEDGE_CHARS", "MAX_QUESTION_CHARS", "Question", "clean_text"]
 
 MAX_QUESTION_CHARS = 8_000
 """Longest question accepted, in characters (after control characters are removed)."""
@@ -50,3 +59,51 @@ def clean_text(text: object, *, field: str = "question", max_chars: int = MAX_QU
     if field == "question" and not cleaned:
         raise BadQuestion(field, f'the question is empty; ask something like "{EXAMPLE_QUESTION}"')
     return cleaned
+
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    """A question whose texts were checked where it came in (``Question.of``); ``Text2SQL.answer`` takes it as it is.
+
+    Attributes:
+        text: The question.
+        external_knowledge: Extra facts the question relies on ("" when none).
+        domain_knowledge: Astronomy background for the question ("" when none).
+        follow_up: The earlier turn the question follows up (``following``), or None.
+    """
+
+    text: str
+    external_knowledge: str = ""
+    domain_knowledge: str = ""
+    follow_up: FollowUp | None = None
+
+    @classmethod
+    def of(
+        cls,
+        text: object,
+        external_knowledge: object = "",
+        domain_knowledge: object = "",
+        *,
+        max_chars: int = MAX_QUESTION_CHARS,
+    ) -> Question:
+        """Clean the texts (``clean_text``); the question may have `max_chars` characters, each knowledge text
+        ``MAX_KNOWLEDGE_CHARS``.
+
+        Raises:
+            BadQuestion: The question is empty, or a text is over its length limit.
+        """
+        return cls(
+            clean_text(text, max_chars=max_chars),
+            clean_text(external_knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS),
+            clean_text(domain_knowledge, field="domain_knowledge", max_chars=MAX_KNOWLEDGE_CHARS),
+        )
+
+    def following(self, earlier: Answer, catalog: str) -> Question:
+        """Return the question as a follow-up of `earlier`, asked of a program for `catalog`.
+
+        Raises:
+            CannotFollowUp: `earlier` failed, or it is on another catalog.
+        """
+        from answering.conversation import follow_up_of  # the command-line parser reads this module: stay light
+
+        return dataclasses.replace(self, follow_up=follow_up_of(earlier, catalog))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from answering.answer_shape import AnswerJson
 from answering.cells import csv_safe, plain_value
 from answering.votable import write_votable
 from modules.date_calendar import iso_text
@@ -128,42 +129,18 @@ def render_votable(answer: Answer) -> str:
 
 
 def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
-    """Return the answer as one JSON-ready object.
-
-    Keys: question, follows (the earlier question of a follow-up, else null), sql, adql (TAP only, else ""),
-    catalog, as_of, dates, explanation, alternatives, difficulty, plan, attempts, columns, fields (one {name,
-    datatype, unit, ucd, description} per column, null where a column is computed), rows (lists in column order),
-    truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage, candidates,
-    selection, findings, error, error_kind, notice (who wrote the SQL, for a small demo model).
-    """
+    """Return the answer as one JSON-ready ``AnswerJson`` object: ``rows`` within `limit` (``truncated`` also when
+    the limit left rows out), ``fields`` one ``ColumnInfo`` per column."""
     frame = answer.frame
     rows = _rows(frame, limit) if frame is not None else []
-    return {
-        "question": answer.question,
-        "follows": answer.follows,
-        "sql": answer.sql,
-        "adql": answer.adql,
-        "catalog": answer.catalog,
-        "as_of": answer.as_of,
-        "dates": answer.dates,
-        "explanation": answer.explanation,
-        "alternatives": answer.alternatives,
-        "difficulty": answer.difficulty,
-        "plan": answer.plan,
-        "attempts": answer.attempts,
+    computed = {
         "columns": [str(label) for label in frame.columns] if frame is not None else [],
         "fields": [info.to_json() for info in answer.columns] if frame is not None else [],
         "rows": rows,
-        "truncated": answer.truncated or (frame is not None and len(rows) < len(frame)),
         "row_count": len(frame) if frame is not None else 0,
-        "usage": answer.usage,
-        "candidates": answer.candidates,
-        "selection": answer.selection,
-        "findings": answer.findings,
-        "error": answer.error,
-        "error_kind": answer.error_kind,
-        "notice": answer.notice,
+        "truncated": answer.truncated or (frame is not None and len(rows) < len(frame)),
     }
+    return {name: computed[name] if name in computed else getattr(answer, name) for name in AnswerJson.model_fields}
 
 
 def render_plan(answer: Answer) -> str:

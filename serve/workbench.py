@@ -16,8 +16,7 @@ import dspy
 
 from answering import Answer, AnsweringError, Text2SQL, clean_text, load
 from answering.api import ask_defaults
-from answering.conversation import follow_up_of
-from answering.question import MAX_KNOWLEDGE_CHARS
+from answering.question import Question
 from db.engine import open_engine
 from engines import EngineSettings
 from engines.adql_hints import sql_box_hint
@@ -98,19 +97,27 @@ class Workbench:
                 the answer followed up is unknown, gone, failed or on another catalog.
             TooManyQuestionsError: The client, or all clients, have as many questions queued as the queue takes.
         """
-        question, knowledge = self._clean(question, knowledge)
-        earlier = self.latest_in(conversation) if conversation else self.record(follows) if follows else None
-        if earlier is not None:
-            try:
-                follow_up_of(earlier.answer, self.t2s.catalog)
-            except AnsweringError as err:
-                raise WorkbenchError(str(err)) from err
-        joins = earlier is not None and (conversation is not None or self._holds(session, earlier))
-        job = Job(question=question, client=CLIENT.get())
+        checked, earlier, joins = self._checked(question, knowledge, session, follows, conversation)
+        job = Job(question=checked.text, client=CLIENT.get())
         with self._submitting:  # the pool takes jobs in queue order, so no worker waits on a job not yet taken
             self.queue.join(job)
-            self._pool.submit(self._answer, job, knowledge, session, earlier, joins)
+            self._pool.submit(self._answer, job, checked, session, earlier, joins)
         return job
+
+    def _checked(
+        self, question: str, knowledge: str, session: str | None, follows: str | None, conversation: str | None
+    ) -> tuple[Question, Record | None, bool]:
+        """Check the question once, where it comes in, with the kept answer it follows up (``start_ask``); and
+        whether it joins that answer's conversation."""
+        try:
+            checked = Question.of(question, knowledge, max_chars=self.settings.max_question_chars)
+            earlier = self.latest_in(conversation) if conversation else self.record(follows) if follows else None
+            if earlier is not None:
+                checked = checked.following(earlier.answer, self.t2s.catalog)
+        except AnsweringError as err:
+            raise WorkbenchError(str(err)) from err
+        joins = earlier is not None and (conversation is not None or self._holds(session, earlier))
+        return checked, earlier, joins
 
     def ask(
         self, question: str, knowledge: str = "", *, session: str | None = None, follows: str | None = None
@@ -282,23 +289,14 @@ class Workbench:
             pass
         return ("", ()) if language == "sql" else (text, ())
 
-    def _clean(self, question: str, knowledge: str) -> tuple[str, str]:
-        try:
-            question = clean_text(question, max_chars=self.settings.max_question_chars)
-            knowledge = clean_text(knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
-        except AnsweringError as err:
-            raise WorkbenchError(str(err)) from err
-        return question, knowledge
-
-    def _answer(self, job: Job, knowledge: str, session: str | None, earlier: Record | None, joins: bool) -> None:
+    def _answer(self, job: Job, question: Question, session: str | None, earlier: Record | None, joins: bool) -> None:
         CLIENT.set(job.client)  # this worker thread's own context: the answer's queries count for the asker
         try:
             with self.queue.turn(job):
                 job.emit({"type": "started"})
                 reporter = StageReporter(self._stages, job.emit)
                 with dspy.context(callbacks=[reporter]):
-                    follows = earlier.answer if earlier is not None else None
-                    answer = self.t2s.ask(job.question, external_knowledge=knowledge, follows=follows)
+                    answer = self.t2s.answer(question)
         except Exception as err:  # every failure, a bug included, must end the job: someone waits for it
             job.finish(failure=failure_of(err))
             return
