@@ -42,13 +42,9 @@ class AnswerFields(BaseModel):
 
 
 class AnswerJson(AnswerFields):
-    """An answer as ``ask --format json`` writes it: with the LM usage per stage and the candidates' trail."""
+    """An answer as ``ask --format json`` writes it: with its LM usage and its candidates' trail (``Answer``)."""
 
-    usage: dict[str, dict[str, int]] = Field(
-        description="per stage: input_tokens, output_tokens and calls of the LM calls that were not cache hits"
-    )
-    candidates: list[dict[str, Any]] = Field(description="one {path, sql, error_kind, rows} per SQL candidate written")
-    selection: dict[str, Any] | None = Field(
-        description="how the vote picked the candidate: selected, clusters, reasons; null when there was no choice"
-    )
-    findings: list[dict[str, Any]] = Field(description="one {stage, kind, message, ...} per value or result finding")
+    usage: dict[str, dict[str, int]]
+    candidates: list[dict[str, Any]]
+    selection: dict[str, Any] | None
+    findings: list[dict[str, Any]]

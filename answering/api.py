@@ -153,23 +153,20 @@ class Text2SQL:
         started = time.perf_counter()
         pred = self.predict(question.text, question.external_knowledge, question.domain_knowledge, question.follow_up)
         error, error_kind = _why_unanswered(pred)
-        result = pred.result
-        return Answer(
-            **{name: copy.copy(value) for name in _PREDICTED if (value := pred.get(name)) is not None},
-            question=question.text,
-            sql=pred.sql,
-            catalog=self.catalog,
-            follows=question.follow_up.question if question.follow_up is not None else None,
-            frame=result.frame if result is not None else None,
-            truncated=bool(result is not None and result.truncated),
-            error=error,
-            error_kind=error_kind,
-            seconds=time.perf_counter() - started,
-            adql=getattr(result, "adql", "") or _adql_tried(self.executor, pred.sql),
-            service_table=getattr(result, "table", None),
-            engine=self.executor,
-            notice=lms.demo_model_notice(self.lm.model),
-        )
+        known = {name: copy.copy(value) for name in _PREDICTED if (value := pred.get(name)) is not None} | {
+            "question": question.text,
+            "sql": pred.sql,
+            "catalog": self.catalog,
+            "follows": question.follow_up.question if question.follow_up is not None else None,
+            "error": error,
+            "error_kind": error_kind,
+            "seconds": time.perf_counter() - started,
+            "engine": self.executor,
+            "notice": lms.demo_model_notice(self.lm.model),
+        }
+        if pred.result is None:
+            return Answer(frame=None, adql=_adql_tried(self.executor, pred.sql), **known)
+        return Answer.of_result(pred.result, **known)
 
     def close(self) -> None:
         """Close the executor's connections."""

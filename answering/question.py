@@ -63,14 +63,8 @@ def clean_text(text: object, *, field: str = "question", max_chars: int = MAX_QU
 
 @dataclasses.dataclass(frozen=True)
 class Question:
-    """A question whose texts were checked where it came in (``Question.of``); ``Text2SQL.answer`` takes it as it is.
-
-    Attributes:
-        text: The question.
-        external_knowledge: Extra facts the question relies on ("" when none).
-        domain_knowledge: Astronomy background for the question ("" when none).
-        follow_up: The earlier turn the question follows up (``following``), or None.
-    """
+    """A question and its knowledge texts, checked where they came in (``of``), with the earlier turn it follows up
+    (``following``) or None; ``Text2SQL.answer`` takes it as it is."""
 
     text: str
     external_knowledge: str = ""
@@ -86,12 +80,8 @@ class Question:
         *,
         max_chars: int = MAX_QUESTION_CHARS,
     ) -> Question:
-        """Clean the texts (``clean_text``); the question may have `max_chars` characters, each knowledge text
-        ``MAX_KNOWLEDGE_CHARS``.
-
-        Raises:
-            BadQuestion: The question is empty, or a text is over its length limit.
-        """
+        """Clean the texts (``clean_text``): the question within `max_chars`, each knowledge text within
+        ``MAX_KNOWLEDGE_CHARS``; raise ``BadQuestion`` for an empty question or a text over its limit."""
         return cls(
             clean_text(text, max_chars=max_chars),
             clean_text(external_knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS),
@@ -99,11 +89,8 @@ class Question:
         )
 
     def following(self, earlier: Answer, catalog: str) -> Question:
-        """Return the question as a follow-up of `earlier`, asked of a program for `catalog`.
-
-        Raises:
-            CannotFollowUp: `earlier` failed, or it is on another catalog.
-        """
+        """Return the question as a follow-up of `earlier`, asked of a program for `catalog`; raise
+        ``CannotFollowUp`` when `earlier` failed or is on another catalog."""
         from answering.conversation import follow_up_of  # the command-line parser reads this module: stay light
 
         return dataclasses.replace(self, follow_up=follow_up_of(earlier, catalog))

@@ -81,14 +81,11 @@ def _run(
         result = engine.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
     except ExecutionError as err:
         return Answer(question="", sql=sql, frame=None, error=str(err), error_kind=err.label, catalog=catalog)
-    return Answer(
+    return Answer.of_result(
+        result,
         question="",
         sql=sql,
-        frame=result.frame,
-        truncated=result.truncated,
         catalog=catalog,
-        adql=getattr(result, "adql", ""),
-        service_table=getattr(result, "table", None),
         engine=engine if keep else None,
         attempts=[{"sql": sql, "error_kind": None, "message": None}],
     )

@@ -80,27 +80,13 @@ class SharedWorkbench(Workbench):
             pool, self.queue_app, max_jobs=settings.max_queued, max_jobs_per_client=settings.max_queued_per_client
         )
 
-    def start_ask(
-        self,
-        question: str,
-        knowledge: str = "",
-        *,
-        session: str | None = None,
-        follows: str | None = None,
-        conversation: str | None = None,
-    ) -> SharedJob:
-        """Check the texts and queue the question for the current client; any worker answers it.
-
-        Raises:
-            WorkbenchError: Bad texts, or an answer that cannot be followed up.
-            TooManyQuestionsError: The client, or all clients, have as many questions open as allowed.
-        """
-        checked, earlier, joins = self._checked(question, knowledge, session, follows, conversation)
+    def _submit(self, question: Question, session: str | None, earlier: Record | None, joins: bool) -> SharedJob:
+        """Queue a checked question in the state database; any worker answers it."""
         job_id = self.queue.submit(
             client=CLIENT.get(),
             session=session,
-            question=checked.text,
-            knowledge=checked.external_knowledge,
+            question=question.text,
+            knowledge=question.external_knowledge,
             follows=earlier.id if joins else None,  # a page link alone starts a question of its own
         )
         return SharedJob(self.pool, job_id)
