@@ -91,12 +91,7 @@ class Answer:
     @classmethod
     def of_result(cls, result: Result, **fields: Any) -> Answer:
         """Return the answer holding `result`'s rows (from TAP, its ADQL and table too) and the other `fields`."""
-        rows = {
-            "frame": result.frame,
-            "truncated": result.truncated,
-            "adql": result.adql,
-            "service_table": result.table,
-        }
+        rows = dict(frame=result.frame, truncated=result.truncated, adql=result.adql, service_table=result.table)
         return cls(**(rows | fields))
 
     @property

@@ -7,7 +7,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING
 
-from answering.errors import BadQuestion
+from answering.errors import BadQuestion, CannotFollowUp
 from fileio.text import encodable
 
 if TYPE_CHECKING:
@@ -73,24 +73,37 @@ class Question:
 
     @classmethod
     def of(
-        cls,
-        text: object,
-        external_knowledge: object = "",
-        domain_knowledge: object = "",
-        *,
-        max_chars: int = MAX_QUESTION_CHARS,
+        cls, text: object, external: object = "", domain: object = "", *, max_chars: int = MAX_QUESTION_CHARS
     ) -> Question:
         """Clean the texts (``clean_text``): the question within `max_chars`, each knowledge text within
         ``MAX_KNOWLEDGE_CHARS``; raise ``BadQuestion`` for an empty question or a text over its limit."""
         return cls(
             clean_text(text, max_chars=max_chars),
-            clean_text(external_knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS),
-            clean_text(domain_knowledge, field="domain_knowledge", max_chars=MAX_KNOWLEDGE_CHARS),
+            clean_text(external, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS),
+            clean_text(domain, field="domain_knowledge", max_chars=MAX_KNOWLEDGE_CHARS),
         )
 
     def following(self, earlier: Answer, catalog: str) -> Question:
-        """Return the question as a follow-up of `earlier`, asked of a program for `catalog`; raise
-        ``CannotFollowUp`` when `earlier` failed or is on another catalog."""
-        from answering.conversation import follow_up_of  # the command-line parser reads this module: stay light
+        """Return the question as a follow-up of `earlier` (its question, SQL and explanation join what the stages
+        see), asked of a program for `catalog`.
 
-        return dataclasses.replace(self, follow_up=follow_up_of(earlier, catalog))
+        Raises:
+            CannotFollowUp: `earlier` failed, or it is on another catalog.
+        """
+        from modules.explanation import render_explanation  # the command-line parser reads this module: stay light
+        from modules.follow_up import FollowUp
+
+        if earlier.catalog != catalog:
+            raise CannotFollowUp(
+                "catalog",
+                f"cannot follow up an answer on the {earlier.catalog} catalog with a program for the {catalog} "
+                "catalog; ask the question on its own",
+            )
+        if not earlier.is_answered:
+            raise CannotFollowUp(
+                "failed",
+                f"cannot follow up an answer that failed ({earlier.error_kind or 'no rows'}); ask the question on "
+                "its own, or rephrase the earlier one",
+            )
+        earlier_turn = FollowUp(earlier.question, earlier.sql, render_explanation(earlier.explanation))
+        return dataclasses.replace(self, follow_up=earlier_turn)

@@ -3,7 +3,7 @@ make; each engine owns its settings and their defaults (``PostgresSettings``, ``
 
 import dataclasses
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from catalog import CATALOG_NAMES
 
@@ -11,7 +11,6 @@ __all__ = ["DSN_ENV", "ENGINE_NAMES", "MAX_ROWS", "EngineSettings"]
 
 MAX_ROWS = 100_000
 """Rows a query keeps by default, on every engine; a longer result is truncated."""
-_Own = TypeVar("_Own")
 
 ENGINE_NAMES = ("postgres", "tap")
 """Names accepted by `--engine` and `db.open_engine`."""
@@ -55,7 +54,7 @@ class EngineSettings:
         if self.catalog not in CATALOG_NAMES:
             raise ValueError(f"Unknown catalog {self.catalog!r}; choose one of {', '.join(CATALOG_NAMES)}.")
 
-    def given_to(self, own: type[_Own], **where: Any) -> _Own:
+    def given_to(self, own: type, **where: Any) -> Any:
         """Build an engine's own settings (`own`: ``PostgresSettings``, ``TapSettings``) from the fields it shares
         with these, where given, and from `where` (the engine's address); the engine's defaults fill the rest."""
         shared = {field.name for field in dataclasses.fields(own)} & {field.name for field in dataclasses.fields(self)}

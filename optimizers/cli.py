@@ -16,6 +16,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
@@ -35,6 +36,11 @@ from optimizers.errors import CompileError, OptimizerError
 from optimizers.run import compile_program
 from optimizers.saving import check_writable, save_artifact
 from optimizers.settings import CompileSettings
+
+if TYPE_CHECKING:
+    import dspy
+
+    from modules import AlerceText2SQL
 
 __all__ = ["build_parser", "is_committed", "main", "run", "run_parsed"]
 
@@ -115,23 +121,7 @@ def run(
     """
     out = _target(settings, out, force)
     examples = load_dataset(dataset)
-    lm = resolve_lm(settings.model)
-    reflection_lm = resolve_lm(settings.reflection_model) if settings.reflection_model else None
-    is_new = not out.exists()
-    check_writable(out)
-    _configure_lm_cache()
-    ground = grounding_files(dataset)  # the golds of every split of the dataset have answers
-    try:
-        with open_engine(dataclasses.replace(engine, ground=ground)) as executor:
-            gold_cache = GoldCache(executor)
-            program, report = compile_program(
-                settings, examples, executor=executor, gold_cache=gold_cache, lm=lm, reflection_lm=reflection_lm
-            )
-    except BaseException:
-        if is_new:  # leave no empty artifact folder behind
-            with contextlib.suppress(OSError):
-                out.rmdir()
-        raise
+    program, report = _compiled(settings, examples, dataset=dataset, engine=engine, out=out)
     report["command"] = command or shlex.join(["python", *sys.orig_argv[1:]])
     report["dataset"] = {
         "name": split_file(dataset).name,
@@ -144,6 +134,30 @@ def run(
         "held-out PM %.3f -> %.3f; artifact in %s", scores["heldout_pm_before"], scores["heldout_pm_after"], folder
     )
     return folder
+
+
+def _compiled(
+    settings: CompileSettings, examples: list[dspy.Example], *, dataset: Path, engine: EngineSettings, out: Path
+) -> tuple[AlerceText2SQL, dict[str, Any]]:
+    """Compile on the engine, its database grounded on the dataset's golds; a new artifact folder is removed again
+    when the compile fails."""
+    lm = resolve_lm(settings.model)
+    reflection_lm = resolve_lm(settings.reflection_model) if settings.reflection_model else None
+    is_new = not out.exists()
+    check_writable(out)
+    _configure_lm_cache()
+    ground = grounding_files(dataset)  # the golds of every split of the dataset have answers
+    try:
+        with open_engine(dataclasses.replace(engine, ground=ground)) as executor:
+            gold_cache = GoldCache(executor)
+            return compile_program(
+                settings, examples, executor=executor, gold_cache=gold_cache, lm=lm, reflection_lm=reflection_lm
+            )
+    except BaseException:
+        if is_new:
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
 
 
 def _target(settings: CompileSettings, out: Path | None, force: bool) -> Path:
