@@ -29,7 +29,6 @@ first, then runs read-only with a time limit.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import time
 from typing import Any, Self
@@ -46,7 +45,7 @@ from defaults.time_limits import ASK_CONNECT_S, ASK_QUERY_S
 from engines import Engine, EngineSettings
 from engines.errors import EngineError
 from engines.guard import check_sql
-from modules import DirectText2SQL, FollowUp
+from modules import DirectText2SQL
 from modules.adapter import default_adapter, make_adapter
 from modules.artifact import load_program
 from modules.settings import ProgramSettings
@@ -98,25 +97,24 @@ class Text2SQL:
         """Return a copy that uses another LM (e.g. ``lm.copy(rollout_id=run)``) and shares everything else."""
         return Text2SQL(self.program, lm=lm, executor=self.executor, adapter=self.adapter, manifest=self.manifest)
 
-    def predict(
-        self,
-        question: str,
-        external_knowledge: object = "",
-        domain_knowledge: object = "",
-        follow_up: FollowUp | None = None,
-    ) -> dspy.Prediction:
-        """Run the program on already-cleaned inputs and return its raw prediction (see the ``modules`` package).
+    def predict(self, question: Question) -> dspy.Prediction:
+        """Run the program on a checked question and return its raw prediction (see the ``modules`` package).
 
         Raises:
-            CannotFollowUp: `follow_up` was given to the direct baseline, which answers questions on their own.
+            CannotFollowUp: The question follows up another, and the program is the direct baseline, which answers
+                questions on their own.
         """
-        inputs = {"question": question, "external_knowledge": external_knowledge, "domain_knowledge": domain_knowledge}
-        if follow_up is not None:
+        inputs = {
+            "question": question.text,
+            "external_knowledge": question.external_knowledge,
+            "domain_knowledge": question.domain_knowledge,
+        }
+        if question.follow_up is not None:
             if isinstance(self.program, DirectText2SQL):
                 raise CannotFollowUp(
                     "direct", "the direct baseline answers each question on its own; ask it without an earlier answer"
                 )
-            inputs["follow_up"] = follow_up
+            inputs["follow_up"] = question.follow_up
         with dspy.context(lm=self.lm, adapter=self.adapter):
             return self.program(**inputs)
 
@@ -151,9 +149,9 @@ class Text2SQL:
     def answer(self, question: Question) -> Answer:
         """Answer a question checked where it came in (``Question.of``); raises as ``ask``, bad texts aside."""
         started = time.perf_counter()
-        pred = self.predict(question.text, question.external_knowledge, question.domain_knowledge, question.follow_up)
+        pred = self.predict(question)
         error, error_kind = _why_unanswered(pred)
-        known = {name: copy.copy(value) for name in _PREDICTED if (value := pred.get(name)) is not None} | {
+        known = {name: value for name in _PREDICTED if (value := pred.get(name)) is not None} | {
             "question": question.text,
             "sql": pred.sql,
             "catalog": self.catalog,
