@@ -12,7 +12,7 @@ from fileio.text import encodable
 
 if TYPE_CHECKING:
     from answering.answer import Answer
-    from modules.follow_up import FollowUp
+    from modules.run.follow_up import FollowUp
 
 __all__ = ["EXAMPLE_QUESTION", "MAX_KNOWLEDGE_CHARS", "MAX_QUESTION_CHARS", "Question", "clean_text"]
 
@@ -91,7 +91,7 @@ class Question:
             CannotFollowUp: `earlier` failed, or it is on another catalog.
         """
         from modules.explanation import render_explanation  # the command-line parser reads this module: stay light
-        from modules.follow_up import FollowUp
+        from modules.run.follow_up import FollowUp
 
         if earlier.catalog != catalog:
             raise CannotFollowUp(

@@ -11,7 +11,7 @@ import pandas as pd
 from answering.answer_shape import AnswerJson
 from answering.cells import csv_safe, plain_value
 from answering.votable import write_votable
-from modules.date_calendar import iso_text
+from modules.dates.calendar import iso_text
 from modules.explanation import render_explanation
 
 if TYPE_CHECKING:

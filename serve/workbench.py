@@ -19,7 +19,7 @@ from answering.api import ask_defaults
 from answering.question import Question
 from db.engine import open_engine
 from engines import EngineSettings
-from engines.adql_hints import sql_box_hint
+from engines.adql.hints import sql_box_hint
 from engines.errors import EngineError, ExecutionError
 from engines.guard import check_sql
 from lms.usage import price_usd, total_usage
