@@ -52,12 +52,6 @@ from modules.settings import ProgramSettings
 
 __all__ = ["Answer", "Text2SQL", "ask_defaults", "load"]
 
-_PREDICTED = (
-    "as_of", "dates", "explanation", "alternatives", "difficulty", "plan", "attempts", "failures", "usage",
-    "candidates", "selection", "findings",
-)  # fmt: skip
-"""The answer's fields that the program's prediction holds under the same name (None there: the field's default)."""
-
 
 class Text2SQL:
     """A loaded program with its LM, adapter and executor; ``ask`` answers one question (thread-safe)."""
@@ -151,7 +145,9 @@ class Text2SQL:
         started = time.perf_counter()
         pred = self.predict(question)
         error, error_kind = _why_unanswered(pred)
-        known = {name: value for name in _PREDICTED if (value := pred.get(name)) is not None} | {
+        # What the prediction holds under the answer's field names (None: the default); its error becomes one line.
+        named = {field.name for field in dataclasses.fields(Answer)}
+        known = {name: value for name, value in pred.items() if name in named and value is not None} | {
             "question": question.text,
             "sql": pred.sql,
             "catalog": self.catalog,
