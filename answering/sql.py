@@ -61,10 +61,7 @@ def run_sql(
         raise AnsweringError(f"unknown catalog {catalog!r}; choose ztf or multisurvey")
     if engine is not None and not isinstance(engine, EngineSettings):
         return _run(engine, sql, catalog, timeout_s, max_rows, keep=True)
-    settings = engine or EngineSettings(catalog=catalog)
-    if settings.catalog != catalog:
-        settings = dataclasses.replace(settings, catalog=catalog)
-    opened = open_engine(settings)
+    opened = open_engine(dataclasses.replace(engine or EngineSettings(), catalog=catalog))
     try:
         return _run(opened, sql, catalog, timeout_s, max_rows, keep=False)
     finally:

@@ -14,8 +14,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from answering.answer_shape import AnswerFields
-from answering.render import answer_json
+from answering.render import AnswerFields, answer_json
 from serve.errors import raise_if_failed
 from serve.exports import DOWNLOADS
 from serve.health import EngineHealth

@@ -6,9 +6,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from answering.answer_shape import AnswerJson
 from answering.api import Answer
-from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table
+from answering.render import AnswerJson, answer_json, render_attempts, render_csv, render_plan, render_table
 
 
 def frame() -> pd.DataFrame:
