@@ -149,9 +149,13 @@ def _compiled(
     ground = grounding_files(dataset)  # the golds of every split of the dataset have answers
     try:
         with open_engine(dataclasses.replace(engine, ground=ground)) as executor:
-            gold_cache = GoldCache(executor)
             return compile_program(
-                settings, examples, executor=executor, gold_cache=gold_cache, lm=lm, reflection_lm=reflection_lm
+                settings,
+                examples,
+                executor=executor,
+                gold_cache=GoldCache(executor),
+                lm=lm,
+                reflection_lm=reflection_lm,
             )
     except BaseException:
         if is_new:
