@@ -1,5 +1,4 @@
-"""A question checked once, where it comes in: control characters out, length limits, a helpful message for an
-empty question, and the earlier answer it follows up."""
+"""A question checked once, where it comes in: clean texts within their limits, and the answer it follows up."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Render an ``Answer`` for the terminal: an aligned table, CSV, or one JSON object, whose shape is declared here
-once: ``ask --format json`` writes ``AnswerJson``; the HTTP API's ``AnswerOut`` and the MCP tools' replies add their
-own keys to ``AnswerFields``."""
+"""Render an ``Answer`` for the terminal (an aligned table, CSV) or as one JSON object, of the shape declared here."""
 
 from __future__ import annotations
 
@@ -126,7 +124,7 @@ def _holds_text(values: pd.Series) -> bool:
 
 
 class AnswerFields(BaseModel):
-    """What every JSON form of an answer holds: the SQL, the rows and how they were written."""
+    """What every JSON form of an answer holds (the HTTP API's ``AnswerOut`` and the MCP replies add their keys)."""
 
     question: str
     follows: str | None = Field(description="the earlier question this one followed up, else null")
@@ -175,8 +173,7 @@ def render_votable(answer: Answer) -> str:
 
 
 def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
-    """Return the answer as one JSON-ready ``AnswerJson`` object: ``rows`` within `limit` (``truncated`` also when
-    the limit left rows out), ``fields`` one ``ColumnInfo`` per column."""
+    """Return the answer as one JSON-ready ``AnswerJson`` (``truncated`` also when `limit` left rows out)."""
     frame = answer.frame
     rows = _rows(frame, limit) if frame is not None else []
     computed = {

@@ -1,5 +1,4 @@
-"""Which engine runs the SQL, where, and how much a query may cost: the choice every command and the Python API
-make; each engine owns its settings and their defaults (``PostgresSettings``, ``TapSettings``)."""
+"""Which engine runs the SQL, where, and how much a query may cost; each engine owns its settings and defaults."""
 
 import dataclasses
 from pathlib import Path

@@ -223,8 +223,7 @@ class Workbench:
     def _run_by_hand(
         self, language: str, text: str, question: str, session: str | None, execute: Any, conversation: str = ""
     ) -> Record:
-        """Run SQL or ADQL written in the page's boxes or sent to the API or MCP with `execute` (an ungated engine's
-        method), and keep the answer."""
+        """Run SQL or ADQL written in a page box or sent to the API or MCP with `execute` (ungated); keep the answer."""
         try:
             text = clean_text(text, field=language, max_chars=self.settings.max_sql_chars)
             question = clean_text(question, field="original_question", max_chars=self.settings.max_question_chars)
