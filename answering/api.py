@@ -83,9 +83,8 @@ class Text2SQL:
 
     @property
     def catalog(self) -> str:
-        """The name of the catalog the program writes SQL for."""
-        settings = getattr(self.program, "settings", None)  # AlerceText2SQL's; the direct baseline names its own
-        return settings.catalog if settings is not None else self.program.catalog
+        """The name of the catalog the program writes SQL for: its engine's (``load`` refuses any other)."""
+        return self.executor.catalog
 
     def with_lm(self, lm: dspy.LM) -> Text2SQL:
         """Return a copy that uses another LM (e.g. ``lm.copy(rollout_id=run)``) and shares everything else."""
