@@ -94,8 +94,7 @@ class Text2SQL:
         """Run the program on a checked question and return its raw prediction (see the ``modules`` package).
 
         Raises:
-            CannotFollowUp: The question follows up another, and the program is the direct baseline, which answers
-                questions on their own.
+            CannotFollowUp: A follow-up asked of the direct baseline, which answers each question on its own.
         """
         inputs = {
             "question": question.text,

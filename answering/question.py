@@ -74,8 +74,7 @@ class Question:
     def of(
         cls, text: object, external: object = "", domain: object = "", *, max_chars: int = MAX_QUESTION_CHARS
     ) -> Question:
-        """Clean the texts (``clean_text``): the question within `max_chars`, each knowledge text within
-        ``MAX_KNOWLEDGE_CHARS``; raise ``BadQuestion`` for an empty question or a text over its limit."""
+        """Clean the texts (``clean_text``, the question within `max_chars`); ``BadQuestion``: empty or too long."""
         return cls(
             clean_text(text, max_chars=max_chars),
             clean_text(external, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS),
@@ -83,12 +82,8 @@ class Question:
         )
 
     def following(self, earlier: Answer, catalog: str) -> Question:
-        """Return the question as a follow-up of `earlier` (its question, SQL and explanation join what the stages
-        see), asked of a program for `catalog`.
-
-        Raises:
-            CannotFollowUp: `earlier` failed, or it is on another catalog.
-        """
+        """Return the question following up `earlier` (its question, SQL and explanation join what the stages see)
+        on a program for `catalog`; raise ``CannotFollowUp`` when `earlier` failed or is on another catalog."""
         from modules.explanation import render_explanation  # the command-line parser reads this module: stay light
         from modules.run.follow_up import FollowUp
 

@@ -54,8 +54,7 @@ class EngineSettings:
             raise ValueError(f"Unknown catalog {self.catalog!r}; choose one of {', '.join(CATALOG_NAMES)}.")
 
     def given_to(self, own: type, **where: Any) -> Any:
-        """Build an engine's own settings (`own`: ``PostgresSettings``, ``TapSettings``) from the fields it shares
-        with these, where given, and from `where` (the engine's address); the engine's defaults fill the rest."""
+        """Build an engine's own settings (`own`) from the fields it shares with these, where given, and `where`."""
         shared = {field.name for field in dataclasses.fields(own)} & {field.name for field in dataclasses.fields(self)}
         given = {name: getattr(self, name) for name in shared if getattr(self, name) is not None}
         return own(**(given | where))

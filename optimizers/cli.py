@@ -16,8 +16,9 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import dspy
 import platformdirs
 
 from cli import logging_to_stderr
@@ -29,6 +30,7 @@ from engines.errors import DatabaseUnavailable, EngineError
 from engines.options import engine_settings
 from lms import LMConfigError, LMUnusable, resolve_lm
 from metric.gold_cache import GoldCache
+from modules import AlerceText2SQL
 from modules.artifacts.load import MANIFEST_FILE, default_artifact_dir
 from modules.settings import PipelineSettings, today_utc
 from optimizers.arguments import build_parser
@@ -37,11 +39,6 @@ from optimizers.run import compile_program
 from optimizers.saving import check_writable, save_artifact
 from optimizers.settings import CompileSettings
 
-if TYPE_CHECKING:
-    import dspy
-
-    from modules import AlerceText2SQL
-
 __all__ = ["build_parser", "is_committed", "main", "run", "run_parsed"]
 
 logger = logging.getLogger(__name__)
@@ -49,8 +46,6 @@ logger = logging.getLogger(__name__)
 
 def _configure_lm_cache() -> None:
     """Keep DSPy's disk cache in a per-project folder before any LM call, so a restart reuses it."""
-    import dspy
-
     folder = os.environ.get("DSPY_CACHEDIR") or str(Path(platformdirs.user_cache_dir("alerce-t2s")) / "dspy")
     dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=folder)
 

@@ -145,8 +145,7 @@ def compile_program(
 def _context(
     settings: CompileSettings, guard: OutageGuard, gold_cache: GoldCache, usage: UsageTotals, reflection_lm: Any
 ) -> CompileContext:
-    """What the strategy works with: the row-PM and feedback metrics, counting LM usage into `usage` and watched
-    for outages, and the reflection model."""
+    """What the strategy works with: the metrics (their LM usage counted, outages watched) and the reflection LM."""
     return CompileContext(
         settings=settings,
         metric=_metered(make_pm_metric(guard, gold_cache), usage, guard),
