@@ -11,7 +11,7 @@ Example (in a notebook)::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from answering.answer import Answer
@@ -23,9 +23,15 @@ class _Asker(Protocol):
     """What a conversation asks through: ``answering.Text2SQL`` (which builds conversations, so not imported)."""
 
     def ask(
-        self, question: str, external_knowledge: str = "", domain_knowledge: str = "", *, follows: Answer | None = None
+        self,
+        question: str,
+        external_knowledge: str = "",
+        domain_knowledge: str = "",
+        *,
+        follows: Answer | None = None,
+        targets: Any = None,
     ) -> Answer:
-        """Answer a question, as a follow-up of `follows` when given."""
+        """Answer a question, as a follow-up of `follows` when given, about `targets` when given."""
 
 
 class Conversation:
@@ -40,8 +46,11 @@ class Conversation:
         self.t2s = t2s
         self.answers: list[Answer] = []
 
-    def ask(self, question: str, external_knowledge: str = "", domain_knowledge: str = "") -> Answer:
-        """Answer a question; after the first, as a follow-up of the latest answer.
+    def ask(
+        self, question: str, external_knowledge: str = "", domain_knowledge: str = "", *, targets: Any = None
+    ) -> Answer:
+        """Answer a question; after the first, as a follow-up of the latest answer (whose target list it keeps,
+        unless `targets` gives another).
 
         Raises:
             CannotFollowUp: The latest answer failed (nothing is added; ask a question of its own with
@@ -49,7 +58,7 @@ class Conversation:
             BadQuestion, engines.errors.DatabaseUnavailable, dspy.LMError: As ``Text2SQL.ask``.
         """
         earlier = self.answers[-1] if self.answers else None
-        answer = self.t2s.ask(question, external_knowledge, domain_knowledge, follows=earlier)
+        answer = self.t2s.ask(question, external_knowledge, domain_knowledge, follows=earlier, targets=targets)
         self.answers.append(answer)
         return answer
 

@@ -25,7 +25,7 @@ from modules.run.findings import Finding, finding_record
 from modules.run.follow_up import FollowUp, render_follow_up
 from modules.run.knowledge import format_knowledge
 from modules.run.record import RunRecord
-from modules.run.served_catalog import served_catalog
+from modules.run.served_catalog import served_catalog, with_targets
 from modules.schema_linking import SchemaLinking
 from modules.selection.alternatives import alternatives
 from modules.selection.candidates import CandidatePath, candidate_paths, run_concurrently
@@ -123,7 +123,7 @@ class AlerceText2SQL(dspy.Module):
         knowledge = format_knowledge(
             external_knowledge, domain_knowledge, render_ranges(dates), render_follow_up(follow_up)
         )
-        catalog = self._served_catalog
+        catalog = with_targets(self._served_catalog)
         link = self._link(question, knowledge, catalog, record)
         # Routing needs the shape of the schema, not the meaning of each column.
         structure = render_schema_text(catalog, link.tables, link.columns, detail="names")

@@ -12,7 +12,7 @@ from modules.run.execution import describe_outcome, execute_with_corrections
 from modules.run.failures import FailureKind, StageFailure
 from modules.run.knowledge import format_knowledge
 from modules.run.record import RunRecord
-from modules.run.served_catalog import served_catalog
+from modules.run.served_catalog import served_catalog, with_targets
 from signatures import GenerateSQL
 
 __all__ = ["DirectText2SQL"]
@@ -47,7 +47,7 @@ class DirectText2SQL(dspy.Module):
     def forward(self, question: str, external_knowledge: object = "", domain_knowledge: object = "") -> dspy.Prediction:
         """Answer one question; the prediction has the same fields as `AlerceText2SQL`'s."""
         record = RunRecord()
-        catalog = served_catalog(self.executor, load_catalog(self.catalog))
+        catalog = with_targets(served_catalog(self.executor, load_catalog(self.catalog)))
         with record.stage("generation"):
             answer, failure = call_predictor(
                 "generation",

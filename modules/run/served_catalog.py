@@ -1,7 +1,7 @@
 """The part of the catalog an engine serves: stages never offer the model a table the service lacks.
 
-A target list uploaded in the context (``engines.targets``) joins it as one more table, so schema linking and the
-stages after it see its columns.
+A target list uploaded in the context (``engines.targets``) joins it as one more table (`with_targets`, at each
+question), so schema linking and the stages after it see its columns.
 """
 
 from dataclasses import replace
@@ -11,19 +11,22 @@ from catalog.model import Column, Table
 from engines import Engine
 from engines.targets import TargetList, current_targets
 
-__all__ = ["served_catalog", "target_table"]
+__all__ = ["served_catalog", "target_table", "with_targets"]
 
 
 def served_catalog(engine: Engine | None, catalog: Catalog | None = None) -> Catalog:
-    """Return `catalog` (default: the engine's) restricted to the tables `engine` serves, with the uploaded target
-    list.
+    """Return `catalog` (default: the engine's) restricted to the tables `engine` serves.
 
     That is all of them, unless `tables()` names fewer. Without an engine (generation only) the whole catalog
     (default: ztf) is served.
     """
     catalog = catalog or load_catalog(engine.catalog if engine is not None else "ztf")
     served = engine.tables() if engine is not None else None
-    catalog = catalog if served is None else catalog.only(served)
+    return catalog if served is None else catalog.only(served)
+
+
+def with_targets(catalog: Catalog) -> Catalog:
+    """Return `catalog` with the target list uploaded in this context as one more table (as it is without one)."""
     targets = current_targets()
     if targets is None or catalog.table(targets.name) is not None:
         return catalog

@@ -83,13 +83,15 @@ def test_ask_shows_the_list_to_the_stages_and_sends_it_with_the_sql(tiny_dsn, kn
 
     where = {"program": ProgramSettings(uncompiled=True), "engine": EngineSettings(dsn=tiny_dsn)}
     with load("fake/scripted", lm=fake_lm(answer), **where) as t2s:
-        answered = t2s.ask("How many detections do my targets have?", targets=pd.DataFrame({"oid": known["oid"]}))
         unlisted = t2s.ask("How many detections do my targets have?")
+        answered = t2s.ask("How many detections do my targets have?", targets=pd.DataFrame({"oid": known["oid"]}))
+        again = t2s.ask("How many detections do my targets have?")
     assert answered.error is None, answered.error
     assert answered.frame.to_dict("list") == {"objectid": list(known["oid"]), "ndet": list(known["ndet"])}
-    generation = next(call for call in seen if call.stage in ("direct", "planned"))
-    assert "mylist" in generation.inputs["schema_text"] and "objectid" in generation.inputs["schema_text"]
-    assert unlisted.frame is None, "without targets there is no mylist"
+    schemas = [call.inputs["schema_text"] for call in seen if call.stage in ("direct", "planned")]
+    assert ["mylist" in schema for schema in schemas] == [False, True, False], "each question sees its own list"
+    assert "objectid" in schemas[1]
+    assert unlisted.frame is None and again.frame is None, "without targets there is no mylist"
 
 
 def test_ask_command_takes_a_targets_file(capsys, monkeypatch, tiny_dsn, known, tmp_path):
