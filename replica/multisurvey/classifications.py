@@ -7,8 +7,8 @@ one agrees with it most of the time. Known solar-system objects get asteroid = 1
 import numpy as np
 import pandas as pd
 
+from replica.engine.draws import distinct_probabilities, ranks
 from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id, classifier_version_code
-from replica.synthetic.probabilities import distinct_probabilities, ranks
 
 __all__ = ["probability_block", "probability_rows", "solar_system_probability_rows"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-from replica.grounding.diffs import apply_diffs
-from replica.grounding.worlds import Cone, Link, RowRef, World
+from replica.engine.grounding.diffs import apply_diffs
+from replica.engine.grounding.worlds import Cone, Link, RowRef, World
 from replica.multisurvey.grounding.bind_tables import BINDERS, PER_ROW, bind_rows
 from replica.multisurvey.grounding.bodies import SOURCE_TABLES, bodies
 from replica.multisurvey.ids import designation_of

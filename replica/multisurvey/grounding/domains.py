@@ -1,4 +1,4 @@
-"""Value domains of the multi-survey catalog's columns, for the grounding engine (``replica.grounding.domains``).
+"""Value domains of the multi-survey catalog's columns, for the grounding engine (``replica.engine.grounding.domains``).
 
 Example:
     >>> domain("r_psffluxmean"), domain("firstmjd")[:2]
@@ -9,7 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from replica.grounding.profile import Domain
+from replica.engine.grounding.profile import Domain
 from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, class_id, classifier_version_code, feature_names
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from replica.grounding.constraints import conform
-from replica.grounding.entity import Entity
-from replica.grounding.patching import apply_patches, fitted
+from replica.engine.draws import allwise_sources
+from replica.engine.grounding.constraints import conform
+from replica.engine.grounding.entity import Entity
+from replica.engine.grounding.patching import apply_patches, fitted
+from replica.multisurvey import CATALOG
 from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.grounding.dia import dia_objects, merged, ztf_only_objects
 from replica.multisurvey.grounding.ss import ss_objects
@@ -21,13 +23,11 @@ from replica.multisurvey.grounding.ztf_objects import ZtfNames
 from replica.multisurvey.lookups import lookup_frames
 from replica.multisurvey.population import flux_of_mag
 from replica.multisurvey.sky import lsst_positions
-from replica.synthetic.crossmatch import allwise_sources
 
 __all__ = ["GROUNDED_COUNTER", "grounded_tables"]
 
 GROUNDED_COUNTER = 10**12
 """LSST id counter of the first grounded measurement: base counters stay far below it, so ids never collide."""
-CATALOG = "multisurvey"
 _OWNED_BY_SSOBJECT = ("lsst_ss_detection", "lsst_mpc_orbits")
 
 
