@@ -36,6 +36,8 @@ class Recipe:
         grounded_tables: The rows of grounded entities: (entities, random generator, scale) -> rows by table.
         drawn: Table -> column -> SQL expression the database draws it from (``TableWriter.write_generated``).
         decimals: Decimal places floats are written with (None: as given, real columns in float4 precision).
+        null_columns: The ``table.column`` names the recipe leaves NULL in every row (tests/replica/test_columns.py
+            checks that every other column of the catalog is generated).
     """
 
     profile: Profile
@@ -45,6 +47,7 @@ class Recipe:
     grounded_tables: Callable[[list, np.random.Generator, Any], Tables]
     drawn: Mapping[str, Mapping[str, str]]
     decimals: int | None
+    null_columns: frozenset[str] = frozenset()
 
     @property
     def catalog(self) -> str:

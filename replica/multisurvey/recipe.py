@@ -114,4 +114,19 @@ RECIPE = Recipe(
     grounded_tables=lambda entities, rng, scale: grounded_tables(entities, rng),
     drawn={"lsst_detection": DETECTION_SQL},
     decimals=None,
+    # not modelled: Gaia's radial velocities, withdrawn epochs, the non-gravitational terms of orbits
+    null_columns=frozenset(
+        {
+            "gaiadr3_source.radial_velocity",
+            "gaiadr3_source.radial_velocity_error",
+            "gaiadr3_source.rv_method_used",
+            "lsst_detection.timewithdrawnmjdtai",
+            "lsst_forced_photometry.timewithdrawnmjdtai",
+            *(
+                f"lsst_mpc_orbits.{term}{suffix}"
+                for term in ("a1", "a2", "a3", "dt", "srp", "yarkovsky")
+                for suffix in ("", "_unc")
+            ),
+        }
+    ),
 )

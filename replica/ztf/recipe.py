@@ -63,4 +63,17 @@ RECIPE = Recipe(
     ),
     drawn={"dataquality": DATAQUALITY_SQL},
     decimals=6,
+    # not modelled: the outlier detector's table stays empty; parent candids, the cross-match's class and period
+    null_columns=frozenset(
+        {
+            "detection.parent_candid",
+            "forced_photometry.parent_candid",
+            "outlier.class_name",
+            "outlier.oid",
+            "outlier.outlier_version",
+            "outlier.score",
+            "xmatch.class_catalog",
+            "xmatch.period",
+        }
+    ),
 )
