@@ -64,7 +64,18 @@ def load_catalog(name: str = "ztf") -> Catalog:
         prompt_notes=dict(raw.get("prompt_notes", {})),
         joins=tuple(raw.get("joins", ())),
         object_ids=tuple(raw.get("object_ids", ())),
+        rows=_rows(raw.get("rows", {}), by_name, name),
     )
+
+
+def _rows(raw: dict, tables: dict[str, Table], name: str) -> dict[str, tuple[dict, ...]]:
+    """The catalog file's `rows` by table, each row's columns checked against its table's."""
+    for table, rows in raw.items():
+        columns = set(tables[table].column_names) if table in tables else None
+        for row in rows:
+            if columns is None or not set(row) <= columns:
+                raise ValueError(f"catalog {name!r}: rows of {table!r} name a table or column it does not have")
+    return {table: tuple(rows) for table, rows in raw.items()}
 
 
 def _with_ucds(table: Table, position: tuple[str, str] | None) -> Table:

@@ -174,6 +174,7 @@ class Catalog:
         joins: Documented joins beyond the foreign keys, each a SQL condition between two tables' columns.
         object_ids: ``table.column`` names that hold an object's id although no foreign key says so
             (``catalog.object_ids`` adds the object table's key and the columns that refer to it).
+        rows: The published rows of the tables of fixed content (lookups), by table, as the replica writes them.
     """
 
     name: str
@@ -193,6 +194,7 @@ class Catalog:
     prompt_notes: dict[str, str] = field(default_factory=dict)
     joins: tuple[str, ...] = ()
     object_ids: tuple[str, ...] = ()
+    rows: dict[str, tuple[dict, ...]] = field(default_factory=dict)
 
     @property
     def tap_tables(self) -> list[Table]:

@@ -17,7 +17,7 @@ from replica.engine.grounding.entities import entities_for_queries, literal_oids
 from replica.engine.grounding.report import GroundingReport
 from replica.engine.grounding.thinning import thin_unordered_limits
 from replica.engine.loader import Loader
-from replica.engine.recipe import Recipe, scale_named
+from replica.engine.recipe import Recipe, fixed_frames, scale_named
 from replica.engine.schema_ops import analyze, create_indexes, prepare, row_counts
 from replica.engine.writer import TableWriter
 
@@ -54,7 +54,7 @@ def build(
     queries = list(ground)
     indexes = prepare(conn, schema)
     loader = loader_for(conn, recipe)
-    loader.write(recipe.fixed_rows())
+    loader.write({**fixed_frames(recipe.catalog), **recipe.fixed_rows()})
     read_started = time.monotonic()
     reserved = literal_oids(queries, recipe.profile)  # reads (and caches) every query's worlds: it counts as grounding
     read_s = time.monotonic() - read_started

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from catalog import load_catalog
 from replica.engine.grounding.profile import Profile
 
 if TYPE_CHECKING:
     from replica.engine.loader import Loader
 
-__all__ = ["Recipe", "scale_named"]
+__all__ = ["Recipe", "fixed_frames", "scale_named"]
 
 Tables = dict[str, pd.DataFrame]
 
@@ -31,7 +32,7 @@ class Recipe:
     Attributes:
         profile: The catalog as the grounding engine sees it (its ``catalog`` names the catalog file).
         scales: Scale name -> the recipe's size knobs, smallest first.
-        fixed_rows: The rows of the tables of fixed content (lookups, bookkeeping), by table.
+        fixed_rows: Rows of fixed content the recipe makes (bookkeeping), by table, besides the catalog's ``rows``.
         populate: Writes the random population: (loader, seed, scale, object ids the gold queries name).
         grounded_tables: The rows of grounded entities: (entities, random generator, scale) -> rows by table.
         drawn: Table -> column -> SQL expression the database draws it from (``TableWriter.write_generated``).
@@ -42,17 +43,22 @@ class Recipe:
 
     profile: Profile
     scales: Mapping[str, Any]
-    fixed_rows: Callable[[], Tables]
     populate: Callable[[Loader, int, Any, set], None]
     grounded_tables: Callable[[list, np.random.Generator, Any], Tables]
     drawn: Mapping[str, Mapping[str, str]]
     decimals: int | None
+    fixed_rows: Callable[[], Tables] = dict
     null_columns: frozenset[str] = frozenset()
 
     @property
     def catalog(self) -> str:
         """The catalog's name (``catalog.load_catalog``)."""
         return self.profile.catalog
+
+
+def fixed_frames(catalog: str) -> Tables:
+    """The catalog file's rows of fixed content (``Catalog.rows``) as frames, by table."""
+    return {table: pd.DataFrame(list(rows)) for table, rows in load_catalog(catalog).rows.items()}
 
 
 def scale_named(scales: Mapping[str, Any], name: str) -> Any:

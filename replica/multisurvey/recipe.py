@@ -11,7 +11,7 @@ from replica.multisurvey.dia_objects import dia_chunk
 from replica.multisurvey.features import feature_rows
 from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
-from replica.multisurvey.lookups import LSST_BANDS, lookup_frames
+from replica.multisurvey.lookups import LSST_BANDS
 from replica.multisurvey.lsst_tables import DETECTION_SQL
 from replica.multisurvey.scales import SCALES, Scale
 from replica.multisurvey.ss_objects import ss_observations
@@ -109,7 +109,6 @@ def _populate(loader: Loader, seed: int, scale: Scale, reserved: set) -> None:
 RECIPE = Recipe(
     profile=MULTISURVEY_PROFILE,
     scales=SCALES,
-    fixed_rows=lookup_frames,
     populate=_populate,
     grounded_tables=lambda entities, rng, scale: grounded_tables(entities, rng),
     drawn={"lsst_detection": DETECTION_SQL},
