@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from catalog import load_catalog
 from replica.engine.grounding.diffs import apply_diffs
 from replica.engine.grounding.worlds import Cone, RowRef, World
-from replica.ztf import vocab
+from replica.ztf import CATALOG, vocab
+from replica.ztf.bookkeeping import bookkeeping_frames
 from replica.ztf.grounding.bind_probabilities import bind_probabilities
 
 __all__ = ["bind_values"]
@@ -247,9 +249,10 @@ _BINDERS = {
     "xmatch": _bind_xmatch,
     "allwise": _bind_allwise,
 }
-_PARTITIONS = ("lc_classifier", "lc_classifier_top", "stamp_classifier", *vocab.BRANCH_CLASSIFIERS)
+_PARTITIONS = frozenset(t.name for t in load_catalog(CATALOG).tables if t.partition_of == "probability")
 """Partitions of probability by classifier_name: a row of one is a probability row of that classifier."""
-_NOT_BOUND = {"probability", *_PARTITIONS, "taxonomy", "feature_version", "step", "pipeline"}
+_NOT_BOUND = {"probability", *_PARTITIONS, *bookkeeping_frames()}
+"""Probability rows are bound together (``bind_probabilities``); the bookkeeping tables have fixed rows."""
 
 
 def _place(entity, cone: Cone, outside: bool, variant: int) -> None:
