@@ -7,7 +7,7 @@ Example:
     >>> profile = Profile(
     ...     catalog="ztf", identity=frozenset({"oid"}), per_row=frozenset(),
     ...     classifier_column="classifier_name", class_column="class_name",
-    ...     domain=lambda column: (0.0, 1.0, 0.02, 0.1), categories=lambda column, classifier: ("SNIa", "SNIbc"),
+    ...     domain=lambda table, column: (0.0, 1.0, 0.02, 0.1), categories=lambda column, classifier: ("SNIa", "SNIbc"),
     ...     bind=None, object_id=lambda column, value: None, unmakeable=lambda entity: None)
     >>> satisfying("probability", "probability", [(">", (0.7,))], profile=profile)
     0.8
@@ -24,10 +24,11 @@ from __future__ import annotations
 import math
 import operator
 
+from catalog import load_catalog
 from replica.engine.grounding.predicates import schema
 from replica.engine.grounding.profile import Profile
 
-__all__ = ["is_integer", "meets", "satisfying", "violating"]
+__all__ = ["described_column", "is_integer", "meets", "satisfying", "violating"]
 
 _DATE_MISS_DAYS = 1.2
 _ORDER = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
@@ -71,7 +72,7 @@ def satisfying(
     lo, hi = _bounds(conditions)
     if lo == -math.inf and hi == math.inf:
         return ...
-    low, high, step, gap = profile.domain(column)
+    low, high, step, gap = profile.domain(table, column)
     if lo > -math.inf and hi < math.inf:
         value = lo + (hi - lo) * (0.5 + 0.15 * (variant % 2))
     elif lo > -math.inf:
@@ -145,7 +146,7 @@ def violating(
     itself, so the near miss sits there; for a rare population it sits one unit outside the closed bound.
     """
     op, values = conditions[index]
-    _, high, step, _ = profile.domain(column)
+    _, high, step, _ = profile.domain(table, column)
     value = values[0] if values else None
     # dates miss by more than a day, so that an inclusive bound or a window one day longer (the usual reading
     # of "the first week") still agrees; other columns miss by half a step
@@ -179,6 +180,19 @@ def _integer_miss(op: str, value, dense: bool) -> int:
     """dense: on the threshold itself (`ndet > 30` against 30); rare: one unit outside (29 for `> 30`)."""
     below, above = (int(value) - (op == ">=" or not dense), int(value) + (op == "<=" or not dense))
     return below if op in (">", ">=") else above
+
+
+def described_column(table: str, column: str, catalog: str) -> tuple[str, str]:
+    """(``table.column`` with a partition named by its parent table, the column's UCD or '') in the catalog.
+
+    Example:
+        >>> described_column("lc_classifier", "probability", "ztf")
+        ('probability.probability', 'stat.probability')
+    """
+    found = load_catalog(catalog).table(table)
+    described = found.column(column) if found is not None else None
+    key = f"{found.partition_of or found.name}.{column}" if found is not None else f"{table}.{column}"
+    return key, (described.ucd or "") if described is not None else ""
 
 
 def is_integer(table: str, column: str, catalog: str) -> bool:

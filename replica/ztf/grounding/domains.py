@@ -1,7 +1,7 @@
 """Value domains of the ZTF catalog's columns, for the grounding engine (``replica.engine.grounding.domains``).
 
 Example:
-    >>> domain("magpsf"), domain("ndet")
+    >>> domain("detection", "magpsf"), domain("object", "ndet")
     ((12.5, 21.5, 0.1, 0.5), (1, 1500, 1, 8))
     >>> categories("class_name", "stamp_classifier")
     ('SN', 'AGN', 'VS', 'asteroid', 'bogus')
@@ -9,35 +9,45 @@ Example:
 
 from __future__ import annotations
 
+from replica.engine.grounding.domains import described_column
 from replica.engine.grounding.profile import Domain
-from replica.ztf import vocab
+from replica.ztf import CATALOG, vocab
 
 __all__ = ["categories", "domain"]
 
-# column -> (lowest, highest, step, typical gap above a lower bound)
+# table.column -> (lowest, highest, step, typical gap above a lower bound)
 _NUMERIC = {
-    "probability": (0.0, 1.0, 0.02, 0.1),
-    "ranking": (1, 15, 1, 0),
-    "ndet": (1, 1500, 1, 8),
-    "ndubious": (0, 50, 1, 1),
-    "firstmjd": (vocab.MJD_FIRST_ALERT, vocab.MJD_END - 40, 1.0, 15.0),
-    "lastmjd": (vocab.MJD_FIRST_ALERT, vocab.MJD_END - 5, 1.0, 15.0),
-    "mjd": (vocab.MJD_FIRST_ALERT, vocab.MJD_END - 5, 1.0, 15.0),
-    "deltajd": (0.0, 2300.0, 1.0, 40.0),
-    "meanra": (0.0, 360.0, 0.01, 5.0),
-    "meandec": (-30.0, 89.0, 0.01, 5.0),
-    "ra": (0.0, 360.0, 0.01, 5.0),
-    "dec": (-30.0, 89.0, 0.01, 5.0),
-    "dmdt_first": (-3.0, 3.0, 0.05, 0.3),
-    "sgscore1": (0.0, 1.0, 0.02, 0.1),
-    "distpsnr1": (0.0, 30.0, 0.1, 0.5),
-    "chipsf": (0.1, 100.0, 0.05, 1.0),
-    "classtar": (0.0, 1.0, 0.02, 0.1),
-    "ssdistnr": (0.0, 30.0, 0.5, 1.0),
-    "ssmagnr": (12.0, 22.0, 0.1, 0.5),
-    "w1mpro": (5.0, 17.5, 0.1, 0.5),
-    "neargaia": (0.0, 90.0, 0.1, 1.0),
-    "dist": (0.0, 1.0, 0.02, 0.1),
+    "probability.probability": (0.0, 1.0, 0.02, 0.1),
+    "probability.ranking": (1, 15, 1, 0),
+    "object.ndet": (1, 1500, 1, 8),
+    "magstat.ndet": (1, 1500, 1, 8),
+    "magstat.ndubious": (0, 50, 1, 1),
+    "object.firstmjd": (vocab.MJD_FIRST_ALERT, vocab.MJD_END - 40, 1.0, 15.0),
+    "magstat.firstmjd": (vocab.MJD_FIRST_ALERT, vocab.MJD_END - 40, 1.0, 15.0),
+    "object.lastmjd": (vocab.MJD_FIRST_ALERT, vocab.MJD_END - 5, 1.0, 15.0),
+    "magstat.lastmjd": (vocab.MJD_FIRST_ALERT, vocab.MJD_END - 5, 1.0, 15.0),
+    "non_detection.mjd": (vocab.MJD_FIRST_ALERT, vocab.MJD_END - 5, 1.0, 15.0),
+    "detection.mjd": (vocab.MJD_FIRST_ALERT, vocab.MJD_END - 5, 1.0, 15.0),
+    "forced_photometry.mjd": (vocab.MJD_FIRST_ALERT, vocab.MJD_END - 5, 1.0, 15.0),
+    "object.deltajd": (0.0, 2300.0, 1.0, 40.0),
+    "object.meanra": (0.0, 360.0, 0.01, 5.0),
+    "object.meandec": (-30.0, 89.0, 0.01, 5.0),
+    "allwise.ra": (0.0, 360.0, 0.01, 5.0),
+    "detection.ra": (0.0, 360.0, 0.01, 5.0),
+    "forced_photometry.ra": (0.0, 360.0, 0.01, 5.0),
+    "allwise.dec": (-30.0, 89.0, 0.01, 5.0),
+    "detection.dec": (-30.0, 89.0, 0.01, 5.0),
+    "forced_photometry.dec": (-30.0, 89.0, 0.01, 5.0),
+    "magstat.dmdt_first": (-3.0, 3.0, 0.05, 0.3),
+    "ps1_ztf.sgscore1": (0.0, 1.0, 0.02, 0.1),
+    "ps1_ztf.distpsnr1": (0.0, 30.0, 0.1, 0.5),
+    "dataquality.chipsf": (0.1, 100.0, 0.05, 1.0),
+    "dataquality.classtar": (0.0, 1.0, 0.02, 0.1),
+    "ss_ztf.ssdistnr": (0.0, 30.0, 0.5, 1.0),
+    "ss_ztf.ssmagnr": (12.0, 22.0, 0.1, 0.5),
+    "allwise.w1mpro": (5.0, 17.5, 0.1, 0.5),
+    "gaia_ztf.neargaia": (0.0, 90.0, 0.1, 1.0),
+    "xmatch.dist": (0.0, 1.0, 0.02, 0.1),
 }
 _MAGNITUDE = (12.5, 21.5, 0.1, 0.5)
 _OTHER = (-1e6, 1e6, 0.01, 1.0)
@@ -64,10 +74,11 @@ def categories(column: str, classifier: str | None = None) -> tuple | None:
     return _CATEGORIES.get(column)
 
 
-def domain(column: str) -> Domain:
-    """The numeric domain of a column: known columns, then magnitudes, then a wide default."""
-    if column in _NUMERIC:
-        return _NUMERIC[column]
+def domain(table: str, column: str) -> Domain:
+    """The numeric domain of a table's column: known columns, then magnitudes (by name), then a wide default."""
+    key, _ = described_column(table, column, CATALOG)
+    if key in _NUMERIC:
+        return _NUMERIC[key]
     if column.startswith(("mag", "sigma")) or column.endswith("mag1") or "mag" in column:
         return _MAGNITUDE
     return _OTHER
