@@ -1,7 +1,7 @@
 """probability rows of the two LSST stamp classifiers: five classes, summing to 1, ranked, version codes.
 
-Both classifiers see every Rubin object (ALeRCE_LSST_Tables c65). The newest one finds the true class more often; the older
-one agrees with it most of the time. Known solar-system objects get asteroid = 1 from both.
+Both classifiers see every Rubin object (ALeRCE_LSST_Tables c65). The newest one finds the true class more often;
+the older one agrees with it most of the time. Known solar-system objects get asteroid = 1 from both.
 """
 
 import numpy as np

@@ -1,6 +1,6 @@
-"""Today's classifications (ztf.taxonomy and ztf.probability on ALeRCE's TAP service): each object's class in today's taxonomy, and the probability rows of
-the classifiers the service added since the benchmark: the forced-photometry BHRF, two light-curve betas, a stamp
-beta.
+"""Today's classifications (ztf.taxonomy and ztf.probability on ALeRCE's TAP service): each object's class in
+today's taxonomy, and the probability rows of the classifiers the service added since the benchmark: the
+forced-photometry BHRF, two light-curve betas, a stamp beta.
 
 Spec columns this module completes (a grounded entity may preset them):
     lc_ver: the lc classifier versions of the object's rows, bits 1 (the benchmark's) and 2 (lc_classifier_1.1.13,

@@ -15,7 +15,7 @@ from replica.replicas import recipe, replica_scales
 
 MAX_LINES = 8_310
 """Ceiling on the package's lines: 8,302 after the split (the issue's target, 7,300, needs the generators shrunk)."""
-MAX_TABLE_NAME_LISTS = 21
+MAX_TABLE_NAME_LISTS = 19
 """Ceiling on literal table-name lists (the issue's target is 2: one binder map per recipe)."""
 
 
