@@ -50,7 +50,20 @@ def test_the_package_keeps_its_layout() -> None:
     assert counts["lines"] <= MAX_LINES
 
 
+RECIPE_FILES = (
+    "__init__.py",
+    "recipe.py",
+    "scales.py",
+    "grounding/profile.py",
+    "grounding/bind.py",
+    "grounding/domains.py",
+)
+"""The files every recipe has: its catalog's name, the recipe, scales, and the profile, binders and value domains."""
+
+
 @pytest.mark.parametrize("catalog_name", CATALOG_NAMES)
 def test_every_catalog_has_a_recipe_of_its_name(catalog_name: str) -> None:
     assert recipe(catalog_name).catalog == catalog_name
     assert replica_scales(catalog_name)[0] == "tiny"
+    package = Path(__file__).resolve().parents[2] / "replica" / catalog_name
+    assert [name for name in RECIPE_FILES if not (package / name).is_file()] == []
