@@ -78,6 +78,10 @@ def _rows(raw: dict, tables: dict[str, Table], name: str) -> dict[str, tuple[dic
     return {table: tuple(rows) for table, rows in raw.items()}
 
 
+def _build_column(entry: dict) -> Column:
+    return Column(**{**entry, "domain": tuple(entry["domain"])} if "domain" in entry else entry)
+
+
 def _with_ucds(table: Table, position: tuple[str, str] | None) -> Table:
     columns = [replace(column, ucd=column.ucd or column_ucd(table, column, position)) for column in table.columns]
     return replace(table, columns=columns)
@@ -211,7 +215,7 @@ def _build_table(entry: dict, known: dict[str, Table]) -> Table:
     return Table(
         name=entry["name"],
         description=entry["description"],
-        columns=[Column(**column) for column in entry["columns"]],
+        columns=[_build_column(column) for column in entry["columns"]],
         primary_key=list(entry["primary_key"]),
         foreign_keys=[ForeignKey(**fk) for fk in entry.get("foreign_keys", [])],
         indexes=[Index(**index) for index in entry.get("indexes", [])],

@@ -28,7 +28,8 @@ class Column:
     """One column: `data_type` as information_schema reports it, `sql_type` as written in the DDL.
 
     `unit` is an astropy unit string ("deg", "mag", "d", "arcsec"...) for a physical quantity, else None. `ucd` is
-    its IVOA UCD1+ (``catalog.ucd`` derives it when the catalog file gives none).
+    its IVOA UCD1+ (``catalog.ucd`` derives it when the catalog file gives none). `domain` is (lowest, highest, step,
+    typical gap above a lower bound) of the values the replica grounds a numeric column on (None: its recipe's rule).
     """
 
     name: str
@@ -38,6 +39,7 @@ class Column:
     description: str
     unit: str | None = None
     ucd: str | None = None
+    domain: tuple[float, float, float, float] | None = None
 
 
 @dataclass(frozen=True)

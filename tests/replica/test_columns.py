@@ -4,6 +4,8 @@ A recipe declares the columns it leaves NULL on purpose (``Recipe.null_columns``
 row fills is a stale declaration and fails too. The replicas are those ``db up`` builds (tiny scale, seed 0).
 """
 
+import datetime
+
 import psycopg
 import pytest
 from psycopg import sql
@@ -42,3 +44,17 @@ def test_every_column_is_generated_or_declared_null(built: dict[str, str], catal
     missing = sorted(columns - filled - declared)
     assert missing == [], f"neither generated nor declared NULL: {missing}"
     assert sorted(declared & filled) == [], "declared NULL but generated"
+
+
+@pytest.mark.parametrize("catalog_name", CATALOG_NAMES)
+def test_every_domain_of_the_catalog_is_a_range_with_a_step(catalog_name: str) -> None:
+    catalog = load_catalog(catalog_name)
+    domains = {f"{t.name}.{c.name}": c.domain for t in catalog.tables for c in t.columns if c.domain is not None}
+    assert domains
+    bad = {key: d for key, d in domains.items() if not (d[0] < d[1] and d[2] > 0 and d[3] >= 0)}
+    assert bad == {}
+    if catalog.data_end is not None:  # grounded epochs stay before the data's end
+        end_mjd = (catalog.data_end - datetime.date(1858, 11, 17)).days
+        epochs = {f"{t.name}.{c.name}" for t in catalog.tables for c in t.columns if c.ucd == "time.epoch"}
+        late = {key: d for key, d in domains.items() if key in epochs and d[1] >= end_mjd}
+        assert late == {}

@@ -13,8 +13,8 @@ from benchmarks.replica_layout import layout
 from catalog import CATALOG_NAMES
 from replica.replicas import recipe, replica_scales
 
-MAX_LINES = 8_310
-"""Ceiling on the package's lines: 8,302 after the split (the issue's target, 7,300, needs the generators shrunk)."""
+MAX_LINES = 8_230
+"""Ceiling on the package's lines (the issue's target, 7,300, needs the generators shrunk)."""
 MAX_TABLE_NAME_LISTS = 19
 """Ceiling on literal table-name lists (the issue's target is 2: one binder map per recipe)."""
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 import math
 import operator
 
-from catalog import load_catalog
+from catalog import Column, load_catalog
 from replica.engine.grounding.predicates import schema
 from replica.engine.grounding.profile import Profile
 
-__all__ = ["described_column", "is_integer", "meets", "satisfying", "violating"]
+__all__ = ["catalog_column", "is_integer", "meets", "satisfying", "violating"]
 
 _DATE_MISS_DAYS = 1.2
 _ORDER = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
@@ -182,17 +182,15 @@ def _integer_miss(op: str, value, dense: bool) -> int:
     return below if op in (">", ">=") else above
 
 
-def described_column(table: str, column: str, catalog: str) -> tuple[str, str]:
-    """(``table.column`` with a partition named by its parent table, the column's UCD or '') in the catalog.
+def catalog_column(table: str, column: str, catalog: str) -> Column | None:
+    """The catalog's description of a table's column (a partition's are its parent's), or None.
 
     Example:
-        >>> described_column("lc_classifier", "probability", "ztf")
-        ('probability.probability', 'stat.probability')
+        >>> catalog_column("lc_classifier", "probability", "ztf").domain
+        (0.0, 1.0, 0.02, 0.1)
     """
     found = load_catalog(catalog).table(table)
-    described = found.column(column) if found is not None else None
-    key = f"{found.partition_of or found.name}.{column}" if found is not None else f"{table}.{column}"
-    return key, (described.ucd or "") if described is not None else ""
+    return found.column(column) if found is not None else None
 
 
 def is_integer(table: str, column: str, catalog: str) -> bool:
