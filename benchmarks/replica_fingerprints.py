@@ -6,6 +6,10 @@ grounded on the project's multi-survey examples and two copies of them with ever
 row count and the md5 of its rows in text order. ``--compare FILE`` checks the fingerprints against an earlier run's
 output and names every table that differs. The server runs out of a temporary data folder on a free port and is
 stopped (and the folder deleted) at the end.
+
+``benchmarks/results/replica_fingerprints.json`` holds the fingerprints of the replicas as built before the replica
+engine and the per-catalog recipes were split (commit 35ea10f); a deliberate change of the data records a new one
+(``python -m benchmarks.replica_fingerprints > benchmarks/results/replica_fingerprints.json``).
 """
 
 import argparse
