@@ -24,6 +24,7 @@ from answering.lightcurve import BAND_NAMES
 from answering.lsst_curves import AB_ZERO_POINT, SURVEYS, fetch_flux_curve
 from answering.object_links import links_of
 from answering.object_sql import MULTISURVEY_QUERIES, ZTF_QUERIES, multisurvey_object_sql, ztf_object_sql
+from answering.sky_view import SkyView, sky_view_of
 from catalog.ztf_names import ZTF_NAME, is_ztf_oid, ztf_name_of, ztf_oid_of
 
 if TYPE_CHECKING:
@@ -153,6 +154,14 @@ class ObjectView:
         ]
         summary["units"] = SUMMARY_UNITS
         return summary
+
+    def sky(self) -> SkyView:
+        """The object on the sky: its position, or a solar-system object's detections along its track."""
+        if len(self.track):
+            labels = [f"MJD {mjd:.5f}" for mjd in self.track["mjd"]]
+            return sky_view_of(self.track["ra"], self.track["dec"], labels, title=f"{self.title}: track")
+        known = self.ra is not None and self.dec is not None
+        return sky_view_of([self.ra] if known else [], [self.dec] if known else [], [self.title], title=self.title)
 
     def _repr_html_(self) -> str:
         from answering.object_html import summary_html

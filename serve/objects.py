@@ -21,6 +21,7 @@ from catalog.ztf_names import ZTF_NAME, ztf_oid_of
 from engines.errors import EngineError
 from serve.errors import WorkbenchError, failure_of
 from serve.responses import encodable_html
+from serve.sky import sky_data
 from serve.workbench import Workbench
 
 __all__ = ["CATALOGS", "ObjectNotFoundError", "object_router", "page_data", "plotly_path"]
@@ -82,6 +83,7 @@ def object_router(bench: Workbench) -> APIRouter:
             view=view,
             summary=view.to_dict(max_points=0),
             data=_script_json(page_data(view)),
+            sky=_script_json(sky_data(view.sky().to_dict(), bench.settings.hips_url)),
             engine=bench.engine_name,
             placeholders=injected_style_ids(),
         )
