@@ -28,6 +28,7 @@ from answering.sky_view import SkyView, sky_view_of
 from catalog.ztf_names import ZTF_NAME, is_ztf_oid, ztf_name_of, ztf_oid_of
 
 if TYPE_CHECKING:
+    from answering.notebook_plots import NotebookPlot
     from engines import Engine, EngineSettings
 
 __all__ = ["POINT_COLUMNS", "SUMMARY_UNITS", "ObjectView", "fetch_object", "sexagesimal", "view_object"]
@@ -154,6 +155,13 @@ class ObjectView:
         ]
         summary["units"] = SUMMARY_UNITS
         return summary
+
+    def light_curve(self, *, unit: str = "mag", period: float | None = None) -> NotebookPlot:
+        """The interactive light curve, inline in notebooks (a PNG without a browser): magnitude (``unit="mag"``,
+        limits for non-detections and non-positive fluxes) or flux in nJy; folded at `period` days when given."""
+        from answering.notebook_plots import curve_plot
+
+        return curve_plot(self, unit=unit, period=period)
 
     def sky(self) -> SkyView:
         """The object on the sky: its position, or a solar-system object's detections along its track."""
