@@ -16,9 +16,6 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
     from matplotlib.figure import Figure
 
-    from answering.objects import ObjectView
-    from answering.sky_view import SkyView
-
 __all__ = ["NotebookPlot", "curve_plot", "sky_plot"]
 
 BAND_COLOURS = {"u": "#7b3fb5", "g": "#2e8b57", "r": "#c0392b", "i": "#e67e22", "z": "#8b5a2b", "y": "#222222"}
@@ -55,9 +52,10 @@ class NotebookPlot:
         return bundle | {"image/png": self.png(), "text/plain": f"<{self.figure.layout.title.text}>"}
 
 
-def curve_plot(view: ObjectView, *, unit: str = "mag", period: float | None = None) -> NotebookPlot:
-    """The object's light curve per band: magnitude (brighter up) with non-detection limits, or flux in nJy with
-    negative fluxes kept; folded at `period` days (two cycles of phase) when given."""
+def curve_plot(view: Any, *, unit: str = "mag", period: float | None = None) -> NotebookPlot:
+    """The light curve of an ``answering.objects.ObjectView`` per band (typed loosely: that module imports this
+    one): magnitude (brighter up) with non-detection limits, or flux in nJy with negative fluxes kept; folded at
+    `period` days (two cycles of phase) when given."""
     import plotly.graph_objects as go
 
     from answering.object_html import plot_points
@@ -93,9 +91,9 @@ def curve_plot(view: ObjectView, *, unit: str = "mag", period: float | None = No
     return NotebookPlot(figure, lambda: plot_points(view, unit=unit))
 
 
-def sky_plot(view: SkyView) -> NotebookPlot:
-    """The sky view's positions (hover: label, RA, Dec) and cones, RA increasing to the left; the PNG is the
-    all-sky Aitoff map of the positions."""
+def sky_plot(view: Any) -> NotebookPlot:
+    """An ``answering.sky_view.SkyView``'s positions (hover: label, RA, Dec) and cones, RA increasing to the left;
+    the PNG is the all-sky Aitoff map of the positions."""
     import plotly.graph_objects as go
 
     from answering.sky import plot_sky
