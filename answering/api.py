@@ -46,8 +46,8 @@ from engines import Engine, EngineSettings
 from engines.errors import EngineError
 from engines.guard import check_sql
 from modules import DirectText2SQL, FollowUp
-from modules.adapter import default_adapter, make_adapter
-from modules.artifact import load_program
+from modules.artifacts.load import load_program
+from modules.predictors.adapter import default_adapter, make_adapter
 from modules.settings import ProgramSettings
 
 __all__ = ["Answer", "Text2SQL", "ask_defaults", "load"]

@@ -11,7 +11,7 @@ from catalog.options import CATALOG_ENV
 from cli import add_verbosity_arguments, comma_choices, positive_int
 from engines.options import add_engine_arguments, add_query_timeout_argument
 from engines.settings import DSN_ENV
-from engines.tap_settings import TAP_URL_ENV
+from engines.tap.settings import TAP_URL_ENV
 from lms.options import add_model_argument
 from modules.options import add_as_of_argument, add_candidates_argument
 from modules.stages import OPTIONAL_STAGES

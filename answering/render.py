@@ -10,7 +10,7 @@ import pandas as pd
 
 from answering.cells import csv_safe, plain_value
 from answering.votable import write_votable
-from modules.date_calendar import iso_text
+from modules.dates.calendar import iso_text
 from modules.explanation import render_explanation
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 The benchmark gives some questions their dates as MJDs in the external knowledge ("-- mjd date for September 01
 = 60188.0"): a hint is a knowledge line that mentions "mjd" and holds an MJD-sized number (five digits before the
-point). For those questions the date stage (modules.dates) reads the question without any knowledge, relative to
+point). For those questions the date stage (modules.dates.stage) reads the question without any knowledge, relative to
 --as-of, and each hinted value is looked for among the bounds of the ranges it returns:
 - "exact": the value is within --tolerance-days of a range bound;
 - "last_day": also accepted when it is within the tolerance of the start of the last day inside an end bound
@@ -19,7 +19,7 @@ from datetime import date
 
 from benchmarks.common import EmptyInputError, package_versions, split_examples
 from data.errors import DataError
-from modules.dates import DateRange, date_ranges
+from modules.dates.stage import DateRange, date_ranges
 
 EXAMPLES = """examples:
   python -m benchmarks.date_hints --as-of 2023-10-01

@@ -30,8 +30,8 @@ from data.errors import DataError
 from engines.errors import EngineError
 from engines.options import add_dsn_argument
 from lms import LOCAL_MODELS, LOCAL_PREFIX, LlamaSettings, LMConfigError, build_engine
-from modules.adapter import ADAPTERS
 from modules.errors import PipelineError
+from modules.predictors.adapter import ADAPTERS
 from modules.settings import SCHEMA_DETAILS
 from modules.stages import STAGES
 from optimizers.errors import OptimizerError

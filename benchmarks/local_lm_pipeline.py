@@ -25,7 +25,7 @@ from evaluation.runner import score_predictions
 from lms import model_slug, resolve_lm
 from metric.gold_cache import GoldCache
 from modules import OPTIONAL_STAGES
-from modules.artifact import MANIFEST_FILE, default_artifact_dir
+from modules.artifacts.load import MANIFEST_FILE, default_artifact_dir
 from modules.settings import PipelineSettings, ProgramSettings
 from optimizers.cli import run
 from optimizers.settings import CompileSettings

@@ -15,8 +15,9 @@ Per stage: input tokens per question and per call, calls, and the share of input
 could serve (benchmarks.prompt_cache: a prefix of at least --cache-min-tokens, in blocks of --cache-block-tokens,
 sent by a call that finished before; calls sent together never serve each other). ``prompt_cache`` gives, per run
 and per provider rule, the share served and the input price per question (LiteLLM's bundled price map), for the
-prompts in the cache order (``modules.prefix_cache_adapter``, what is sent) and in the signature order (today's
-``CompactChatAdapter`` prompts, rendered from the same calls); ``cacheable_share`` sums it up per run. The rules:
+prompts in the cache order (``modules.predictors.prefix_cache_adapter``, what is sent) and in the signature order
+(today's ``CompactChatAdapter`` prompts, rendered from the same calls); ``cacheable_share`` sums it up per run. The
+rules:
   openai      automatic prefix cache from --cache-min-tokens (1,024) in blocks of 128; cached input price;
   anthropic   up to the request's cache_control breakpoints, from --anthropic-min-tokens (1,024, Sonnet-class); a
               miss writes the prefix (cache write price), a hit reads it (cache read price); the signature order
@@ -56,9 +57,9 @@ from engines.fake import FakeEngine
 from lms.fake import OracleAnswers, fake_lm, parse_call
 from metric.select_list import parse_select_list
 from modules import STAGES, AlerceText2SQL, DirectText2SQL, PipelineSettings
-from modules.adapter import ADAPTERS, make_adapter
-from modules.compact_chat_adapter import CompactChatAdapter
-from modules.prefix_cache_adapter import Breakpoint, PrefixCacheAdapter
+from modules.predictors.adapter import ADAPTERS, make_adapter
+from modules.predictors.compact_chat_adapter import CompactChatAdapter
+from modules.predictors.prefix_cache_adapter import Breakpoint, PrefixCacheAdapter
 from optimizers.strategies import as_demo_source
 from optimizers.strategies import split_examples as compile_split
 

@@ -36,10 +36,10 @@ from engines import EngineSettings
 from engines.errors import ExecutionError
 from metric.gold_cache import GoldCache
 from metric.perfect_match import column_match_formatted, row_match
-from modules.extract_sql import extract_sql
-from modules.result_findings import check_result
-from modules.value_literals import find_unknown_values, replace_unknown_values
-from modules.vocabulary import read_vocabulary
+from modules.predictors.extract_sql import extract_sql
+from modules.result_check.findings import check_result
+from modules.value_check.literals import find_unknown_values, replace_unknown_values
+from modules.value_check.vocabulary import read_vocabulary
 
 log = logging.getLogger("benchmarks.selection")
 

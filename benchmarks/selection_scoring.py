@@ -7,8 +7,8 @@ from statistics import mean
 
 import pandas as pd
 
-from modules.findings import FindingKind
-from modules.vote import Candidate, vote
+from modules.run.findings import FindingKind
+from modules.selection.vote import Candidate, vote
 
 __all__ = ["RESULT_KINDS", "Scored", "pool_report"]
 

@@ -26,7 +26,7 @@ from data.errors import DataError
 from db.server import ServerSettings, up
 from db.tap.server import SYNC_LIMIT_S, tap_session
 from engines import PostgresEngine, TapSettings
-from engines.adql import TapTarget, default_target, translate
+from engines.adql.translation import TapTarget, default_target, translate
 from engines.errors import EngineError, ExecutionError
 from engines.postgres import PostgresSettings
 from metric.perfect_match import IDS, identifier_columns, identifier_strings
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=20, help="translations per query (default: %(default)s)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
-    from engines.tap import TapEngine
+    from engines.tap.engine import TapEngine
 
     try:
         dataset_file, golds = gold_queries(args.dataset, catalog=args.catalog)

@@ -4,7 +4,7 @@ from db.server import embedded_admin_dsn, resolve_dsn
 from engines.engine import Engine
 from engines.postgres import PostgresEngine, PostgresSettings
 from engines.settings import EngineSettings
-from engines.tap_settings import TapSettings, default_tap_url
+from engines.tap.settings import TapSettings, default_tap_url
 
 __all__ = ["open_engine"]
 
@@ -24,7 +24,7 @@ def open_engine(settings: EngineSettings | None = None) -> Engine:
     if settings.engine == "tap":
         from db.tap.current import CurrentCopyEngine
         from db.tap.server import is_local_url
-        from engines.tap import TapEngine  # pyvo and astropy load only when TAP is used
+        from engines.tap.engine import TapEngine  # pyvo and astropy load only when TAP is used
 
         engine = TapEngine(TapSettings(url=settings.tap_url or default_tap_url(), catalog=settings.catalog, **given))
         return CurrentCopyEngine(engine) if is_local_url(engine.settings.url) else engine

@@ -39,7 +39,7 @@ EVALUATE_EXTERNAL_QUERY_S = 120.0
 GOLD_QUERY_FACTOR = 3.0
 """``evaluate``'s gold queries get this multiple of its default for the database (and never less than --timeout)."""
 VOCABULARY_QUERY_S = 10.0
-"""Each query that reads a categorical column's values when a program opens (``modules.vocabulary``)."""
+"""Each query that reads a categorical column's values when a program opens (``modules.value_check.vocabulary``)."""
 VOCABULARY_READ_S = 30.0
 """The whole vocabulary read; tables left when it is spent are skipped (a live database scans big tables slowly)."""
 DATASET_DOWNLOAD_S = 60.0

@@ -36,6 +36,6 @@ __getattr__, __dir__ = lazy_exports(
         "PostgresEngine": "engines.postgres",
         "PostgresSettings": "engines.postgres",
         "EngineSettings": "engines.settings",
-        "TapSettings": "engines.tap_settings",
+        "TapSettings": "engines.tap.settings",
     },
 )

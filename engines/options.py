@@ -6,7 +6,7 @@ from catalog.options import add_catalog_argument
 from cli.argument_types import positive_float
 from defaults.time_limits import ASK_QUERY_S
 from engines.settings import DSN_ENV, ENGINE_NAMES, EngineSettings
-from engines.tap_settings import DEFAULT_TAP_URL, TAP_URL_ENV
+from engines.tap.settings import DEFAULT_TAP_URL, TAP_URL_ENV
 
 __all__ = ["add_dsn_argument", "add_engine_arguments", "add_query_timeout_argument", "engine_settings"]
 

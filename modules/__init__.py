@@ -29,7 +29,7 @@ Both programs' `forward(question, external_knowledge="", domain_knowledge="")` r
     selection      {"selected", "clusters", "disagree", "reasons"} (candidate indexes) when several candidates met,
                    else None; disagree: a tie, or the largest cluster below min_agreement
     alternatives   one {"sql", "rows", "difference", "candidates"} per runner-up cluster when the candidates
-                   disagreed (difference: one line from the parsed SQL, `modules.sql_difference`), else []
+                   disagreed (difference: one line from the parsed SQL, `modules.selection.sql_difference`), else []
     findings       one {"stage", "kind", "message"} per value-check finding of the selected candidate and per
                    result-check finding (with "retry_accepted")
     explanation    {"summary", "conditions", "ordering", "assumptions"} on what the final SQL returns (the
@@ -65,11 +65,11 @@ __getattr__, __dir__ = lazy_exports(
         "DirectText2SQL": "modules.direct_text2sql",
         "PipelineError": "modules.errors",
         "UnknownStageError": "modules.errors",
-        "FailureKind": "modules.failures",
-        "StageFailure": "modules.failures",
-        "FollowUp": "modules.follow_up",
-        "format_knowledge": "modules.knowledge",
-        "is_absent": "modules.knowledge",
+        "FailureKind": "modules.run.failures",
+        "StageFailure": "modules.run.failures",
+        "FollowUp": "modules.run.follow_up",
+        "format_knowledge": "modules.run.knowledge",
+        "is_absent": "modules.run.knowledge",
         "PipelineSettings": "modules.settings",
         "OPTIONAL_STAGES": "modules.stages",
         "STAGES": "modules.stages",

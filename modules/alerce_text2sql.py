@@ -12,28 +12,28 @@ from engines import Engine
 from engines.bounded import BoundedEngine
 from engines.errors import ExecutionError
 from metric.perfect_match import identifier_columns
-from modules.alternatives import alternatives
-from modules.candidates import CandidatePath, candidate_paths, run_concurrently
 from modules.classification import Classification
-from modules.dates import DateRange, date_ranges, render_ranges
+from modules.dates.stage import DateRange, date_ranges, render_ranges
 from modules.decomposition import Decomposition
-from modules.demo_retriever import DemoRetriever
 from modules.errors import CatalogMismatch
-from modules.execution import Outcome, describe_outcome, execute_with_corrections, result_frame
 from modules.explanation import Explanation, read_schema_text
-from modules.findings import Finding, finding_record
-from modules.follow_up import FollowUp, render_follow_up
-from modules.generation import Generation
-from modules.knowledge import format_knowledge
-from modules.result_check import ResultCheck
-from modules.run_record import RunRecord
+from modules.generation.demo_retriever import DemoRetriever
+from modules.generation.stage import Generation
+from modules.result_check.stage import ResultCheck
+from modules.run.execution import Outcome, describe_outcome, execute_with_corrections, result_frame
+from modules.run.findings import Finding, finding_record
+from modules.run.follow_up import FollowUp, render_follow_up
+from modules.run.knowledge import format_knowledge
+from modules.run.record import RunRecord
+from modules.run.served_catalog import served_catalog
 from modules.schema_linking import SchemaLinking
-from modules.selection import CandidateSelection
-from modules.self_correction import SelfCorrection
-from modules.served_catalog import served_catalog
+from modules.selection.alternatives import alternatives
+from modules.selection.candidates import CandidatePath, candidate_paths, run_concurrently
+from modules.selection.stage import CandidateSelection
+from modules.selection.vote import Candidate
+from modules.self_correction.stage import SelfCorrection
 from modules.settings import PipelineSettings, default_candidates
-from modules.value_check import ValueCheck
-from modules.vote import Candidate
+from modules.value_check.stage import ValueCheck
 
 __all__ = ["AlerceText2SQL"]
 

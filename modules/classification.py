@@ -5,8 +5,8 @@ from typing import get_args
 import dspy
 
 from catalog import load_catalog
-from modules.predictor import make_predictor
-from modules.stage_call import call_predictor
+from modules.predictors.predictor import make_predictor
+from modules.predictors.stage_call import call_predictor
 from signatures import ClassifyDifficulty
 
 __all__ = ["DIFFICULTIES", "Classification"]

@@ -3,9 +3,9 @@
 import dspy
 
 from catalog import load_catalog
-from modules.failures import FailureKind, StageFailure
-from modules.predictor import make_predictor, rules_fitted_to
-from modules.stage_call import call_predictor
+from modules.predictors.predictor import make_predictor, rules_fitted_to
+from modules.predictors.stage_call import call_predictor
+from modules.run.failures import FailureKind, StageFailure
 from signatures import PlanQuery
 
 __all__ = ["Decomposition"]

@@ -4,15 +4,15 @@ import dspy
 
 from catalog import load_catalog, render_schema_text
 from engines import Engine
-from modules.execution import describe_outcome, execute_with_corrections
-from modules.extract_sql import extract_sql
-from modules.failures import FailureKind, StageFailure
-from modules.knowledge import format_knowledge
-from modules.predictor import make_predictor
-from modules.prefix_cache_adapter import laid_out
-from modules.run_record import RunRecord
-from modules.served_catalog import served_catalog
-from modules.stage_call import call_predictor
+from modules.predictors.extract_sql import extract_sql
+from modules.predictors.predictor import make_predictor
+from modules.predictors.prefix_cache_adapter import laid_out
+from modules.predictors.stage_call import call_predictor
+from modules.run.execution import describe_outcome, execute_with_corrections
+from modules.run.failures import FailureKind, StageFailure
+from modules.run.knowledge import format_knowledge
+from modules.run.record import RunRecord
+from modules.run.served_catalog import served_catalog
 from signatures import GenerateSQL
 
 __all__ = ["DirectText2SQL"]

@@ -5,9 +5,9 @@ from sqlglot import exp
 
 from catalog import Catalog, render_schema_text
 from engines.sql_tree import read_tree
-from modules.failures import FailureKind, StageFailure
-from modules.predictor import make_predictor
-from modules.stage_call import call_predictor
+from modules.predictors.predictor import make_predictor
+from modules.predictors.stage_call import call_predictor
+from modules.run.failures import FailureKind, StageFailure
 from signatures import ExplainSQL
 
 __all__ = ["Explanation", "read_schema_text", "render_explanation"]

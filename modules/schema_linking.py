@@ -3,10 +3,10 @@
 import dspy
 
 from catalog import Catalog, load_catalog, render_schema_text, render_table_catalog
-from modules.failures import FailureKind, StageFailure
-from modules.predictor import make_predictor
-from modules.prefix_cache_adapter import laid_out
-from modules.stage_call import call_predictor
+from modules.predictors.predictor import make_predictor
+from modules.predictors.prefix_cache_adapter import laid_out
+from modules.predictors.stage_call import call_predictor
+from modules.run.failures import FailureKind, StageFailure
 from signatures import SelectColumns, SelectTables
 
 __all__ = ["SchemaLinking"]

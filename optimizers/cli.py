@@ -28,7 +28,7 @@ from engines.errors import DatabaseUnavailable, EngineError
 from engines.options import engine_settings
 from lms import LMConfigError, LMUnusable, resolve_lm
 from metric.gold_cache import GoldCache
-from modules.artifact import MANIFEST_FILE, default_artifact_dir
+from modules.artifacts.load import MANIFEST_FILE, default_artifact_dir
 from modules.settings import PipelineSettings, today_utc
 from optimizers.arguments import build_parser
 from optimizers.errors import CompileError, OptimizerError

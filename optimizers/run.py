@@ -22,8 +22,8 @@ from lms.retries import retries_total
 from lms.usage import SharedUsageTracker, UsageTotals, per_model
 from metric.dspy_metric import make_feedback_metric, make_pm_metric
 from modules import AlerceText2SQL
-from modules.adapter import make_adapter
-from modules.artifact import signature_hash
+from modules.artifacts.load import signature_hash
+from modules.predictors.adapter import make_adapter
 from modules.settings import PipelineSettings, default_candidates
 from optimizers.settings import CompileSettings
 from optimizers.strategies import SELECTING, STRATEGIES, CompileContext, as_demo_source, split_examples

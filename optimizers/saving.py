@@ -11,7 +11,14 @@ import orjson
 from dspy.utils.saving import get_dependency_versions
 
 import fileio
-from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, PROGRAM_VERSION, RETRIEVER_KEY, program_class, signature_hash
+from modules.artifacts.load import (
+    MANIFEST_FILE,
+    PROGRAM_FILE,
+    PROGRAM_VERSION,
+    RETRIEVER_KEY,
+    program_class,
+    signature_hash,
+)
 from optimizers.errors import CompileError
 
 __all__ = ["check_writable", "save_artifact"]

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from modules.adapter import ADAPTERS, default_adapter
+from modules.predictors.adapter import ADAPTERS, default_adapter
 from modules.settings import PipelineSettings
 
 __all__ = ["LM_CALLS_PER_RUN", "CompileSettings"]

@@ -16,8 +16,8 @@ from typing import Any
 
 import dspy
 
-from modules.demo_retriever import DemoRetriever
-from modules.knowledge import format_knowledge
+from modules.generation.demo_retriever import DemoRetriever
+from modules.run.knowledge import format_knowledge
 from optimizers.errors import CompileError
 from optimizers.settings import CompileSettings
 

@@ -25,7 +25,7 @@ from catalog import load_catalog, render_schema_text
 from engines.errors import EngineError
 from fileio.json_data import loads_json
 from fileio.text import encodable
-from modules.served_catalog import served_catalog
+from modules.run.served_catalog import served_catalog
 from serve.api import answer_out
 from serve.errors import WorkbenchError, failure_of, raise_if_failed
 from serve.store import Record

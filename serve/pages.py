@@ -48,19 +48,28 @@ _MAX_OIDS = 50
 def page_router(bench: Workbench) -> APIRouter:
     """Build the routes of the page around one workbench."""
     router = APIRouter(include_in_schema=False)
-    jobs: dict[str, Any] = {}
-    jobs_lock = threading.Lock()
 
     @router.get("/", response_class=HTMLResponse)
     def home(request: Request) -> Response:
         return _page(request, bench, "")
 
-    router.include_router(boxes_router(bench, _page))
-
     @router.get("/history", response_class=HTMLResponse)
     def history(request: Request) -> Response:
         threads = _threads(bench.history(request.state.session))
         return encodable_html(_TEMPLATES.get_template("history.html").render(threads=threads))
+
+    router.include_router(boxes_router(bench, _page))
+    router.include_router(_question_routes(bench))
+    router.include_router(_answer_routes(bench))
+    router.include_router(_file_routes(bench))
+    return router
+
+
+def _question_routes(bench: Workbench) -> APIRouter:
+    """``POST /jobs`` starts answering a question; ``/jobs/ID/events`` streams its stages."""
+    router = APIRouter(include_in_schema=False)
+    jobs: dict[str, Any] = {}
+    jobs_lock = threading.Lock()
 
     @router.post("/jobs")
     async def start(
@@ -79,6 +88,13 @@ def page_router(bench: Workbench) -> APIRouter:
         if job is None:
             return EncodableJSONResponse({"error": f"no question {job_id!r} is being answered"}, status_code=404)
         return StreamingResponse(_stream(job), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    return router
+
+
+def _answer_routes(bench: Workbench) -> APIRouter:
+    """An answer's page and fragment, and the new answers made from it: its SQL or ADQL edited, an alternative."""
+    router = APIRouter(include_in_schema=False)
 
     @router.get("/answers/{answer_id}", response_class=HTMLResponse)
     def answer_page(request: Request, answer_id: str, page: int = 1, oid: str = "") -> Response:
@@ -110,6 +126,13 @@ def page_router(bench: Workbench) -> APIRouter:
     @router.post("/answers/{answer_id}/rerun-adql")
     def rerun_adql(request: Request, answer_id: str, adql: str = Form(""), question: str = Form("")) -> Response:
         return run_by_hand(request, answer_id, bench.run_adql, adql, question)
+
+    return router
+
+
+def _file_routes(bench: Workbench) -> APIRouter:
+    """An answer's downloads and pictures."""
+    router = APIRouter(include_in_schema=False)
 
     @router.get("/answers/{answer_id}/download/{fmt}")
     def download_rows(answer_id: str, fmt: str) -> Response:

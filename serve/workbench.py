@@ -20,7 +20,7 @@ from answering.conversation import follow_up_of
 from answering.question import MAX_KNOWLEDGE_CHARS
 from db.engine import open_engine
 from engines import EngineSettings
-from engines.adql_hints import sql_box_hint
+from engines.adql.hints import sql_box_hint
 from engines.errors import EngineError, ExecutionError
 from engines.guard import check_sql
 from lms.usage import price_usd, total_usage

@@ -2,7 +2,7 @@
 
 The docstrings name no catalog's tables or columns: a catalog's own sentences come from its file
 (``catalog/<name>.yaml``: ``sql_rules`` for the SQL-writing prompts, ``prompt_notes`` per signature), appended to
-the instructions by ``modules.predictor.make_predictor``.
+the instructions by ``modules.predictors.predictor.make_predictor``.
 
 Editing a docstring, or a field's name, type or order, changes the prompt: recompile the artifacts and update
 the golden prompts (`UPDATE_GOLDEN=1 pytest tests/signatures`).

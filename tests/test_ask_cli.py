@@ -12,7 +12,7 @@ from answering.cli import main
 from lms.fake import fake_lm
 from lms.resolve import DEFAULT_LOCAL_MODEL
 from modules import AlerceText2SQL, PipelineSettings
-from modules.artifact import MANIFEST_FILE
+from modules.artifacts.load import MANIFEST_FILE
 from optimizers.saving import save_artifact
 from tests.answering.scripts import BROKEN_SQL, LITERAL_SQL, demo_model_lm, scripted_lm
 
@@ -192,7 +192,7 @@ def test_an_artifact_from_another_program_version_is_refused(capsys, use_lm, tin
     folder = saved_artifact(tmp_path / "art", program_version=99)
     code, out, err = ask(capsys, "How many?", "--model", MODEL, "--dsn", tiny_dsn, "--program", str(folder), "-q")
     assert (code, out) == (1, "")
-    # The wording after the differences belongs to modules.artifact (tested there).
+    # The wording after the differences belongs to modules.artifacts.load (tested there).
     assert err.startswith(
         f"error: The artifact '{folder / 'program.json'}' does not match the code: program_version 99 (saved) vs. 1 "
         "(code). "

@@ -16,7 +16,7 @@ from data.loader import example_set
 from engines.postgres import PostgresEngine, PostgresSettings
 from lms.fake import OracleAnswers, fake_lm
 from metric.gold_cache import GoldCache
-from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, REPO_DIR, load_program
+from modules.artifacts.load import MANIFEST_FILE, PROGRAM_FILE, REPO_DIR, load_program
 from modules.errors import CatalogMismatch
 from modules.settings import ProgramSettings
 from tests.optimizers.compile_helpers import SYNTHETIC_CSV, gated_lm

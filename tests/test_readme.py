@@ -10,7 +10,7 @@ import answering.cli as ask_cli
 import optimizers.cli as compile_cli
 import serve.arguments as serve_arguments
 from defaults.time_limits import ASK_QUERY_S
-from modules.artifact import REPO_DIR
+from modules.artifacts.load import REPO_DIR
 
 README = (REPO_DIR / "README.md").read_text(encoding="utf-8")
 COMPILE_EXAMPLES = re.findall(r"^python -m compile (.*?)(?:\s+#.*)?$", README, re.MULTILINE)

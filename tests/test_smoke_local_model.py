@@ -10,7 +10,7 @@ import pytest
 from answering import Answer, load
 from engines import EngineSettings
 from lms import DEFAULT_LOCAL_MODEL
-from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, default_artifact_dir
+from modules.artifacts.load import MANIFEST_FILE, PROGRAM_FILE, default_artifact_dir
 
 QUESTIONS = {
     "ztf": "How many objects are classified as SNIa by the light-curve classifier?",

@@ -51,7 +51,10 @@ def _print_status() -> None:
 
 
 def _print_adql(file: str, catalog: str) -> int:
-    from engines.adql import default_target, translate  # the entry point reaches into engines; db's modules do not
+    from engines.adql.translation import (  # the entry point reaches into engines; db's modules do not
+        default_target,
+        translate,
+    )
 
     try:
         sql = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")

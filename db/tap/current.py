@@ -18,9 +18,9 @@ from engines.errors import DatabaseUnavailable
 from engines.forwarding import ForwardingEngine
 
 if TYPE_CHECKING:
-    from engines.adql import Translation
-    from engines.adql_pasted import PastedADQL
-    from engines.tap import TapEngine
+    from engines.adql.pasted import PastedADQL
+    from engines.adql.translation import Translation
+    from engines.tap.engine import TapEngine
 
 __all__ = ["CurrentCopyEngine"]
 

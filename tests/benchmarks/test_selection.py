@@ -5,7 +5,7 @@ import pytest
 
 from benchmarks import selection
 from benchmarks.selection_scoring import Scored, pool_report
-from modules.findings import FindingKind
+from modules.run.findings import FindingKind
 
 
 def _item(req_id: int, id_: str, oids: list[str] | None, pm: bool, **fields) -> Scored:

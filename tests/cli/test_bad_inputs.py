@@ -20,8 +20,8 @@ import pytest
 
 import lms
 from modules import AlerceText2SQL, PipelineSettings
-from modules.artifact import MANIFEST_FILE, PROGRAM_FILE
-from modules.demo_retriever import DemoRetriever
+from modules.artifacts.load import MANIFEST_FILE, PROGRAM_FILE
+from modules.generation.demo_retriever import DemoRetriever
 from optimizers.saving import save_artifact
 from serve.state import keys
 from tests.answering.scripts import scripted_lm

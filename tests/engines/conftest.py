@@ -14,7 +14,7 @@ import pytest
 
 from db.server import ServerSettings
 from db.tap.server import SYNC_LIMIT_S, tap_session
-from engines.tap_settings import TAP_SYNC_LIMIT_ENV
+from engines.tap.settings import TAP_SYNC_LIMIT_ENV
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,8 @@ import pytest
 import yaml
 
 from catalog import load_catalog
-from engines.adql import Upload, default_target, translate
-from engines.adql_rules import RULES
+from engines.adql.rules import RULES
+from engines.adql.translation import Upload, default_target, translate
 from engines.errors import ErrorKind, ExecutionError
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "adql_cases.yaml").read_text())

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engines.adql_guard import MAX_ADQL_CHARS, check_adql
+from engines.adql.guard import MAX_ADQL_CHARS, check_adql
 from engines.errors import GuardError
 
 QUERY = (

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engines.adql import default_target
-from engines.adql_hints import hint_for, sql_box_hint, with_hint
-from engines.adql_pasted import prepare_pasted
+from engines.adql.hints import hint_for, sql_box_hint, with_hint
+from engines.adql.pasted import prepare_pasted
+from engines.adql.translation import default_target
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 PASTED = yaml.safe_load((FIXTURES / "adql_pasted_cases.yaml").read_text())["pasted"]

@@ -10,14 +10,14 @@ import pytest
 
 from answering.columns import source_columns
 from catalog import load_catalog
-from engines.adql import translate
-from engines.adql_guard import check_adql
+from engines.adql.guard import check_adql
+from engines.adql.translation import translate
 from engines.errors import ExecutionError, GuardError
 from engines.guard import check_sql
 from modules.explanation import read_schema_text
-from modules.sql_difference import describe_difference
-from modules.value_literals import find_unknown_values, replace_unknown_values
-from modules.vocabulary import Vocabulary
+from modules.selection.sql_difference import describe_difference
+from modules.value_check.literals import find_unknown_values, replace_unknown_values
+from modules.value_check.vocabulary import Vocabulary
 
 VOCABULARY = Vocabulary({("object", "oid"): frozenset({"ZTF1"})})
 

@@ -13,10 +13,10 @@ from data.loader import load_dataset
 from db.tap import server as tap_server
 from db.tap.server import SYNC_LIMIT_S
 from engines import PostgresEngine, TapSettings
-from engines.adql import translate
+from engines.adql.translation import translate
 from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError, GuardError
 from engines.postgres import PostgresSettings
-from engines.tap import TapEngine
+from engines.tap.engine import TapEngine
 
 # Dev golds whose TAP result cannot equal PostgreSQL's, with the reason (docs/astronomer/tap.md).
 EXPECTED_EXCEPTIONS = {

@@ -7,7 +7,7 @@ import pytest
 from astropy.io.votable import parse
 from pyvo.dal import DALFormatError
 
-from engines.tap_csv import csv_table, holds_string_arrays
+from engines.tap.csv import csv_table, holds_string_arrays
 
 VOTABLE = """<?xml version="1.0"?>
 <VOTABLE version="1.4" xmlns="http://www.ivoa.net/xml/VOTable/v1.3"><RESOURCE type="results"><TABLE>

@@ -7,7 +7,7 @@ from pyvo.dal import DALQueryError, DALServiceError
 
 from engines import TapSettings
 from engines.errors import DatabaseUnavailable, ErrorKind, ExecutionError
-from engines.tap import TapEngine
+from engines.tap.engine import TapEngine
 
 
 class Flaky:
@@ -25,7 +25,7 @@ class Flaky:
 
 @pytest.fixture
 def engine(monkeypatch):
-    monkeypatch.setattr("engines.tap.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("engines.tap.engine.time.sleep", lambda seconds: None)
     return TapEngine(TapSettings(url="http://tap.invalid/tap", retries=2))
 
 
@@ -79,7 +79,7 @@ def test_a_read_timeout_is_a_timeout(engine):
 def test_an_unsupported_query_fails_before_any_request(monkeypatch):
     engine = TapEngine(TapSettings(url="http://tap.invalid/tap"))
     monkeypatch.setattr(engine, "target", lambda: pytest.fail("the service was asked"))
-    monkeypatch.setattr("engines.tap.translate", lambda sql, target: pytest.fail("translated before the guard"))
+    monkeypatch.setattr("engines.tap.engine.translate", lambda sql, target: pytest.fail("translated before the guard"))
     with pytest.raises(ExecutionError, match="Only one SELECT or WITH statement is allowed, got DROP"):
         engine.execute("DROP TABLE object")
 

@@ -10,7 +10,7 @@ import pytest
 import pyvo
 
 from engines.errors import ErrorKind, ExecutionError
-from engines.tap_jobs import run_job
+from engines.tap.jobs import run_job
 
 _JOB = "/tap/async/job1"
 

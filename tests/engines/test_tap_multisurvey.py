@@ -12,7 +12,7 @@ from db.tap.server import SYNC_LIMIT_S
 from engines import PostgresEngine, TapSettings
 from engines.errors import ExecutionError
 from engines.postgres import PostgresSettings
-from engines.tap import TapEngine
+from engines.tap.engine import TapEngine
 from metric.perfect_match import identifier_columns
 
 IDS = identifier_columns("multisurvey")

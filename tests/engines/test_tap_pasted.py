@@ -6,7 +6,7 @@ import pytest
 from db.tap.server import SYNC_LIMIT_S
 from engines import TapSettings
 from engines.errors import ExecutionError
-from engines.tap import TapEngine
+from engines.tap.engine import TapEngine
 from tests.engines.test_adql_pasted import PASTED
 
 

@@ -50,7 +50,7 @@ def test_a_query_of_the_array_column_runs(service, mode, tiny_dsn):
 def test_the_engine_reads_the_array_column_back_as_lists_in_an_async_job(tap_url, tiny_dsn, monkeypatch):
     from engines import PostgresEngine, TapSettings
     from engines.postgres import PostgresSettings
-    from engines.tap import TapEngine
+    from engines.tap.engine import TapEngine
 
     sql = "SELECT classifier_name, classes FROM taxonomy ORDER BY classifier_name, classifier_version"
     with PostgresEngine(PostgresSettings(dsn=tiny_dsn, timeout_s=30)) as postgres:
@@ -69,7 +69,7 @@ def test_the_documented_sync_limit_is_the_local_services_own(tap_url):
 
     from db.tap.server import SYNC_LIMIT_S
     from defaults.time_limits import ASK_QUERY_S
-    from engines.tap_settings import TapSettings
+    from engines.tap.settings import TapSettings
 
     configured = subprocess.run(
         [shutil.which("dachs"), "config", "async", "defaultExecTimeSync"], capture_output=True, text=True, check=True

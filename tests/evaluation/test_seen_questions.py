@@ -13,7 +13,7 @@ import optimizers.cli as compile_cli
 from evaluation.cli import main as evaluate_main
 from evaluation.seen_questions import seen_in_compile
 from metric.gold_cache import GoldCache
-from modules.artifact import MANIFEST_FILE
+from modules.artifacts.load import MANIFEST_FILE
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 from tests.optimizers.compile_helpers import synthetic_examples
 

@@ -15,7 +15,7 @@ from evaluation.checkpoint import CHECKPOINT_FILE
 from evaluation.cli import main as evaluate_main
 from evaluation.program_predictions import PREDICTIONS_FILE
 from metric.gold_cache import GoldCache
-from modules.artifact import MANIFEST_FILE
+from modules.artifacts.load import MANIFEST_FILE
 from tests.faults.conftest import ScriptedEngine, kill_postmaster, oracle, questions_asked, scripted_lm, synthetic_csv
 
 KILL_AT_CALL = 9

@@ -15,7 +15,7 @@ import fileio.atomic
 import optimizers.cli as compile_cli
 from evaluation.cli import main as evaluate_main
 from metric.gold_cache import GoldCache
-from modules.artifact import MANIFEST_FILE, PROGRAM_FILE
+from modules.artifacts.load import MANIFEST_FILE, PROGRAM_FILE
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 
 

@@ -12,7 +12,7 @@ import optimizers.cli as compile_cli
 from evaluation.cli import main as evaluate_main
 from evaluation.program_predictions import PREDICTIONS_FILE
 from metric.gold_cache import GoldCache
-from modules.artifact import MANIFEST_FILE
+from modules.artifacts.load import MANIFEST_FILE
 from tests.faults.conftest import ScriptedEngine, oracle, scripted_lm, synthetic_csv
 
 ERRORS = (RateLimitError, TimeoutError, ServerError)

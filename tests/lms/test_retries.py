@@ -14,7 +14,7 @@ import lms.retries
 from lms import FATAL_LM_ERRORS, LMWatch
 from lms.fake import text_response
 from lms.retries import RetryingLM, retries_in_thread, retries_total
-from modules.candidates import run_concurrently
+from modules.selection.candidates import run_concurrently
 
 TRANSIENT = [lm15.RateLimitError, lm15.TimeoutError, lm15.ServerError, lm15.TransportError, lm15.LockTimeoutError]
 NOT_RETRIED = [lm15.AuthError, lm15.BillingError, lm15.UnsupportedModelError, lm15.ContextLengthError, ValueError]
@@ -180,7 +180,7 @@ def test_retries_are_counted_per_thread(waits):
 
 
 def test_threads_in_a_copy_of_the_context_count_for_the_question_that_started_them(waits):
-    # The program's candidates run like this (modules.candidates.run_concurrently).
+    # The program's candidates run like this (modules.selection.candidates.run_concurrently).
     engines = [FailingEngine(lm15.ServerError) for _ in range(3)]
     lms_ = [RetryingLM("fake/flaky", engine=engine, cache=False) for engine in engines]
     watch = LMWatch()

@@ -9,7 +9,7 @@ from engines.errors import ErrorKind, ExecutionError
 from engines.fake import FakeEngine
 from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
-from modules.alternatives import alternatives
+from modules.selection.alternatives import alternatives
 
 MANY = "SELECT oid FROM object WHERE ndet > 50"
 RECENT = "SELECT oid FROM object WHERE ndet > 50 AND firstmjd >= 60188"

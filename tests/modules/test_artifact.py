@@ -9,7 +9,7 @@ import pytest
 
 from engines.fake import FakeEngine
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
-from modules.artifact import (
+from modules.artifacts.load import (
     MANIFEST_FILE,
     PROGRAM_FILE,
     PROGRAM_VERSION,
@@ -18,8 +18,8 @@ from modules.artifact import (
     load_program,
     signature_hash,
 )
-from modules.demo_retriever import DemoRetriever
 from modules.errors import ArtifactMismatch, ArtifactNotFound, CatalogMismatch
+from modules.generation.demo_retriever import DemoRetriever
 from modules.settings import ProgramSettings
 from optimizers.errors import CompileError
 from optimizers.saving import save_artifact
@@ -113,7 +113,7 @@ def test_missing_artifact_path_is_reported(tmp_path):
 def test_no_artifact_for_model_runs_uncompiled_with_warning(caplog):
     model = "fake/never-compiled-model"
     assert not default_artifact_dir(model).exists()
-    with caplog.at_level(logging.WARNING, logger="modules.artifact"):
+    with caplog.at_level(logging.WARNING, logger="modules.artifacts.load"):
         program, manifest = load_program(model, executor=None)
     assert manifest is None
     assert program.generation.direct.demos == []

@@ -6,9 +6,9 @@ import dspy
 import pytest
 
 from modules import AlerceText2SQL
-from modules.artifact import PROGRAM_FILE, load_artifact, signature_hash
-from modules.demo_retriever import DemoRetriever
+from modules.artifacts.load import PROGRAM_FILE, load_artifact, signature_hash
 from modules.errors import ArtifactRefused
+from modules.generation.demo_retriever import DemoRetriever
 from optimizers.saving import save_artifact
 
 CODE_HASH = signature_hash(AlerceText2SQL())

@@ -14,11 +14,11 @@ from engines.fake import FakeEngine
 from engines.forwarding import ForwardingEngine
 from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
-from modules.candidates import SAMPLING_TEMPERATURE, candidate_paths
-from modules.findings import FindingKind
+from modules.run.findings import FindingKind
+from modules.selection.candidates import SAMPLING_TEMPERATURE, candidate_paths
 from modules.settings import default_candidates
-from modules.value_check import ValueCheck
-from modules.vocabulary import Vocabulary
+from modules.value_check.stage import ValueCheck
+from modules.value_check.vocabulary import Vocabulary
 from signatures import FINDING_KINDS
 
 GENERATION_ONLY = ("generation", "selection")

@@ -4,8 +4,8 @@ import dspy
 import pytest
 
 from lms.fake import fake_lm, render_answer
-from modules.adapter import ADAPTERS, make_adapter
-from modules.compact_chat_adapter import CompactChatAdapter
+from modules.predictors.adapter import ADAPTERS, make_adapter
+from modules.predictors.compact_chat_adapter import CompactChatAdapter
 from signatures import ClassifyDifficulty, GenerateSQL, SelectColumns, SelectTables
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from catalog import load_catalog
 from engines.errors import ErrorKind, ExecutionError
-from modules.correction_context import correction_context, missing_name
+from modules.self_correction.context import correction_context, missing_name
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from modules.dates import DateKind, DateRange, date_ranges, render_range, render_ranges
+from modules.dates.stage import DateKind, DateRange, date_ranges, render_range, render_ranges
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "date_cases.yaml").read_text())
 AS_OF = date(2023, 10, 15)

@@ -5,8 +5,8 @@ from datetime import date
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modules.date_calendar import DateKind
-from modules.dates import date_ranges, render_ranges
+from modules.dates.calendar import DateKind
+from modules.dates.stage import date_ranges, render_ranges
 
 AS_OF = date(2026, 12, 4)
 NUMBERS = st.one_of(

@@ -6,10 +6,10 @@ import json
 import dspy
 import pytest
 
-import modules.demo_retriever
+import modules.generation.demo_retriever
 from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL, PipelineSettings
-from modules.demo_retriever import DemoRetriever, mask_question
+from modules.generation.demo_retriever import DemoRetriever, mask_question
 
 TRAIN = [
     dspy.Example(question="Objects classified as SNIa with more than 20 detections", gold_sql="SELECT 1"),
@@ -20,7 +20,7 @@ TRAIN = [
 
 
 def test_doctests_pass():
-    result = doctest.testmod(modules.demo_retriever)
+    result = doctest.testmod(modules.generation.demo_retriever)
     assert result.attempted >= 4
     assert result.failed == 0
 

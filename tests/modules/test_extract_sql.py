@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from modules.extract_sql import extract_sql
+from modules.predictors.extract_sql import extract_sql
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "extract_sql.yaml").read_text(encoding="utf-8"))
 

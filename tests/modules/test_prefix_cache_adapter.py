@@ -11,8 +11,8 @@ import dspy
 import pytest
 
 from lms.fake import fake_lm, render_answer
-from modules.compact_chat_adapter import CompactChatAdapter
-from modules.prefix_cache_adapter import PrefixCacheAdapter, laid_out, question_rules, stable_inputs
+from modules.predictors.compact_chat_adapter import CompactChatAdapter
+from modules.predictors.prefix_cache_adapter import PrefixCacheAdapter, laid_out, question_rules, stable_inputs
 from signatures import GeneratePlannedSQL, SelectTables
 
 RULES = (

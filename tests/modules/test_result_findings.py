@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from modules.findings import FindingKind
-from modules.result_findings import check_result, requested_columns, stated_row_limit
+from modules.result_check.findings import check_result, requested_columns, stated_row_limit
+from modules.run.findings import FindingKind
 
 LIMITS = [
     ("the n brightest", "Give me the 10 brightest objects", 10),

@@ -8,8 +8,8 @@ import pytest
 from catalog import linked_names, load_catalog, render_schema_text
 from lms.fake import fake_lm, render_answer
 from modules.decomposition import Decomposition
-from modules.generation import Generation
-from modules.predictor import make_predictor, rules_fitted_to
+from modules.generation.stage import Generation
+from modules.predictors.predictor import make_predictor, rules_fitted_to
 from signatures import GenerateSQL
 
 CATALOG = load_catalog("ztf")

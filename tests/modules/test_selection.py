@@ -4,8 +4,8 @@ import dspy
 import pandas as pd
 
 from lms.fake import fake_lm, render_answer
-from modules.selection import CandidateSelection, result_preview
-from modules.vote import Candidate
+from modules.selection.stage import CandidateSelection, result_preview
+from modules.selection.vote import Candidate
 
 
 def _candidate(id_: str, oids: list[str] | None) -> Candidate:

@@ -7,7 +7,7 @@ from engines.errors import ErrorKind, ExecutionError
 from engines.fake import FakeEngine
 from lms.fake import fake_lm, render_answer
 from modules import AlerceText2SQL
-from modules.served_catalog import served_catalog
+from modules.run.served_catalog import served_catalog
 
 
 class ServingExecutor(FakeEngine):

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from modules.sql_difference import describe_difference
+from modules.selection.sql_difference import describe_difference
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "sql_difference_cases.yaml").read_text("utf-8"))
 

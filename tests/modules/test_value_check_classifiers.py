@@ -6,8 +6,8 @@ import pytest
 
 from catalog import load_catalog
 from engines.postgres import PostgresEngine, PostgresSettings
-from modules.value_check import ValueCheck
-from modules.vocabulary import clear_cache
+from modules.value_check.stage import ValueCheck
+from modules.value_check.vocabulary import clear_cache
 
 CLASSIFIERS = load_catalog().classifiers
 PAIRS = [(classifier, version) for classifier in CLASSIFIERS for version in classifier.versions]

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from modules.findings import FindingKind
-from modules.value_literals import closest_values, find_unknown_values, replace_unknown_values
-from modules.vocabulary import Vocabulary
+from modules.run.findings import FindingKind
+from modules.value_check.literals import closest_values, find_unknown_values, replace_unknown_values
+from modules.value_check.vocabulary import Vocabulary
 
 VOCABULARY = Vocabulary(
     values={
@@ -69,7 +69,7 @@ def test_closest_values_for_numbers_by_distance():
 def _codes() -> Vocabulary:
     """A multi-survey vocabulary whose class_id and band are codes of lookups, as read_vocabulary builds it."""
     from catalog import load_catalog
-    from modules.lookup_codes import CodeNames
+    from modules.value_check.lookup_codes import CodeNames
 
     codes = {(code.table, code.column): code for code in load_catalog("multisurvey").codes}
     taxonomy = tuple(((str(c),), str(i), name) for c in (1, 3) for i, name in enumerate(("SN", "AGN", "VS")))
@@ -122,7 +122,7 @@ def test_a_name_outside_the_fixed_scope_is_not_guessed():
 def test_code_ids_read_as_floats_still_become_integer_ids():
     # A lookup column with a NULL comes back from the database as floats (6.0); the SQL compares integers (6).
     from catalog import load_catalog
-    from modules.lookup_codes import read_code_names
+    from modules.value_check.lookup_codes import read_code_names
 
     bands = pd.DataFrame({"band": [1.0, 6.0, None], "band_name": ["g", "u", "x"], "sid": [1.0, 1.0, 1.0]})
     codes = read_code_names(

@@ -8,7 +8,7 @@ import pytest
 
 from catalog import load_catalog
 from engines.errors import ErrorKind, ExecutionError
-from modules.vocabulary import clear_cache, linked_values_text, read_vocabulary
+from modules.value_check.vocabulary import clear_cache, linked_values_text, read_vocabulary
 from tests.at_once import AtOnce
 
 _QUERY = re.compile(r"SELECT (?P<columns>.+) FROM (?P<table>\w+) GROUP BY .+ LIMIT (?P<limit>\d+)")
@@ -112,7 +112,7 @@ def test_the_time_budget_bounds_every_query_and_skips_what_is_left(caplog):
     read_vocabulary(engine, timeout_s=10.0, budget_s=2.0)
     assert all(timeout <= 2.0 for _, timeout in engine.queries)
     clear_cache()
-    with caplog.at_level(logging.WARNING, logger="modules.vocabulary"):
+    with caplog.at_level(logging.WARNING, logger="modules.value_check.vocabulary"):
         vocabulary = read_vocabulary(FakeEngine("db-2"), budget_s=0.0)
     assert vocabulary.values == {}
     assert "vocabulary read stopped after 0 s; tables skipped: probability, lc_classifier" in caplog.text
@@ -161,7 +161,7 @@ def test_linked_values_leave_out_unlinked_and_open_columns():
 
 def test_the_multisurvey_vocabulary_names_its_code_columns_from_the_database(multisurvey_dsn):
     from engines.postgres import PostgresEngine, PostgresSettings
-    from modules.value_check import ValueCheck
+    from modules.value_check.stage import ValueCheck
 
     with PostgresEngine(PostgresSettings(dsn=multisurvey_dsn, catalog="multisurvey")) as engine:
         check = ValueCheck.open(engine, "multisurvey")

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from modules.vote import Candidate, result_key, vote
+from modules.selection.vote import Candidate, result_key, vote
 
 
 def _candidate(id_: str, frame: pd.DataFrame | None, sql: str = "SELECT oid FROM object") -> Candidate:

@@ -1,7 +1,7 @@
 """ZTF names on the multi-survey catalog (integer oids): found, replaced by their oids, shown for the question."""
 
 from catalog.ztf_names import ztf_oid_of
-from modules.value_check import ValueCheck
+from modules.value_check.stage import ValueCheck
 
 NAME = "ZTF26aacextk"
 OID = 36029005847028852

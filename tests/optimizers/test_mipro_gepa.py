@@ -14,7 +14,7 @@ from lms.fake import fake_lm
 from lms.usage import UsageTotals
 from metric.gold_cache import GoldCache
 from modules import AlerceText2SQL, PipelineSettings
-from modules.artifact import MANIFEST_FILE, PROGRAM_FILE, load_artifact, load_program, signature_hash
+from modules.artifacts.load import MANIFEST_FILE, PROGRAM_FILE, load_artifact, load_program, signature_hash
 from modules.settings import ProgramSettings
 from optimizers.run import _metered_feedback, compile_program
 from optimizers.saving import save_artifact

@@ -9,7 +9,7 @@ import pytest
 import optimizers.run
 from metric.gold_cache import GoldCache
 from modules import AlerceText2SQL, PipelineSettings
-from modules.artifact import load_artifact
+from modules.artifacts.load import load_artifact
 from optimizers.errors import CompileError
 from optimizers.run import compile_program
 from optimizers.saving import save_artifact

@@ -6,8 +6,8 @@ Regenerate after a deliberate prompt change with ``python -m tests.optimizers.ti
 from pathlib import Path
 
 from modules import AlerceText2SQL
-from modules.artifact import signature_hash
-from modules.demo_retriever import DemoRetriever
+from modules.artifacts.load import signature_hash
+from modules.generation.demo_retriever import DemoRetriever
 from optimizers.saving import save_artifact
 from optimizers.settings import CompileSettings
 from optimizers.strategies import STRATEGIES, CompileContext, as_demo_source, split_examples

@@ -10,7 +10,7 @@ import psycopg
 
 from db.cluster import Cluster
 from modules import AlerceText2SQL
-from modules.artifact import MANIFEST_FILE, PROGRAM_FILE
+from modules.artifacts.load import MANIFEST_FILE, PROGRAM_FILE
 from optimizers.saving import save_artifact
 from optimizers.settings import CompileSettings
 

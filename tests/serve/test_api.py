@@ -4,7 +4,7 @@ import pytest
 
 from engines import TapSettings
 from engines.errors import DatabaseUnavailable
-from engines.tap import TapEngine
+from engines.tap.engine import TapEngine
 from tests.answering.scripts import BROKEN_SQL, demo_model_lm
 from tests.conftest import free_port
 from tests.serve.conftest import (

@@ -11,7 +11,7 @@ import pytest
 from engines.engine import Result
 from engines.errors import DatabaseBusy
 from engines.fake import FakeEngine
-from modules.vocabulary import clear_cache, read_vocabulary
+from modules.value_check.vocabulary import clear_cache, read_vocabulary
 from serve.gate import CLIENT, QUERIES_WITHOUT_A_POOL, QueryGate, gated
 from tests.at_once import AtOnce
 

@@ -16,9 +16,9 @@ from engines.errors import ErrorKind, ExecutionError
 from engines.fake import FakeEngine
 from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
-from modules.adapter import make_adapter
-from modules.result_findings import check_result
-from modules.selection import result_preview
+from modules.predictors.adapter import make_adapter
+from modules.result_check.findings import check_result
+from modules.selection.stage import result_preview
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ENGLISH = frozenset(

@@ -1,8 +1,8 @@
 """Each stage's rendered prompt, as a provider's model gets it, is pinned in tests/fixtures/prompts/<predictor>.txt.
 
 Regenerate after a deliberate prompt change with `UPDATE_GOLDEN=1 pytest tests/signatures` (and recompile).
-The provider's adapter lays each prompt out for a prompt cache (``modules.prefix_cache_adapter``); each pinned
-prompt holds the same parts as the one `CompactChatAdapter` renders in its original order, only moved.
+The provider's adapter lays each prompt out for a prompt cache (``modules.predictors.prefix_cache_adapter``); each
+pinned prompt holds the same parts as the one `CompactChatAdapter` renders in its original order, only moved.
 """
 
 import functools
@@ -19,13 +19,13 @@ from engines.errors import ErrorKind, ExecutionError
 from engines.fake import FakeEngine
 from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules import AlerceText2SQL, DirectText2SQL, PipelineSettings
-from modules.adapter import make_adapter
-from modules.compact_chat_adapter import CompactChatAdapter
-from modules.result_findings import check_result
-from modules.selection import result_preview
+from modules.predictors.adapter import make_adapter
+from modules.predictors.compact_chat_adapter import CompactChatAdapter
+from modules.result_check.findings import check_result
+from modules.selection.stage import result_preview
 
 PROVIDER_ADAPTER = "compact"
-"""The adapter of an uncompiled program on a provider's model (``modules.adapter.default_adapter``)."""
+"""The adapter of an uncompiled program on a provider's model (``modules.predictors.adapter.default_adapter``)."""
 
 GOLDEN_DIR = Path(__file__).parents[1] / "fixtures" / "prompts"
 QUESTION = "Which SNIa were first detected in September 2023?"
