@@ -290,6 +290,7 @@ def _ztf_view(run: _Runner, oid: str) -> ObjectView:
     features["band"] = features["band"].map(_ztf_band)
     ra, dec = _number(row["meanra"]), _number(row["meandec"])
     solar = parts["solar_system"].dropna(subset=["ssnamenr"])
+    solar = parts["solar_system"] = solar[solar["ssnamenr"].astype(str).str.lower() != "null"]  # ZTF: none near
     solar_name = str(solar["ssnamenr"].iloc[0]) if len(solar) else ""
     return ObjectView(
         catalog="ztf",
@@ -489,10 +490,11 @@ def _multisurvey_crossmatches(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _match(catalog: str, identifier: object, distance: object, details: dict[str, Any]) -> dict[str, Any]:
+    """One cross-match; ZTF's -999 (no match) is no separation."""
     return {
         "catalog": catalog,
         "id": None if identifier is None or _is_nan(identifier) else str(identifier),
-        "separation_arcsec": _number(distance),
+        "separation_arcsec": None if (separation := _number(distance)) is None or separation < 0 else separation,
         "details": details,
     }
 

@@ -2,9 +2,11 @@
 
 Throwaway embedded servers build the ztf and multisurvey replicas at --scale (seed 0); a workbench per catalog is
 served on loopback and Debian's Chromium (Playwright) opens, for each picture, the object that a query on the replica
-picks: the ztf object whose first-ranked class is SNIa with the highest probability; the LSST diaObject (sid 1) whose
-first-ranked class is RRL with the highest probability, folded at its period; the solar-system object (sid 2) with an
-orbit and the most detections. Nothing names an object by hand.
+picks: the ztf object whose first-ranked class is SNIa with the highest probability; the LSST diaObject (sid 1) most
+probably a variable star (VS, rank 1: the multi-survey catalog's classifiers have no RR Lyrae class) whose period
+(Multiband_period) lies in the RR Lyrae range, 0.2 to 1 day, folded at that period; the solar-system object (sid 2)
+with an orbit and the most detections. Nothing names an object by hand. Each picture is the top of the page
+(summary, light curve, sky view).
 """
 
 import argparse
@@ -43,7 +45,9 @@ PICTURES = {
     "object-lsst-rr-lyrae": (
         "multisurvey",
         "SELECT p.oid, p.sid FROM probability p JOIN taxonomy t ON t.classifier_id = p.classifier_id "
-        "AND t.class_id = p.class_id WHERE t.class_name = 'RRL' AND p.ranking = 1 AND p.sid = 1 "
+        "AND t.class_id = p.class_id JOIN feature f ON f.oid = p.oid AND f.sid = p.sid "
+        "JOIN feature_name_lut n ON n.feature_id = f.feature_id WHERE t.class_name = 'VS' AND p.ranking = 1 "
+        "AND p.sid = 1 AND n.feature_name = 'Multiband_period' AND f.feature_value BETWEEN 0.2 AND 1.0 "
         "ORDER BY p.probability DESC, p.oid LIMIT 1",
     ),
     "object-solar-system": (
@@ -94,7 +98,8 @@ def take(page, url: str, path: Path, *, fold: bool) -> None:
         page.click("#fold-button")
         page.wait_for_function("() => document.getElementById('light-curve')._fullLayout.xaxis.title.text !== 'MJD'")
     page.wait_for_timeout(500)
-    page.screenshot(path=str(path), full_page=True)
+    bottom = page.evaluate("() => document.getElementById('sky-section').getBoundingClientRect().bottom + scrollY")
+    page.screenshot(path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": 1200, "height": bottom + 10})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,7 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium, headless=True)
+            # software WebGL (SwiftShader) for plotly.js's and Aladin Lite's canvases on machines without a GPU
+            browser = playwright.chromium.launch(
+                executable_path=chromium, headless=True, args=["--enable-unsafe-swiftshader"]
+            )
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             for catalog in ("ztf", "multisurvey"):
                 with catalog_url(catalog, args.scale) as (url, dsn):
