@@ -1,6 +1,7 @@
 """Plausible mistakes in a gold query, per catalog: the mutations ``benchmarks.db_fidelity`` tries.
 
-A gold query is discriminative on a database when at least one mutation returns a different identifier set.
+A gold query is discriminative on a database when at least one mutation returns a different answer
+(``benchmarks.db_fidelity`` says which part of the answer it compares).
 
 Example:
     >>> [desc for desc, _ in mutations("SELECT oid FROM object WHERE ndet > 5 AND firstmjd > 59000")]
@@ -91,6 +92,8 @@ def mutations(sql: str, catalog: str = "ztf") -> list[tuple[str, str]]:
 
     variant("drop ranking = 1", drop_ranking)
     variant("swap classifier", lambda t: _swap_classifier(t, rules))
+    for s_i, ordered in enumerate(_top_n_keys(tree)):
+        variant(f"flip order {ordered.sql(dialect='postgres')[:50]}", lambda t, s=s_i: _flip(t, s))
     mjds = [n for n in tree.find_all(exp.Literal) if not n.is_string and _as_float(n.this) > 50000]
     for i, lit in enumerate(mjds):
         for delta in (-1, 1):
@@ -130,6 +133,24 @@ def _swap_classifier(tree: exp.Expression, rules: Mutations) -> bool:
     for n in ids:
         n.replace(exp.Literal.number(rules.classifier_ids[int(_as_float(n.this))]))
     return bool(names or ids)
+
+
+def _top_n_keys(tree: exp.Expression) -> list[exp.Ordered]:
+    """The first ORDER BY key of each SELECT that also has a LIMIT: its direction picks which rows are kept."""
+    out = []
+    for select in tree.find_all(exp.Select):
+        order = select.args.get("order")
+        if order is not None and order.expressions and select.args.get("limit") is not None:
+            out.append(order.expressions[0])
+    return out
+
+
+def _flip(tree: exp.Expression, index: int) -> bool:
+    """Read a top-n the other way round ("the most" for "the fewest"): the first key's direction is reversed."""
+    ordered = _top_n_keys(tree)[index]
+    ordered.set("desc", not ordered.args.get("desc"))
+    ordered.set("nulls_first", None)
+    return True
 
 
 def _other_conditions(tree: exp.Expression) -> list[exp.Expression]:

@@ -36,8 +36,14 @@ MEASURES: dict[str, tuple[str, ...]] = {
     "selection_latency": ("modules", "lms/fake.py"),
     "guard": ("engines/guard.py",),
     "db": ("replica", "db", "catalog"),
-    "db_fidelity": ("replica", "metric", "catalog"),
-    "db_fidelity_multisurvey": ("replica", "metric", "catalog"),
+    "db_fidelity": ("replica", "metric", "catalog", "benchmarks/mutations.py", "benchmarks/fidelity_reasons.py"),
+    "db_fidelity_multisurvey": (
+        "replica",
+        "metric",
+        "catalog",
+        "benchmarks/mutations.py",
+        "benchmarks/fidelity_reasons.py",
+    ),
     "selection": (
         "modules/selection/vote.py",
         "modules/value_check/stage.py",
@@ -90,11 +96,14 @@ def record(name: str, argv: list[str]) -> Path:
     """Run ``python -m benchmarks.<name> argv``, write its result file and return the file's path.
 
     Raises:
-        RuntimeError: The benchmark failed or printed no JSON (its stderr's last line is in the message).
+        RuntimeError: The benchmark failed or printed no JSON (its stderr's last line is in the message), or the
+            commit changed while it ran (the result would name code that did not run).
     """
     module = benchmark_of(name)
     argv = [*VARIANTS.get(name, ("", ()))[1], *argv]
     command = [sys.executable, "-m", f"benchmarks.{module}", *argv]
+    paths = measured_paths(name)
+    commit, dirty = _git("rev-parse", "HEAD"), bool(_git("status", "--porcelain", "--", *paths))
     load_before = os.getloadavg()
     started = time.monotonic()
     done = subprocess.run(command, cwd=REPO_DIR, capture_output=True, text=True, check=False)
@@ -106,11 +115,12 @@ def record(name: str, argv: list[str]) -> Path:
         result = json.loads(done.stdout)
     except json.JSONDecodeError as err:
         raise RuntimeError(f"benchmarks.{module} printed no JSON ({err}).") from err
-    paths = measured_paths(name)
+    if _git("rev-parse", "HEAD") != commit:
+        raise RuntimeError(f"the commit changed from {commit[:7]} while benchmarks.{module} ran; record it again")
     entry = {
         "command": shlex.join(["python", "-m", f"benchmarks.{module}", *argv]),
-        "commit": _git("rev-parse", "HEAD"),
-        "dirty": bool(_git("status", "--porcelain", "--", *paths)),
+        "commit": commit,
+        "dirty": dirty,
         "measures": paths,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "elapsed_s": round(elapsed, 1),

@@ -118,17 +118,39 @@ def stale_reason(name: str) -> str | None:
     return None
 
 
-# What reads as a measurement when typed in prose: a quantity with a unit of time, size, share or ratio, or a count
-# out of a total ("57 of the 58"). Settings and limits are documented in the generated reference instead.
+# What reads as a measurement when typed in prose: a quantity with a unit of time, size, share or ratio (a range
+# like "650 to 1,120 tokens" counts once), a count out of a total ("57 of the 58"), or a price ("$0.0193").
+# Settings and limits are documented in the generated reference instead.
+_NUMBER = r"\d[\d,]*(?:\.\d+)?"
 _MEASUREMENT = re.compile(
-    r"(?<![\w.\-/])\d[\d,]*(?:\.\d+)?(?:\s?(?:ms|s|min|minutes|seconds|hours|%|kB|MB|MiB|GB|GiB|tokens(?:/s)?)"
-    r"|x|\s(?:times\b))(?![\w/])"
+    rf"(?<![\w.\-/$]){_NUMBER}(?:\s?(?:to|-|\u2013)\s?{_NUMBER})?"
+    r"(?:\s?(?:ms|s|min|minutes|seconds|hours|%|kB|MB|MiB|GB|GiB|tokens(?:/s)?|\u00d7)|x|\s(?:times\b))(?![\w/])"
     r"|(?<![\w.])\d[\d,]* of (?:the |its |all |these )?\d[\d,]*(?![\w.])"
+    rf"|(?<![\w.])\${_NUMBER}(?![\w.])"
 )
-_NOT_PROSE = re.compile(r"^```.*?^```|`[^`\n]*`|\[\[[^\]]*\]\]|<!--.*?-->|\]\([^)]*\)", re.MULTILINE | re.DOTALL)
+# A table cell holding nothing but a number, past the first column (which labels the row: a layer, a step).
+_BARE_CELL = re.compile(rf"[\u2212+\-]?{_NUMBER}")
+# Code spans may wrap onto the next line of their paragraph (read per line, their backticks would pair wrongly).
+_NOT_PROSE = re.compile(
+    r"^```.*?^```|`(?:[^`\n]|\n(?![ \t]*\n))*?`|\[\[[^\]]*\]\]|<!--.*?-->|\]\([^)]*\)", re.MULTILINE | re.DOTALL
+)
+
+
+def _bare_table_numbers(prose: str) -> list[str]:
+    """The table cells of ``prose`` that hold a bare number, each with the start of its row."""
+    found = []
+    for line in prose.splitlines():
+        cells = line.strip().strip("|").split("|")
+        if line.lstrip().startswith("|") and len(cells) > 1:
+            found += [
+                f"{line.strip()[:40]} ({cell.strip()})" for cell in cells[1:] if _BARE_CELL.fullmatch(cell.strip())
+            ]
+    return found
 
 
 def hand_typed_measurements(text: str) -> list[str]:
-    """The measurement-like numbers typed in a page's prose (code, number references and link targets aside)."""
+    """The measurement-like numbers typed in a page's prose and tables (code, number references and link targets
+    aside)."""
     prose = _NOT_PROSE.sub(" ", text)
-    return [" ".join(prose[max(0, m.start() - 30) : m.end() + 10].split()) for m in _MEASUREMENT.finditer(prose)]
+    typed = [" ".join(prose[max(0, m.start() - 30) : m.end() + 10].split()) for m in _MEASUREMENT.finditer(prose)]
+    return typed + _bare_table_numbers(prose)

@@ -55,7 +55,18 @@ def test_no_measurement_is_typed_by_hand(page):
 def test_the_check_finds_typed_measurements_and_spares_references():
     typed = "It took 3.1 ms per query, 57 of the 58 golds, 90 % of 1,024 tokens and 1.8x the throughput."
     assert len(numbers.hand_typed_measurements(typed)) == 5
+    # Prices, ranges (counted once), a multiplication sign and a minus sign count too.
+    typed = "It costs $0.0193 (\u22125 %) a question; calls are 650 to 1,120 tokens long, 3 \u00d7 more."
+    assert len(numbers.hand_typed_measurements(typed)) == 4
+    # In a table, a cell holding only a number is a measurement whose unit is in the header.
+    table = "| run | tokens | price |\n|---|---|---|\n| K = 1 | 3,915 | $0.00257 |\n| K = 4 | 6417 | \u22120.5 |\n"
+    assert len(numbers.hand_typed_measurements(table)) == 4
+    # A code span wrapped onto the next line hides neither the prose after it nor the next span's neighbours.
+    assert len(numbers.hand_typed_measurements("Run `python -m\nask` and wait 3 s for `it`.")) == 1
     spared = "Take [[db: gold_latency_ms.p50]] ms, `--timeout 30 s`, K = 4 candidates and\n```\n3 s\n```\n"
+    assert numbers.hand_typed_measurements(spared) == []
+    # A table's first column labels its rows (layers, steps); rendered numbers leave an empty cell behind.
+    spared = "| layer | package |\n|---|---|\n| 7 | `serve/` |\n| 6 | [[db: x|,]] |\n| total | [[db: y|.0%]] |\n"
     assert numbers.hand_typed_measurements(spared) == []
 
 
