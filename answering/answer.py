@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from engines import Engine
+    from engines import Engine, Result
 
 __all__ = ["Answer"]
 
@@ -88,6 +88,12 @@ class Answer:
     service_table: Any = None
     engine: Engine | None = dataclasses.field(default=None, repr=False, compare=False)
     notice: str | None = None
+
+    @classmethod
+    def of_result(cls, result: Result, **fields: Any) -> Answer:
+        """Return the answer holding `result`'s rows (from TAP, its ADQL and table too) and the other `fields`."""
+        rows = dict(frame=result.frame, truncated=result.truncated, adql=result.adql, service_table=result.table)
+        return cls(**(rows | fields))
 
     @property
     def is_answered(self) -> bool:
