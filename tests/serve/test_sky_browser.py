@@ -1,13 +1,19 @@
 """The sky view (Aladin Lite, vendored) in Debian's headless Chromium: a cone search shows its cone, centred and zoomed
 on it, with its positions; an object's row opens its page, whose sky view shows the object; a HiPS survey that
-cannot be reached leaves a plain coordinate view that says so; nothing is loaded from outside the workbench."""
+cannot be reached leaves a plain coordinate view that says so, one that answers is drawn under the positions;
+nothing is loaded from outside the workbench (but the survey the workbench names)."""
 
 from __future__ import annotations
 
+import http.server
+import io
 import re
+import threading
 from collections.abc import Iterator
+from typing import ClassVar
 
 import pytest
+from PIL import Image
 
 from tests.conftest import free_port
 from tests.serve.conftest import make_bench, requests_outside, serving
@@ -69,6 +75,50 @@ def offline_survey_url(tiny_dsn, cone) -> Iterator[str]:
             yield url
     finally:
         bench.close()
+
+
+class FakeHips(http.server.BaseHTTPRequestHandler):
+    """A HiPS survey on loopback: its properties file and one grey JPEG for every tile (CORS open, as real ones)."""
+
+    PROPERTIES = (
+        "creator_did = ivo://alerce-t2s/test/hips\nobs_title = test survey\ndataproduct_type = image\n"
+        "hips_version = 1.4\nhips_frame = equatorial\nhips_order = 3\nhips_tile_width = 512\n"
+        "hips_tile_format = jpeg\n"
+    )
+    asked: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        type(self).asked.append(self.path)
+        if self.path.endswith("/properties"):
+            body, kind = self.PROPERTIES.encode(), "text/plain"
+        else:
+            buffer = io.BytesIO()
+            Image.new("RGB", (512, 512), (90, 90, 90)).save(buffer, format="JPEG")
+            body, kind = buffer.getvalue(), "image/jpeg"
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def online_survey_url(tiny_dsn, cone) -> Iterator[str]:
+    """A workbench naming the fake HiPS survey, served on another loopback port."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeHips)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    bench = make_bench(tiny_dsn, cone[0], hips_url=f"http://127.0.0.1:{server.server_port}/hips")
+    try:
+        with serving(bench) as url:
+            yield url
+    finally:
+        bench.close()
+        server.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -178,3 +228,14 @@ def test_a_survey_that_cannot_be_reached_leaves_a_plain_coordinate_view(page, of
     assert "Plain coordinate view: the sky survey http://127.0.0.1:" in note and "cannot be reached (offline)" in note
     policy = page.evaluate("async () => (await fetch('/')).headers.get('content-security-policy')")
     assert "img-src 'self' data: http://127.0.0.1:" in policy
+
+
+def test_a_survey_that_answers_is_shown_under_the_positions(page, online_survey_url):
+    FakeHips.asked.clear()
+    ask(page, online_survey_url)
+    note = drawn_sky(page)
+    assert note.startswith("Survey: http://127.0.0.1:") and "/hips (HiPS)." in note
+    page.wait_for_function("() => document.getElementById('sky').aladin.getBaseImageLayer() !== undefined")
+    page.wait_for_timeout(2000)
+    assert "/hips/properties" in FakeHips.asked
+    assert any(path.endswith(".jpg") for path in FakeHips.asked), FakeHips.asked  # its tiles were asked for
