@@ -37,15 +37,15 @@ import dspy
 
 import lms
 from answering.answer import Answer
-from answering.conversation import Conversation, follow_up_of
+from answering.conversation import Conversation
 from answering.errors import CannotFollowUp
-from answering.question import MAX_KNOWLEDGE_CHARS, clean_text
+from answering.question import Question
 from db.engine import open_engine
 from defaults.time_limits import ASK_CONNECT_S, ASK_QUERY_S
 from engines import Engine, EngineSettings
 from engines.errors import EngineError
 from engines.guard import check_sql
-from modules import DirectText2SQL, FollowUp
+from modules import DirectText2SQL
 from modules.artifacts.load import load_program
 from modules.predictors.adapter import default_adapter, make_adapter
 from modules.settings import ProgramSettings
@@ -83,33 +83,30 @@ class Text2SQL:
 
     @property
     def catalog(self) -> str:
-        """The name of the catalog the program writes SQL for."""
-        settings = getattr(self.program, "settings", None)  # AlerceText2SQL's; the direct baseline names its own
-        return settings.catalog if settings is not None else self.program.catalog
+        """The name of the catalog the program writes SQL for: its engine's (``load`` refuses any other)."""
+        return self.executor.catalog
 
     def with_lm(self, lm: dspy.LM) -> Text2SQL:
         """Return a copy that uses another LM (e.g. ``lm.copy(rollout_id=run)``) and shares everything else."""
         return Text2SQL(self.program, lm=lm, executor=self.executor, adapter=self.adapter, manifest=self.manifest)
 
-    def predict(
-        self,
-        question: str,
-        external_knowledge: object = "",
-        domain_knowledge: object = "",
-        follow_up: FollowUp | None = None,
-    ) -> dspy.Prediction:
-        """Run the program on already-cleaned inputs and return its raw prediction (see the ``modules`` package).
+    def predict(self, question: Question) -> dspy.Prediction:
+        """Run the program on a checked question and return its raw prediction (see the ``modules`` package).
 
         Raises:
-            CannotFollowUp: `follow_up` was given to the direct baseline, which answers questions on their own.
+            CannotFollowUp: A follow-up asked of the direct baseline, which answers each question on its own.
         """
-        inputs = {"question": question, "external_knowledge": external_knowledge, "domain_knowledge": domain_knowledge}
-        if follow_up is not None:
+        inputs = {
+            "question": question.text,
+            "external_knowledge": question.external_knowledge,
+            "domain_knowledge": question.domain_knowledge,
+        }
+        if question.follow_up is not None:
             if isinstance(self.program, DirectText2SQL):
                 raise CannotFollowUp(
                     "direct", "the direct baseline answers each question on its own; ask it without an earlier answer"
                 )
-            inputs["follow_up"] = follow_up
+            inputs["follow_up"] = question.follow_up
         with dspy.context(lm=self.lm, adapter=self.adapter):
             return self.program(**inputs)
 
@@ -138,40 +135,30 @@ class Text2SQL:
             engines.errors.DatabaseUnavailable: The database cannot be reached.
             dspy.LMError: The LM refused every call (configuration, authentication or billing).
         """
+        checked = Question.of(question, external_knowledge, domain_knowledge)
+        return self.answer(checked.following(follows, self.catalog) if follows is not None else checked)
+
+    def answer(self, question: Question) -> Answer:
+        """Answer a question checked where it came in (``Question.of``); raises as ``ask``, bad texts aside."""
         started = time.perf_counter()
-        question = clean_text(question)
-        external = clean_text(external_knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
-        domain = clean_text(domain_knowledge, field="domain_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
-        follow_up = follow_up_of(follows, self.catalog) if follows is not None else None
-        pred = self.predict(question, external, domain, follow_up)
+        pred = self.predict(question)
         error, error_kind = _why_unanswered(pred)
-        return Answer(
-            question=question,
-            sql=pred.sql,
-            catalog=self.catalog,
-            as_of=pred.get("as_of"),
-            dates=list(pred.get("dates") or []),
-            explanation=pred.get("explanation"),
-            alternatives=list(pred.get("alternatives") or []),
-            follows=follows.question if follows is not None else None,
-            frame=pred.result.frame if pred.result is not None else None,
-            truncated=bool(pred.result is not None and pred.result.truncated),
-            error=error,
-            error_kind=error_kind,
-            difficulty=pred.difficulty,
-            plan=list(pred.plan),
-            attempts=list(pred.attempts),
-            failures=list(pred.failures),
-            usage=dict(pred.usage),
-            candidates=list(pred.get("candidates") or []),
-            selection=pred.get("selection"),
-            findings=list(pred.get("findings") or []),
-            seconds=time.perf_counter() - started,
-            adql=getattr(pred.result, "adql", "") or _adql_tried(self.executor, pred.sql),
-            service_table=getattr(pred.result, "table", None),
-            engine=self.executor,
-            notice=lms.demo_model_notice(self.lm.model),
-        )
+        # What the prediction holds under the answer's field names (None: the default); its error becomes one line.
+        named = {field.name for field in dataclasses.fields(Answer)}
+        known = {name: value for name, value in pred.items() if name in named and value is not None} | {
+            "question": question.text,
+            "sql": pred.sql,
+            "catalog": self.catalog,
+            "follows": question.follow_up.question if question.follow_up is not None else None,
+            "error": error,
+            "error_kind": error_kind,
+            "seconds": time.perf_counter() - started,
+            "engine": self.executor,
+            "notice": lms.demo_model_notice(self.lm.model),
+        }
+        if pred.result is None:
+            return Answer(frame=None, adql=_adql_tried(self.executor, pred.sql), **known)
+        return Answer.of_result(pred.result, **known)
 
     def close(self) -> None:
         """Close the executor's connections."""

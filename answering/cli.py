@@ -17,7 +17,7 @@ import dspy
 from answering.api import Answer, load
 from answering.arguments import FORMATS, SHOW_CHOICES, TABLE_LIMIT, build_parser
 from answering.errors import BadQuestion
-from answering.question import clean_text
+from answering.question import Question
 from answering.render import (
     answer_json,
     render_alternatives,
@@ -70,10 +70,10 @@ def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
 
 
 def _answer(args: argparse.Namespace) -> Answer:
-    question = clean_text(args.question)
+    question = Question.of(args.question, args.external_knowledge, args.domain_knowledge)  # before the model loads
     program = ProgramSettings(artifact=args.program, without=args.without, candidates=args.candidates, as_of=args.as_of)
     with load(args.model, program=program, engine=engine_settings(args, timeout_s=args.timeout)) as t2s:
-        return t2s.ask(question, args.external_knowledge, args.domain_knowledge)
+        return t2s.answer(question)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,14 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from answering.errors import CannotFollowUp
-from modules import FollowUp
-from modules.explanation import render_explanation
-
 if TYPE_CHECKING:
     from answering.answer import Answer
 
-__all__ = ["Conversation", "follow_up_of"]
+__all__ = ["Conversation"]
 
 
 class _Asker(Protocol):
@@ -30,31 +26,6 @@ class _Asker(Protocol):
         self, question: str, external_knowledge: str = "", domain_knowledge: str = "", *, follows: Answer | None = None
     ) -> Answer:
         """Answer a question, as a follow-up of `follows` when given."""
-
-
-def follow_up_of(earlier: Answer, catalog: str) -> FollowUp:
-    """Return what a follow-up of `earlier` builds on: its question, SQL and explanation.
-
-    Args:
-        earlier: The answer followed up.
-        catalog: The catalog the follow-up is asked on.
-
-    Raises:
-        CannotFollowUp: The earlier answer failed, or it is on another catalog.
-    """
-    if earlier.catalog != catalog:
-        raise CannotFollowUp(
-            "catalog",
-            f"cannot follow up an answer on the {earlier.catalog} catalog with a program for the {catalog} catalog; "
-            "ask the question on its own",
-        )
-    if not earlier.is_answered:
-        raise CannotFollowUp(
-            "failed",
-            f"cannot follow up an answer that failed ({earlier.error_kind or 'no rows'}); ask the question on its "
-            "own, or rephrase the earlier one",
-        )
-    return FollowUp(earlier.question, earlier.sql, render_explanation(earlier.explanation))
 
 
 class Conversation:

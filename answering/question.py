@@ -1,11 +1,19 @@
-"""Clean the texts a user asks with: control characters out, length limits, a helpful message for an empty question."""
+"""A question checked once, where it comes in: clean texts within their limits, and the answer it follows up."""
 
+from __future__ import annotations
+
+import dataclasses
 import re
+from typing import TYPE_CHECKING
 
-from answering.errors import BadQuestion
+from answering.errors import BadQuestion, CannotFollowUp
 from fileio.text import encodable
 
-__all__ = ["EXAMPLE_QUESTION", "MAX_KNOWLEDGE_CHARS", "MAX_QUESTION_CHARS", "clean_text"]
+if TYPE_CHECKING:
+    from answering.answer import Answer
+    from modules.run.follow_up import FollowUp
+
+__all__ = ["EXAMPLE_QUESTION", "MAX_KNOWLEDGE_CHARS", "MAX_QUESTION_CHARS", "Question", "clean_text"]
 
 MAX_QUESTION_CHARS = 8_000
 """Longest question accepted, in characters (after control characters are removed)."""
@@ -50,3 +58,46 @@ def clean_text(text: object, *, field: str = "question", max_chars: int = MAX_QU
     if field == "question" and not cleaned:
         raise BadQuestion(field, f'the question is empty; ask something like "{EXAMPLE_QUESTION}"')
     return cleaned
+
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    """A question and its knowledge texts, checked where they came in (``of``), with the earlier turn it follows up
+    (``following``) or None; ``Text2SQL.answer`` takes it as it is."""
+
+    text: str
+    external_knowledge: str = ""
+    domain_knowledge: str = ""
+    follow_up: FollowUp | None = None
+
+    @classmethod
+    def of(
+        cls, text: object, external: object = "", domain: object = "", *, max_chars: int = MAX_QUESTION_CHARS
+    ) -> Question:
+        """Clean the texts (``clean_text``, the question within `max_chars`); ``BadQuestion``: empty or too long."""
+        return cls(
+            clean_text(text, max_chars=max_chars),
+            clean_text(external, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS),
+            clean_text(domain, field="domain_knowledge", max_chars=MAX_KNOWLEDGE_CHARS),
+        )
+
+    def following(self, earlier: Answer, catalog: str) -> Question:
+        """Return the question following up `earlier` (its question, SQL and explanation join what the stages see)
+        on a program for `catalog`; raise ``CannotFollowUp`` when `earlier` failed or is on another catalog."""
+        from modules.explanation import render_explanation  # the command-line parser reads this module: stay light
+        from modules.run.follow_up import FollowUp
+
+        if earlier.catalog != catalog:
+            raise CannotFollowUp(
+                "catalog",
+                f"cannot follow up an answer on the {earlier.catalog} catalog with a program for the {catalog} "
+                "catalog; ask the question on its own",
+            )
+        if not earlier.is_answered:
+            raise CannotFollowUp(
+                "failed",
+                f"cannot follow up an answer that failed ({earlier.error_kind or 'no rows'}); ask the question on "
+                "its own, or rephrase the earlier one",
+            )
+        earlier_turn = FollowUp(earlier.question, earlier.sql, render_explanation(earlier.explanation))
+        return dataclasses.replace(self, follow_up=earlier_turn)

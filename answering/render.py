@@ -1,4 +1,4 @@
-"""Render an ``Answer`` for the terminal: an aligned table, CSV, or one JSON object."""
+"""Render an ``Answer`` for the terminal (an aligned table, CSV) or as one JSON object, of the shape declared here."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+from pydantic import BaseModel, Field
 
 from answering.cells import csv_safe, plain_value
 from answering.votable import write_votable
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
     from answering.answer import Answer
 
 __all__ = [
+    "AnswerFields",
+    "AnswerJson",
     "answer_json",
     "describe_range",
     "render_alternatives",
@@ -120,6 +123,48 @@ def _holds_text(values: pd.Series) -> bool:
     return values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
 
 
+class AnswerFields(BaseModel):
+    """What every JSON form of an answer holds (the HTTP API's ``AnswerOut`` and the MCP replies add their keys)."""
+
+    question: str
+    follows: str | None = Field(description="the earlier question this one followed up, else null")
+    sql: str
+    adql: str = Field(description="the ADQL sent to a TAP service, else empty")
+    catalog: str = Field(description="the catalog the SQL was written for")
+    as_of: str | None = Field(description="reference date of the date stage (YYYY-MM-DD), null when it is off")
+    dates: list[dict[str, Any]] = Field(
+        description="the question's dates as MJD ranges start_mjd <= mjd < end_mjd (null: open), with their text"
+    )
+    explanation: dict[str, Any] | None = Field(
+        description="what the SQL returns: summary, conditions, ordering, assumptions; null when there is none"
+    )
+    alternatives: list[dict[str, Any]] = Field(
+        description="other readings when the candidates disagreed: sql, rows, difference (one line), candidates"
+    )
+    difficulty: str | None
+    plan: list[str]
+    attempts: list[dict[str, Any]]
+    columns: list[str]
+    fields: list[dict[str, Any]] = Field(
+        description="per column: name, datatype, unit, ucd (IVOA UCD1+), description; null for a computed column"
+    )
+    rows: list[list[Any]]
+    row_count: int = Field(description="rows fetched (the response may carry fewer)")
+    truncated: bool = Field(description="rows were left out: by the engine's cap, or by the response's rows or bytes")
+    error: str | None
+    error_kind: str | None
+    notice: str | None = Field(description="one line about who wrote the SQL when it was a small demo model")
+
+
+class AnswerJson(AnswerFields):
+    """An answer as ``ask --format json`` writes it: with its LM usage and its candidates' trail (``Answer``)."""
+
+    usage: dict[str, dict[str, int]]
+    candidates: list[dict[str, Any]]
+    selection: dict[str, Any] | None
+    findings: list[dict[str, Any]]
+
+
 def render_votable(answer: Answer) -> str:
     """Render the rows as a VOTable document (``Answer.table``: catalog units and descriptions, NULLs masked)."""
     buffer = io.BytesIO()
@@ -128,42 +173,17 @@ def render_votable(answer: Answer) -> str:
 
 
 def answer_json(answer: Answer, *, limit: int | None = None) -> dict[str, Any]:
-    """Return the answer as one JSON-ready object.
-
-    Keys: question, follows (the earlier question of a follow-up, else null), sql, adql (TAP only, else ""),
-    catalog, as_of, dates, explanation, alternatives, difficulty, plan, attempts, columns, fields (one {name,
-    datatype, unit, ucd, description} per column, null where a column is computed), rows (lists in column order),
-    truncated (rows were left out, by the engine or by ``limit``), row_count (rows fetched), usage, candidates,
-    selection, findings, error, error_kind, notice (who wrote the SQL, for a small demo model).
-    """
+    """Return the answer as one JSON-ready ``AnswerJson`` (``truncated`` also when `limit` left rows out)."""
     frame = answer.frame
     rows = _rows(frame, limit) if frame is not None else []
-    return {
-        "question": answer.question,
-        "follows": answer.follows,
-        "sql": answer.sql,
-        "adql": answer.adql,
-        "catalog": answer.catalog,
-        "as_of": answer.as_of,
-        "dates": answer.dates,
-        "explanation": answer.explanation,
-        "alternatives": answer.alternatives,
-        "difficulty": answer.difficulty,
-        "plan": answer.plan,
-        "attempts": answer.attempts,
+    computed = {
         "columns": [str(label) for label in frame.columns] if frame is not None else [],
         "fields": [info.to_json() for info in answer.columns] if frame is not None else [],
         "rows": rows,
-        "truncated": answer.truncated or (frame is not None and len(rows) < len(frame)),
         "row_count": len(frame) if frame is not None else 0,
-        "usage": answer.usage,
-        "candidates": answer.candidates,
-        "selection": answer.selection,
-        "findings": answer.findings,
-        "error": answer.error,
-        "error_kind": answer.error_kind,
-        "notice": answer.notice,
+        "truncated": answer.truncated or (frame is not None and len(rows) < len(frame)),
     }
+    return {name: computed[name] if name in computed else getattr(answer, name) for name in AnswerJson.model_fields}
 
 
 def render_plan(answer: Answer) -> str:

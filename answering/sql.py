@@ -61,10 +61,7 @@ def run_sql(
         raise AnsweringError(f"unknown catalog {catalog!r}; choose ztf or multisurvey")
     if engine is not None and not isinstance(engine, EngineSettings):
         return _run(engine, sql, catalog, timeout_s, max_rows, keep=True)
-    settings = engine or EngineSettings(catalog=catalog)
-    if settings.catalog != catalog:
-        settings = dataclasses.replace(settings, catalog=catalog)
-    opened = open_engine(settings)
+    opened = open_engine(dataclasses.replace(engine or EngineSettings(), catalog=catalog))
     try:
         return _run(opened, sql, catalog, timeout_s, max_rows, keep=False)
     finally:
@@ -81,14 +78,11 @@ def _run(
         result = engine.execute(sql, timeout_s=timeout_s, max_rows=max_rows)
     except ExecutionError as err:
         return Answer(question="", sql=sql, frame=None, error=str(err), error_kind=err.label, catalog=catalog)
-    return Answer(
+    return Answer.of_result(
+        result,
         question="",
         sql=sql,
-        frame=result.frame,
-        truncated=result.truncated,
         catalog=catalog,
-        adql=getattr(result, "adql", ""),
-        service_table=getattr(result, "table", None),
         engine=engine if keep else None,
         attempts=[{"sql": sql, "error_kind": None, "message": None}],
     )

@@ -18,18 +18,13 @@ def open_engine(settings: EngineSettings | None = None) -> Engine:
     (`db.tap.current`).
     """
     settings = settings or EngineSettings()
-    limits = {"timeout_s": settings.timeout_s, "max_rows": settings.max_rows}
-    limits["connect_timeout_s"] = settings.connect_timeout_s
-    given = {key: value for key, value in limits.items() if value is not None}
     if settings.engine == "tap":
         from db.tap.current import CurrentCopyEngine
         from db.tap.server import is_local_url
         from engines.tap.engine import TapEngine  # pyvo and astropy load only when TAP is used
 
-        engine = TapEngine(TapSettings(url=settings.tap_url or default_tap_url(), catalog=settings.catalog, **given))
+        engine = TapEngine(settings.given_to(TapSettings, url=settings.tap_url or default_tap_url()))
         return CurrentCopyEngine(engine) if is_local_url(engine.settings.url) else engine
     dsn = resolve_dsn(settings.dsn, ground=settings.ground, catalog=settings.catalog)
-    admin = embedded_admin_dsn(dsn)  # lets the executor end a backend that ignores its timeout
-    return PostgresEngine(
-        PostgresSettings(dsn=dsn, pool_size=settings.pool_size, admin_dsn=admin, catalog=settings.catalog, **given)
-    )
+    # The admin DSN lets the executor end a backend that ignores its timeout.
+    return PostgresEngine(settings.given_to(PostgresSettings, dsn=dsn, admin_dsn=embedded_admin_dsn(dsn)))

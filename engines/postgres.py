@@ -31,6 +31,7 @@ from engines.engine import EngineLifecycle, Result
 from engines.errors import EngineError, ErrorKind, ExecutionError, error_kind_for
 from engines.guard import check_sql
 from engines.postgres_pool import open_pool, pool_timeout_error, probe
+from engines.settings import MAX_ROWS
 
 __all__ = ["PostgresEngine", "PostgresSettings"]
 
@@ -81,7 +82,7 @@ class PostgresSettings:
 
     dsn: str
     timeout_s: float = POSTGRES_QUERY_S
-    max_rows: int = 100_000
+    max_rows: int = MAX_ROWS
     max_bytes: int = 64 * 1024 * 1024
     pool_size: int = 2
     connect_timeout_s: float = POSTGRES_CONNECT_S

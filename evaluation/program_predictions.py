@@ -22,6 +22,7 @@ import dspy
 
 import lms
 from answering import Text2SQL, load
+from answering.question import Question
 from defaults.time_limits import POSTGRES_QUERY_S
 from engines import EngineSettings
 from engines.errors import DatabaseUnavailable, ErrorKind
@@ -90,7 +91,7 @@ def predict_one(t2s: Text2SQL, example: dspy.Example, run: int) -> dict[str, Any
     """
     started = time.perf_counter()
     retries_before = retries_in_thread()
-    pred = t2s.predict(example.question, example.external_knowledge, example.domain_knowledge)
+    pred = t2s.predict(Question(example.question, example.external_knowledge, example.domain_knowledge))
     if pred.error is not None:
         raise_if_connection_lost(pred.error)
     return {

@@ -123,7 +123,7 @@ class AlerceText2SQL(dspy.Module):
         knowledge = format_knowledge(
             external_knowledge, domain_knowledge, render_ranges(dates), render_follow_up(follow_up)
         )
-        catalog = served_catalog(self.executor, load_catalog(self.settings.catalog))
+        catalog = self._served_catalog
         link = self._link(question, knowledge, catalog, record)
         # Routing needs the shape of the schema, not the meaning of each column.
         structure = render_schema_text(catalog, link.tables, link.columns, detail="names")
@@ -158,6 +158,11 @@ class AlerceText2SQL(dspy.Module):
             findings=[*(finding_record("value_check", finding) for finding in chosen.findings), *checked],
             explanation=self._explain(shared, outcome, record),
         )
+
+    @functools.cached_property
+    def _served_catalog(self) -> Catalog:
+        """The catalog as the engine serves it: read and restricted at the first question, then kept."""
+        return served_catalog(self.executor, load_catalog(self.settings.catalog))
 
     def _candidate_count(self) -> int:
         if not self.settings.is_on("selection") or self.executor is None:

@@ -16,7 +16,9 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import dspy
 import platformdirs
 
 from cli import logging_to_stderr
@@ -28,6 +30,7 @@ from engines.errors import DatabaseUnavailable, EngineError
 from engines.options import engine_settings
 from lms import LMConfigError, LMUnusable, resolve_lm
 from metric.gold_cache import GoldCache
+from modules import AlerceText2SQL
 from modules.artifacts.load import MANIFEST_FILE, default_artifact_dir
 from modules.settings import PipelineSettings, today_utc
 from optimizers.arguments import build_parser
@@ -43,8 +46,6 @@ logger = logging.getLogger(__name__)
 
 def _configure_lm_cache() -> None:
     """Keep DSPy's disk cache in a per-project folder before any LM call, so a restart reuses it."""
-    import dspy
-
     folder = os.environ.get("DSPY_CACHEDIR") or str(Path(platformdirs.user_cache_dir("alerce-t2s")) / "dspy")
     dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=folder)
 
@@ -115,23 +116,7 @@ def run(
     """
     out = _target(settings, out, force)
     examples = load_dataset(dataset)
-    lm = resolve_lm(settings.model)
-    reflection_lm = resolve_lm(settings.reflection_model) if settings.reflection_model else None
-    is_new = not out.exists()
-    check_writable(out)
-    _configure_lm_cache()
-    ground = grounding_files(dataset)  # the golds of every split of the dataset have answers
-    try:
-        with open_engine(dataclasses.replace(engine, ground=ground)) as executor:
-            gold_cache = GoldCache(executor)
-            program, report = compile_program(
-                settings, examples, executor=executor, gold_cache=gold_cache, lm=lm, reflection_lm=reflection_lm
-            )
-    except BaseException:
-        if is_new:  # leave no empty artifact folder behind
-            with contextlib.suppress(OSError):
-                out.rmdir()
-        raise
+    program, report = _compiled(settings, examples, dataset=dataset, engine=engine, out=out)
     report["command"] = command or shlex.join(["python", *sys.orig_argv[1:]])
     report["dataset"] = {
         "name": split_file(dataset).name,
@@ -144,6 +129,34 @@ def run(
         "held-out PM %.3f -> %.3f; artifact in %s", scores["heldout_pm_before"], scores["heldout_pm_after"], folder
     )
     return folder
+
+
+def _compiled(
+    settings: CompileSettings, examples: list[dspy.Example], *, dataset: Path, engine: EngineSettings, out: Path
+) -> tuple[AlerceText2SQL, dict[str, Any]]:
+    """Compile on the engine, its database grounded on the dataset's golds; a new artifact folder is removed again
+    when the compile fails."""
+    lm = resolve_lm(settings.model)
+    reflection_lm = resolve_lm(settings.reflection_model) if settings.reflection_model else None
+    is_new = not out.exists()
+    check_writable(out)
+    _configure_lm_cache()
+    ground = grounding_files(dataset)  # the golds of every split of the dataset have answers
+    try:
+        with open_engine(dataclasses.replace(engine, ground=ground)) as executor:
+            return compile_program(
+                settings,
+                examples,
+                executor=executor,
+                gold_cache=GoldCache(executor),
+                lm=lm,
+                reflection_lm=reflection_lm,
+            )
+    except BaseException:
+        if is_new:
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
 
 
 def _target(settings: CompileSettings, out: Path | None, force: bool) -> Path:

@@ -113,26 +113,17 @@ def compile_program(
         DatabaseUnavailable: The database went away during a phase (DSPy would have scored the rest as zeros).
         LMUnusable: A fatal LM error (``lms.FATAL_LM_ERRORS``) happened, or every LM call of a phase failed.
     """
-    started = time.monotonic()
-    retries_before = retries_total()
+    started, retries_before = time.monotonic(), retries_total()
     guard = OutageGuard(executor)
     # Candidates resolved: the manifest records the K compiled with.
-    candidates = settings.pipeline.candidates or default_candidates(lm)
-    pipeline = dataclasses.replace(settings.pipeline, candidates=candidates)
+    pipeline = dataclasses.replace(settings.pipeline, candidates=settings.pipeline.candidates or default_candidates(lm))
     student = AlerceText2SQL(guard, pipeline)
     parts = split_examples(
         as_demo_source(examples), settings.train_fraction, settings.seed, selects=settings.optimizer in SELECTING
     )
     logger.info("%d train, %d validation and %d held-out examples", *map(len, parts))
-    usage = UsageTotals()
-    metric = _metered(make_pm_metric(guard, gold_cache), usage, guard)
-    context = CompileContext(
-        settings=settings,
-        metric=metric,
-        feedback_metric=_metered_feedback(make_feedback_metric(guard, gold_cache), usage, guard),
-        reflection_lm=reflection_lm,
-    )
-    tracker = SharedUsageTracker()
+    usage, tracker = UsageTotals(), SharedUsageTracker()
+    context = _context(settings, guard, gold_cache, usage, reflection_lm)
     with dspy.context(lm=lm, adapter=make_adapter(settings.adapter), usage_tracker=tracker):
         compiled, scores = _optimise(student, parts, context, guard)
     report = {
@@ -149,6 +140,18 @@ def compile_program(
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     return compiled, report
+
+
+def _context(
+    settings: CompileSettings, guard: OutageGuard, gold_cache: GoldCache, usage: UsageTotals, reflection_lm: Any
+) -> CompileContext:
+    """What the strategy works with: the metrics (their LM usage counted, outages watched) and the reflection LM."""
+    return CompileContext(
+        settings=settings,
+        metric=_metered(make_pm_metric(guard, gold_cache), usage, guard),
+        feedback_metric=_metered_feedback(make_feedback_metric(guard, gold_cache), usage, guard),
+        reflection_lm=reflection_lm,
+    )
 
 
 def _optimise(

@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from answering.render import answer_json
+from answering.render import AnswerFields, answer_json
 from serve.errors import raise_if_failed
 from serve.exports import DOWNLOADS
 from serve.health import EngineHealth
@@ -45,39 +45,16 @@ class RunSqlIn(BaseModel):
     question: str = Field("", description="what the SQL answers, kept with it")
 
 
-class AnswerOut(BaseModel):
-    """One answer: the SQL, the rows (within the server's caps per response) and what it cost."""
+class _AnswerKeys(BaseModel):
+    """Where an answer is kept (first among ``AnswerOut``'s fields)."""
 
     id: str = Field(description="key of the answer in /answers/{id} and its downloads")
     conversation_id: str = Field(description="the conversation the answer belongs to (send it to follow up)")
-    question: str
-    follows: str | None = Field(description="the earlier question this one followed up, else null")
-    sql: str
-    adql: str = Field(description="the ADQL sent to a TAP service, else empty")
-    catalog: str = Field(description="the catalog the SQL was written for")
-    as_of: str | None = Field(description="reference date of the date stage (YYYY-MM-DD), null when it is off")
-    dates: list[dict[str, Any]] = Field(
-        description="the question's dates as MJD ranges start_mjd <= mjd < end_mjd (null: open), with their text"
-    )
-    explanation: dict[str, Any] | None = Field(
-        description="what the SQL returns: summary, conditions, ordering, assumptions; null when there is none"
-    )
-    alternatives: list[dict[str, Any]] = Field(
-        description="other readings when the candidates disagreed: sql, rows, difference (one line), candidates"
-    )
-    difficulty: str | None
-    plan: list[str]
-    attempts: list[dict[str, Any]]
-    columns: list[str]
-    fields: list[dict[str, Any]] = Field(
-        description="per column: name, datatype, unit, ucd (IVOA UCD1+), description; null for a computed column"
-    )
-    rows: list[list[Any]]
-    row_count: int = Field(description="rows fetched (the response may carry fewer)")
-    truncated: bool = Field(description="rows were left out: by the engine's cap, or by the response's rows or bytes")
-    error: str | None
-    error_kind: str | None
-    notice: str | None = Field(description="one line about who wrote the SQL when it was a small demo model")
+
+
+class AnswerOut(AnswerFields, _AnswerKeys):
+    """One answer: the SQL, the rows (within the server's caps per response) and what it cost."""
+
     model: str
     engine: str
     input_tokens: int

@@ -16,8 +16,7 @@ import dspy
 
 from answering import Answer, AnsweringError, Text2SQL, clean_text, load
 from answering.api import ask_defaults
-from answering.conversation import follow_up_of
-from answering.question import MAX_KNOWLEDGE_CHARS
+from answering.question import Question
 from db.engine import open_engine
 from engines import EngineSettings
 from engines.adql.hints import sql_box_hint
@@ -86,8 +85,8 @@ class Workbench:
         follows: str | None = None,
         conversation: str | None = None,
     ) -> Job:
-        """Check the texts and queue the question for the current client (``serve.gate.CLIENT``); a worker thread
-        answers it, and the job's events report its progress.
+        """Check the texts and queue the question for the current client (``serve.gate.CLIENT``); a worker answers
+        it (``_submit``), and the job's events report its progress.
 
         ``conversation`` (API and MCP) continues a conversation from its latest answer; ``follows`` names a kept
         answer to follow up, whose conversation continues only when the caller holds it (no page `session`, or
@@ -98,18 +97,22 @@ class Workbench:
                 the answer followed up is unknown, gone, failed or on another catalog.
             TooManyQuestionsError: The client, or all clients, have as many questions queued as the queue takes.
         """
-        question, knowledge = self._clean(question, knowledge)
-        earlier = self.latest_in(conversation) if conversation else self.record(follows) if follows else None
-        if earlier is not None:
-            try:
-                follow_up_of(earlier.answer, self.t2s.catalog)
-            except AnsweringError as err:
-                raise WorkbenchError(str(err)) from err
+        try:
+            checked = Question.of(question, knowledge, max_chars=self.settings.max_question_chars)
+            earlier = self.latest_in(conversation) if conversation else self.record(follows) if follows else None
+            if earlier is not None:
+                checked = checked.following(earlier.answer, self.t2s.catalog)
+        except AnsweringError as err:
+            raise WorkbenchError(str(err)) from err
         joins = earlier is not None and (conversation is not None or self._holds(session, earlier))
-        job = Job(question=question, client=CLIENT.get())
+        return self._submit(checked, session, earlier, joins)
+
+    def _submit(self, question: Question, session: str | None, earlier: Record | None, joins: bool) -> Job:
+        """Queue a checked question; a worker thread of this process answers it."""
+        job = Job(question=question.text, client=CLIENT.get())
         with self._submitting:  # the pool takes jobs in queue order, so no worker waits on a job not yet taken
             self.queue.join(job)
-            self._pool.submit(self._answer, job, knowledge, session, earlier, joins)
+            self._pool.submit(self._answer, job, question, session, earlier, joins)
         return job
 
     def ask(
@@ -156,12 +159,7 @@ class Workbench:
         Raises:
             WorkbenchError: The SQL is empty or too long, or the database is busy or cannot be reached.
         """
-
-        def execute(sql: str) -> Any:
-            with self.engine.gate.slot(CLIENT.get()):
-                return self.engine.inner.execute(sql)
-
-        return self._run_by_hand("sql", sql, question, session, execute, conversation)
+        return self._run_by_hand("sql", sql, question, session, self.engine.inner.execute, conversation)
 
     def run_alternative(self, answer_id: str, number: int, *, session: str | None = None) -> Record:
         """Run alternative `number` (from 1) of an answer instead of its SQL; the result joins its conversation.
@@ -187,12 +185,7 @@ class Workbench:
         tap = self.engine.inner
         if not hasattr(tap, "execute_adql"):
             raise WorkbenchError("ADQL runs on a TAP service only; start the workbench with --engine tap")
-
-        def execute(adql: str) -> Any:
-            with self.engine.gate.slot(CLIENT.get()):
-                return tap.execute_adql(adql)
-
-        return self._run_by_hand("adql", adql, question, session, execute)
+        return self._run_by_hand("adql", adql, question, session, tap.execute_adql)
 
     def record(self, answer_id: str | None) -> Record:
         """Return a kept answer.
@@ -230,7 +223,7 @@ class Workbench:
     def _run_by_hand(
         self, language: str, text: str, question: str, session: str | None, execute: Any, conversation: str = ""
     ) -> Record:
-        """Run SQL or ADQL written in the page's boxes or sent to the API or MCP, and keep the answer."""
+        """Run SQL or ADQL written in a page box or sent to the API or MCP with `execute` (ungated); keep the answer."""
         try:
             text = clean_text(text, field=language, max_chars=self.settings.max_sql_chars)
             question = clean_text(question, field="original_question", max_chars=self.settings.max_question_chars)
@@ -241,7 +234,8 @@ class Workbench:
         sent, changes = self._sent(language, text)
         sql = text if language == "sql" else ""
         try:
-            result = execute(text)
+            with self.engine.gate.slot(CLIENT.get()):  # the engine itself, within the client's share
+                result = execute(text)
         except ExecutionError as err:
             kind = err.label
             hint = sql_box_hint(text) if language == "sql" else ""
@@ -250,13 +244,10 @@ class Workbench:
         except EngineError as err:
             raise failure_of(err) from err
         else:
-            answer = Answer(
+            answer = Answer.of_result(
+                result,
                 question=question,
                 sql=sql,
-                frame=result.frame,
-                truncated=result.truncated,
-                adql=getattr(result, "adql", ""),
-                service_table=getattr(result, "table", None),
                 engine=self.engine,
                 attempts=[{"sql": text, "error_kind": None, "message": None}],
                 catalog=self.t2s.catalog,
@@ -282,23 +273,14 @@ class Workbench:
             pass
         return ("", ()) if language == "sql" else (text, ())
 
-    def _clean(self, question: str, knowledge: str) -> tuple[str, str]:
-        try:
-            question = clean_text(question, max_chars=self.settings.max_question_chars)
-            knowledge = clean_text(knowledge, field="external_knowledge", max_chars=MAX_KNOWLEDGE_CHARS)
-        except AnsweringError as err:
-            raise WorkbenchError(str(err)) from err
-        return question, knowledge
-
-    def _answer(self, job: Job, knowledge: str, session: str | None, earlier: Record | None, joins: bool) -> None:
+    def _answer(self, job: Job, question: Question, session: str | None, earlier: Record | None, joins: bool) -> None:
         CLIENT.set(job.client)  # this worker thread's own context: the answer's queries count for the asker
         try:
             with self.queue.turn(job):
                 job.emit({"type": "started"})
                 reporter = StageReporter(self._stages, job.emit)
                 with dspy.context(callbacks=[reporter]):
-                    follows = earlier.answer if earlier is not None else None
-                    answer = self.t2s.ask(job.question, external_knowledge=knowledge, follows=follows)
+                    answer = self.t2s.answer(question)
         except Exception as err:  # every failure, a bug included, must end the job: someone waits for it
             job.finish(failure=failure_of(err))
             return

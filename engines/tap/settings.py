@@ -5,6 +5,7 @@ import os
 
 from defaults.time_limits import TAP_CONNECT_S, TAP_QUERY_S
 from engines.errors import DatabaseUnavailable
+from engines.settings import MAX_ROWS
 
 __all__ = [
     "DEFAULT_TAP_URL",
@@ -68,7 +69,7 @@ class TapSettings:
 
     url: str = dataclasses.field(default_factory=default_tap_url)
     timeout_s: float = TAP_QUERY_S
-    max_rows: int = 100_000
+    max_rows: int = MAX_ROWS
     sync_limit_s: float | None = dataclasses.field(default_factory=default_sync_limit)
     connect_timeout_s: float = TAP_CONNECT_S
     retries: int = 2

@@ -13,9 +13,9 @@ from typing import Any
 import dspy
 from psycopg_pool import ConnectionPool
 
-from answering import AnsweringError, load
+from answering import load
 from answering.api import ask_defaults
-from answering.conversation import follow_up_of
+from answering.question import Question
 from db.engine import open_engine
 from db.state_database import embedded_state_dsn
 from engines import EngineSettings
@@ -80,34 +80,13 @@ class SharedWorkbench(Workbench):
             pool, self.queue_app, max_jobs=settings.max_queued, max_jobs_per_client=settings.max_queued_per_client
         )
 
-    def start_ask(
-        self,
-        question: str,
-        knowledge: str = "",
-        *,
-        session: str | None = None,
-        follows: str | None = None,
-        conversation: str | None = None,
-    ) -> SharedJob:
-        """Check the texts and queue the question for the current client; any worker answers it.
-
-        Raises:
-            WorkbenchError: Bad texts, or an answer that cannot be followed up.
-            TooManyQuestionsError: The client, or all clients, have as many questions open as allowed.
-        """
-        question, knowledge = self._clean(question, knowledge)
-        earlier = self.latest_in(conversation) if conversation else self.record(follows) if follows else None
-        if earlier is not None:
-            try:
-                follow_up_of(earlier.answer, self.t2s.catalog)
-            except AnsweringError as err:
-                raise WorkbenchError(str(err)) from err
-        joins = earlier is not None and (conversation is not None or self._holds(session, earlier))
+    def _submit(self, question: Question, session: str | None, earlier: Record | None, joins: bool) -> SharedJob:
+        """Queue a checked question in the state database; any worker answers it."""
         job_id = self.queue.submit(
             client=CLIENT.get(),
             session=session,
-            question=question,
-            knowledge=knowledge,
+            question=question.text,
+            knowledge=question.external_knowledge,
             follows=earlier.id if joins else None,  # a page link alone starts a question of its own
         )
         return SharedJob(self.pool, job_id)
@@ -184,9 +163,11 @@ class SharedWorkbench(Workbench):
             with self.pool.connection() as conn:
                 add_event(conn, job_id, event)
 
+        checked = Question(question, knowledge)  # checked by the web process that queued it
+        if earlier is not None:
+            checked = checked.following(earlier.answer, self.t2s.catalog)
         with dspy.context(callbacks=[StageReporter(self._stages, emit)]):
-            follows = earlier.answer if earlier is not None else None
-            return self.t2s.ask(question, external_knowledge=knowledge, follows=follows)
+            return self.t2s.answer(checked)
 
     @staticmethod
     def _end(conn: Any, job_id: str, attempt: int, *, answer_id: str | None = None, failure: Any = None) -> None:

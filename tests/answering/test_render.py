@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from answering.api import Answer
-from answering.render import answer_json, render_attempts, render_csv, render_plan, render_table
+from answering.render import AnswerJson, answer_json, render_attempts, render_csv, render_plan, render_table
 
 
 def frame() -> pd.DataFrame:
@@ -39,6 +39,18 @@ def test_json_values_are_plain():
     payload = answer_json(answer)
     assert json.loads(json.dumps(payload))["rows"] == [[None, "2021-01-02", 7, [1, 2]]]
     assert payload["columns"] == ["a", "b", "c", "d"] and payload["truncated"] is False
+
+
+def test_json_has_the_keys_it_always_had_and_passes_its_own_model():
+    answer = Answer(question="q", sql="SELECT 1", frame=pd.DataFrame({"n": [1, 2, 3]}), usage={"generation": {}})
+    payload = answer_json(answer, limit=2)
+    assert set(payload) == {
+        "question", "follows", "sql", "adql", "catalog", "as_of", "dates", "explanation", "alternatives",
+        "difficulty", "plan", "attempts", "columns", "fields", "rows", "truncated", "row_count", "usage",
+        "candidates", "selection", "findings", "error", "error_kind", "notice",
+    }  # fmt: skip
+    assert AnswerJson.model_validate(payload).model_dump() == payload
+    assert payload["rows"] == [[1], [2]] and payload["row_count"] == 3 and payload["truncated"] is True
 
 
 def test_plan_and_attempts_text():

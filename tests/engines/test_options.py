@@ -55,3 +55,16 @@ def test_engine_arguments_choose_the_catalog() -> None:
 def test_engine_settings_refuse_an_unknown_catalog() -> None:
     with pytest.raises(ValueError, match=r"^Unknown catalog 'rubin'; choose one of ztf, multisurvey\.$"):
         EngineSettings(catalog="rubin")
+
+
+def test_each_engine_owns_its_settings_and_takes_what_was_given() -> None:
+    from engines import PostgresSettings, TapSettings
+    from engines.settings import MAX_ROWS
+
+    chosen = EngineSettings(catalog="multisurvey", timeout_s=7.0, dsn="postgresql://x/y")
+    postgres = chosen.given_to(PostgresSettings, dsn="postgresql://resolved/db")
+    assert postgres == PostgresSettings(dsn="postgresql://resolved/db", timeout_s=7.0, catalog="multisurvey")
+    assert postgres.max_rows == MAX_ROWS and postgres.pool_size == PostgresSettings(dsn="").pool_size
+    tap = EngineSettings(engine="tap", max_rows=10, connect_timeout_s=2.0).given_to(TapSettings, url="http://t/tap")
+    assert (tap.url, tap.max_rows, tap.connect_timeout_s) == ("http://t/tap", 10, 2.0)
+    assert tap.timeout_s == TapSettings().timeout_s and TapSettings().max_rows == MAX_ROWS

@@ -15,8 +15,10 @@ class ServingExecutor(FakeEngine):
 
     def __init__(self, served):
         self.served = frozenset(served)
+        self.asked = 0
 
     def tables(self):
+        self.asked += 1
         return self.served
 
     def execute(self, sql, *, timeout_s=None, max_rows=None):
@@ -46,3 +48,16 @@ def test_the_program_links_to_the_served_tables_only():
     text = next(call for call in calls if call.stage == "tables").inputs["table_catalog"]
     assert "object:" in text and "probability:" in text
     assert "lc_classifier:" not in text and "step:" not in text
+
+
+def test_the_program_reads_the_served_catalog_once_for_all_its_questions():
+    def answer(call):
+        fields = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
+        return render_answer(fields.get(call.stage, {"sql": ""}))
+
+    executor = ServingExecutor({"object", "probability"})
+    program = AlerceText2SQL(executor)
+    with dspy.context(lm=fake_lm(answer)):
+        for question in ("Objects?", "Probabilities?", "Objects again?"):
+            program(question=question)
+    assert executor.asked == 1

@@ -1,5 +1,8 @@
 """The HTTP API: ask and run SQL as JSON, capped rows, health, and a generated OpenAPI document."""
 
+import json
+from pathlib import Path
+
 import pytest
 
 from engines import TapSettings
@@ -157,6 +160,15 @@ def test_openapi_describes_the_api_and_its_errors(client):
         error = responses["504"]["content"]["application/json"]["schema"]["$ref"]
         assert error == "#/components/schemas/ErrorOut"
     assert set(document["components"]["schemas"]["ErrorOut"]["properties"]) == {"error", "kind", "sql"}
+
+
+def test_the_answer_keeps_its_published_schema_and_its_json_follows_it(client):
+    # Clients read AnswerOut's fields, types and descriptions: a change is made on purpose, with this file.
+    published = json.loads((Path(__file__).parents[1] / "fixtures" / "answer_out_schema.json").read_text())
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["AnswerOut"]
+    assert schema == published and list(schema["properties"]) == list(published["properties"])
+    body = client.post("/api/ask", json={"question": "Where are the objects?"}).json()
+    assert list(body) == list(published["properties"])
 
 
 def test_an_answer_of_the_demo_model_says_so_in_the_api_and_the_page(tiny_dsn):
