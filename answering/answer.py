@@ -13,6 +13,7 @@ from answering.errors import AnsweringError
 from answering.lightcurve import object_figure
 from answering.samp import send_table
 from answering.sky import COORDINATE_PAIRS, coordinate_columns, plot_sky
+from answering.sky_view import SkyView, sky_view_of
 from answering.votable import write_votable
 
 if TYPE_CHECKING:
@@ -149,6 +150,24 @@ class Answer:
             names = ", ".join("/".join(pair) for pair in COORDINATE_PAIRS)
             raise AnsweringError(f"the result has no coordinates; select {names} to plot it on the sky")
         return figure
+
+    def sky(self) -> SkyView:
+        """The result's positions (labelled by their oid) and the cones its SQL searches, centred and zoomed to hold
+        them all: the workbench's sky view; in a notebook it shows as an interactive chart.
+
+        Raises:
+            AnsweringError: No rows, or neither RA/Dec columns nor a cone search.
+        """
+        frame = self._sourced_frame()
+        found = coordinate_columns(frame)
+        labels = [str(label).lower() for label in frame.columns]
+        oids = frame.iloc[:, labels.index("oid")] if "oid" in labels else None
+        ra, dec = (frame.iloc[:, found[0]], frame.iloc[:, found[1]]) if found else ([], [])
+        view = sky_view_of(ra, dec, oids if found else None, sql=self.sql, title=(self.question or "")[:80])
+        if not view.total and not view.cones:
+            names = ", ".join("/".join(pair) for pair in COORDINATE_PAIRS)
+            raise AnsweringError(f"the result has no coordinates and no cone; select {names} to see it on the sky")
+        return view
 
     @property
     def has_coordinates(self) -> bool:

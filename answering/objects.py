@@ -24,9 +24,11 @@ from answering.lightcurve import BAND_NAMES
 from answering.lsst_curves import AB_ZERO_POINT, SURVEYS, fetch_flux_curve
 from answering.object_links import links_of
 from answering.object_sql import MULTISURVEY_QUERIES, ZTF_QUERIES, multisurvey_object_sql, ztf_object_sql
+from answering.sky_view import SkyView, sky_view_of
 from catalog.ztf_names import ZTF_NAME, is_ztf_oid, ztf_name_of, ztf_oid_of
 
 if TYPE_CHECKING:
+    from answering.notebook_plots import NotebookPlot
     from engines import Engine, EngineSettings
 
 __all__ = ["POINT_COLUMNS", "SUMMARY_UNITS", "ObjectView", "fetch_object", "sexagesimal", "view_object"]
@@ -154,6 +156,21 @@ class ObjectView:
         summary["units"] = SUMMARY_UNITS
         return summary
 
+    def light_curve(self, *, unit: str = "mag", period: float | None = None) -> NotebookPlot:
+        """The interactive light curve, inline in notebooks (a PNG without a browser): magnitude (``unit="mag"``,
+        limits for non-detections and non-positive fluxes) or flux in nJy; folded at `period` days when given."""
+        from answering.notebook_plots import curve_plot
+
+        return curve_plot(self, unit=unit, period=period)
+
+    def sky(self) -> SkyView:
+        """The object on the sky: its position, or a solar-system object's detections along its track."""
+        if len(self.track):
+            labels = [f"MJD {mjd:.5f}" for mjd in self.track["mjd"]]
+            return sky_view_of(self.track["ra"], self.track["dec"], labels, title=f"{self.title}: track")
+        known = self.ra is not None and self.dec is not None
+        return sky_view_of([self.ra] if known else [], [self.dec] if known else [], [self.title], title=self.title)
+
     def _repr_html_(self) -> str:
         from answering.object_html import summary_html
 
@@ -273,6 +290,7 @@ def _ztf_view(run: _Runner, oid: str) -> ObjectView:
     features["band"] = features["band"].map(_ztf_band)
     ra, dec = _number(row["meanra"]), _number(row["meandec"])
     solar = parts["solar_system"].dropna(subset=["ssnamenr"])
+    solar = parts["solar_system"] = solar[solar["ssnamenr"].astype(str).str.lower() != "null"]  # ZTF: none near
     solar_name = str(solar["ssnamenr"].iloc[0]) if len(solar) else ""
     return ObjectView(
         catalog="ztf",
@@ -472,10 +490,11 @@ def _multisurvey_crossmatches(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _match(catalog: str, identifier: object, distance: object, details: dict[str, Any]) -> dict[str, Any]:
+    """One cross-match; ZTF's -999 (no match) is no separation."""
     return {
         "catalog": catalog,
         "id": None if identifier is None or _is_nan(identifier) else str(identifier),
-        "separation_arcsec": _number(distance),
+        "separation_arcsec": None if (separation := _number(distance)) is None or separation < 0 else separation,
         "details": details,
     }
 

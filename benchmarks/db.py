@@ -31,8 +31,8 @@ from db.provision import database_name, read_build_info
 from db.server import ServerInfo, ServerSettings, down, up
 from engines.errors import EngineError
 from engines.postgres import PostgresEngine, PostgresSettings
-from replica.grounding.sources import GroundingError, read_queries
-from replica.synthetic.scales import SCALES
+from replica.engine.grounding.sources import GroundingError, read_queries
+from replica.ztf.scales import SCALES
 
 EXAMPLES = """examples:
   python -m benchmarks.db --dataset ../shared/alerce-t2s/dev.csv
@@ -82,7 +82,7 @@ def build_scale(data_dir: Path, port: int, scale: str, ground: tuple[Path, ...])
     started_at = time.time()
     started = time.perf_counter()
     times = _GroundingTimes()
-    builder_log = logging.getLogger("replica.build")
+    builder_log = logging.getLogger("replica.engine.build")
     builder_log.addHandler(times)
     try:
         info = up(ServerSettings(data_dir=data_dir, port=port, scale=scale, seed=SEED, ground=ground))

@@ -25,7 +25,7 @@ from db.server import resolve_dsn
 from engines.errors import EngineError
 from engines.options import add_dsn_argument
 from evaluation.predictions import Prediction
-from replica.synthetic.scales import SCALES
+from replica.ztf.scales import SCALES
 
 EXAMPLES = """examples:
   python -m benchmarks.evaluate

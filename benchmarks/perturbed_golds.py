@@ -22,7 +22,7 @@ from benchmarks.common import gold_queries
 from benchmarks.perturbed_multisurvey import perturb_multisurvey
 from cli import positive_int
 from data.errors import DataError
-from replica.synthetic import vocab
+from replica.ztf import vocab
 
 __all__ = ["SEEDS", "main", "perturb"]
 

@@ -54,6 +54,16 @@ MEASURES: dict[str, tuple[str, ...]] = {
     "startup": ("cli", "answering/arguments.py", "serve/arguments.py", "serve/options.py", "evaluation/arguments.py"),
     "serve_load": ("serve", "engines/postgres_pool.py", "lms/fake.py", "benchmarks/common.py"),
     "serve_cluster": ("serve", "engines/postgres_pool.py", "lms/fake.py", "benchmarks/common.py"),
+    "object_view": (
+        "answering/objects.py",
+        "answering/object_sql.py",
+        "answering/lightcurve.py",
+        "answering/sky_view.py",
+        "serve/objects.py",
+        "serve/pages.py",
+        "serve/templates/object.html",
+        "replica",
+    ),
 }
 
 # Results kept under a name of their own: the benchmark they run and the options that make them differ.

@@ -64,7 +64,22 @@ def load_catalog(name: str = "ztf") -> Catalog:
         prompt_notes=dict(raw.get("prompt_notes", {})),
         joins=tuple(raw.get("joins", ())),
         object_ids=tuple(raw.get("object_ids", ())),
+        rows=_rows(raw.get("rows", {}), by_name, name),
     )
+
+
+def _rows(raw: dict, tables: dict[str, Table], name: str) -> dict[str, tuple[dict, ...]]:
+    """The catalog file's `rows` by table, each row's columns checked against its table's."""
+    for table, rows in raw.items():
+        columns = set(tables[table].column_names) if table in tables else None
+        for row in rows:
+            if columns is None or not set(row) <= columns:
+                raise ValueError(f"catalog {name!r}: rows of {table!r} name a table or column it does not have")
+    return {table: tuple(rows) for table, rows in raw.items()}
+
+
+def _build_column(entry: dict) -> Column:
+    return Column(**{**entry, "domain": tuple(entry["domain"])} if "domain" in entry else entry)
 
 
 def _with_ucds(table: Table, position: tuple[str, str] | None) -> Table:
@@ -200,7 +215,7 @@ def _build_table(entry: dict, known: dict[str, Table]) -> Table:
     return Table(
         name=entry["name"],
         description=entry["description"],
-        columns=[Column(**column) for column in entry["columns"]],
+        columns=[_build_column(column) for column in entry["columns"]],
         primary_key=list(entry["primary_key"]),
         foreign_keys=[ForeignKey(**fk) for fk in entry.get("foreign_keys", [])],
         indexes=[Index(**index) for index in entry.get("indexes", [])],

@@ -28,7 +28,8 @@ class Column:
     """One column: `data_type` as information_schema reports it, `sql_type` as written in the DDL.
 
     `unit` is an astropy unit string ("deg", "mag", "d", "arcsec"...) for a physical quantity, else None. `ucd` is
-    its IVOA UCD1+ (``catalog.ucd`` derives it when the catalog file gives none).
+    its IVOA UCD1+ (``catalog.ucd`` derives it when the catalog file gives none). `domain` is (lowest, highest, step,
+    typical gap above a lower bound) of the values the replica grounds a numeric column on (None: its recipe's rule).
     """
 
     name: str
@@ -38,6 +39,7 @@ class Column:
     description: str
     unit: str | None = None
     ucd: str | None = None
+    domain: tuple[float, float, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,7 @@ class Catalog:
         joins: Documented joins beyond the foreign keys, each a SQL condition between two tables' columns.
         object_ids: ``table.column`` names that hold an object's id although no foreign key says so
             (``catalog.object_ids`` adds the object table's key and the columns that refer to it).
+        rows: The published rows of the tables of fixed content (lookups), by table, as the replica writes them.
     """
 
     name: str
@@ -193,6 +196,7 @@ class Catalog:
     prompt_notes: dict[str, str] = field(default_factory=dict)
     joins: tuple[str, ...] = ()
     object_ids: tuple[str, ...] = ()
+    rows: dict[str, tuple[dict, ...]] = field(default_factory=dict)
 
     @property
     def tap_tables(self) -> list[Table]:

@@ -33,7 +33,7 @@ from engines.guard import (
     DENIED_RELATION_PREFIXES,
     DENIED_RELATIONS,
 )
-from replica.grounding.sources import grounding_digest
+from replica.engine.grounding.sources import grounding_digest
 from replica.replicas import build_replica
 
 logger = logging.getLogger(__name__)

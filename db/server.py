@@ -22,7 +22,7 @@ from db.errors import ServerError
 from db.provision import DATABASE_NAMES, BuildInfo, database_name, provision_database, read_build_info
 from defaults.ports import DEFAULT_PORT
 from engines.settings import DSN_ENV
-from replica.grounding.sources import read_queries
+from replica.engine.grounding.sources import read_queries
 from replica.replicas import replica_scales
 
 logger = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class ServerSettings:
         port: TCP port on 127.0.0.1, used when the server is started (default: ``$ALERCE_T2S_PORT``, else 54329).
         scale: Synthetic data scale: ``tiny``, ``default`` or (ztf only) ``large``.
         seed: Generator seed; None keeps any existing build and builds new ones with seed 0.
-        ground: Files of gold queries to ground the data on (see ``replica.grounding``); None keeps any existing
+        ground: Files of gold queries to ground the data on (see ``replica.engine.grounding``); None keeps any existing
             grounding, an empty tuple asks for none.
         catalog: Whose database to build: ``ztf`` (schema alerce) or ``multisurvey`` (schema alerce_tap).
     """

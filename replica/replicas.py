@@ -1,26 +1,35 @@
-"""One replica per catalog: its scales, and the build that fills its schema (grounded on gold queries).
+"""One replica per catalog: its recipe (``replica.<catalog>.recipe``), its scales, and the build that fills its schema.
 
 Example:
     >>> replica_scales("multisurvey"), replica_scales("ztf")
     (('tiny', 'default'), ('tiny', 'default', 'large'))
 """
 
+import importlib
 from collections.abc import Sequence
 
 import psycopg
 
-from catalog import load_catalog
-from replica.multisurvey.scales import SCALES as MULTISURVEY_SCALES
-from replica.synthetic.scales import SCALES as ZTF_SCALES
+from catalog import CATALOG_NAMES
+from replica.engine.recipe import Recipe
 
-__all__ = ["build_replica", "replica_scales"]
+__all__ = ["build_replica", "recipe", "replica_scales"]
 
-_SCALES = {"ztf": tuple(ZTF_SCALES), "multisurvey": tuple(MULTISURVEY_SCALES)}
+
+def _module(catalog: str, name: str):
+    if catalog not in CATALOG_NAMES:
+        raise ValueError(f"Unknown catalog {catalog!r}; choose one of {', '.join(CATALOG_NAMES)}.")
+    return importlib.import_module(f"replica.{catalog}.{name}")
+
+
+def recipe(catalog: str) -> Recipe:
+    """Return the catalog's recipe (its package is named after the catalog)."""
+    return _module(catalog, "recipe").RECIPE
 
 
 def replica_scales(catalog: str) -> tuple[str, ...]:
     """Return the scales the catalog's replica is built at, smallest first."""
-    return _SCALES[catalog]
+    return tuple(_module(catalog, "scales").SCALES)
 
 
 def build_replica(
@@ -30,7 +39,7 @@ def build_replica(
 
     Args:
         conn: A connection with rights to write the schema's tables.
-        catalog: ``ztf`` or ``multisurvey``.
+        catalog: One of ``catalog.CATALOG_NAMES``.
         scale: One of `replica_scales(catalog)`.
         seed: Random seed; the same arguments always give the same rows.
         ground: Gold queries about the catalog whose answers (and near misses) are added.
@@ -38,10 +47,6 @@ def build_replica(
     Returns:
         Rows per table.
     """
-    if catalog == "ztf":
-        from replica.build import build
+    from replica.engine.build import build
 
-        return build(conn, scale=scale, seed=seed, ground=ground)
-    from replica.multisurvey.build import build as build_multisurvey
-
-    return build_multisurvey(conn, scale=scale, seed=seed, schema=load_catalog(catalog).schema, ground=ground)
+    return build(conn, recipe(catalog), scale=scale, seed=seed, ground=ground)

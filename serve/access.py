@@ -9,6 +9,7 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from serve.aladin import aladin_style_hashes
 from serve.sessions import cookie_name_of
 from serve.settings import SAMP_WEB_HUB, is_loopback
 
@@ -27,19 +28,34 @@ TOKEN_COOKIE = "workbench_token"
 ``serve.sessions.cookie_name_of``)."""
 
 
-def content_security_policy(samp_hub_url: str = SAMP_WEB_HUB) -> str:
-    """What the page may load: its own script, style sheet and pictures, its own API, and the SAMP Web Profile hub
-    at `samp_hub_url` (the send button's XML-RPC calls; a hub only answers the pages its user lets register); no
-    page may frame it.
+def content_security_policy(samp_hub_url: str = SAMP_WEB_HUB, hips_url: str = "") -> str:
+    """What the page may load: its own scripts, style sheets and pictures, its own API, the SAMP Web Profile hub at
+    `samp_hub_url` (the send button's XML-RPC calls; a hub only answers the pages its user lets register) and the
+    origin of the HiPS survey at `hips_url` (the sky view's tiles; none when ""); no page may frame it.
+
+    Aladin Lite, the sky view, needs three things a plain 'self' policy refuses, none of them from another origin:
+    compiling its WebAssembly ('wasm-unsafe-eval'), which it reads from a ``data:`` URL in its own bundle; its style
+    sheet and constant style attributes, each allowed by its hash ('unsafe-hashes' lets a hash allow an attribute;
+    ``serve.aladin.aladin_style_hashes``); and a worker of its own from a ``blob:``.
 
     Examples:
-        >>> "connect-src 'self' http://localhost:21012;" in content_security_policy()
+        >>> "connect-src 'self' data: http://localhost:21012;" in content_security_policy()
+        True
+        >>> "img-src 'self' data: https://hips.example.org;" in content_security_policy(hips_url="https://hips.example.org/P/DSS")
         True
     """
+    survey = f" {_origin(hips_url)}" if hips_url else ""
+    styles = " ".join(aladin_style_hashes())
     return (
-        f"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self' {samp_hub_url}; "
+        f"default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-hashes' {styles}; "
+        f"img-src 'self' data:{survey}; connect-src 'self' data: {samp_hub_url}{survey}; worker-src 'self' blob:; "
         "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     )
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 CONTENT_SECURITY_POLICY = content_security_policy()
@@ -179,12 +195,13 @@ async def _refuse(send: Any, status: int, kind: str, message: str) -> None:
 
 
 class SecurityHeaders:
-    """Add the content security policy (``content_security_policy`` of `samp_hub_url`) and the anti-framing,
-    no-sniffing and referrer headers to every response."""
+    """Add the content security policy (``content_security_policy`` of `samp_hub_url` and `hips_url`) and the
+    anti-framing, no-sniffing and referrer headers to every response."""
 
-    def __init__(self, app: Any, *, samp_hub_url: str = SAMP_WEB_HUB) -> None:
+    def __init__(self, app: Any, *, samp_hub_url: str = SAMP_WEB_HUB, hips_url: str = "") -> None:
         self.app = app
-        self.headers = [(b"content-security-policy", content_security_policy(samp_hub_url).encode()), *_HEADERS]
+        policy = content_security_policy(samp_hub_url, hips_url)
+        self.headers = [(b"content-security-policy", policy.encode()), *_HEADERS]
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         """Pass the request on; add the headers to its response."""

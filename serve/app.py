@@ -22,6 +22,7 @@ from serve.objects import object_router
 from serve.pages import SESSION_COOKIE, page_router
 from serve.responses import EncodableJSONResponse, encodable_html
 from serve.sessions import SessionIds, cookie_name_of
+from serve.sky import sky_router
 from serve.workbench import Workbench
 
 __all__ = ["create_app"]
@@ -47,6 +48,7 @@ def create_app(bench: Workbench) -> FastAPI:
     app.include_router(api_router(bench))
     app.include_router(page_router(bench))
     app.include_router(object_router(bench))
+    app.include_router(sky_router(bench))
     app.mount("/static", StaticFiles(directory=Path(__file__).with_name("static")), name="static")
     session_ids = SessionIds(bench.session_key)
 
@@ -91,7 +93,7 @@ def create_app(bench: Workbench) -> FastAPI:
         max_request_bytes=bench.settings.max_request_bytes,
         token=bench.settings.token,
     )
-    app.add_middleware(SecurityHeaders, samp_hub_url=bench.settings.samp_hub_url)
+    app.add_middleware(SecurityHeaders, samp_hub_url=bench.settings.samp_hub_url, hips_url=bench.settings.hips_url)
     settings = bench.settings
     app.add_middleware(
         MetricsEndpoint,

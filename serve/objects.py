@@ -6,12 +6,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import numpy as np
+import pandas as pd
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, RedirectResponse, Response
 
@@ -21,6 +22,7 @@ from catalog.ztf_names import ZTF_NAME, ztf_oid_of
 from engines.errors import EngineError
 from serve.errors import WorkbenchError, failure_of
 from serve.responses import encodable_html
+from serve.sky import sky_data
 from serve.workbench import Workbench
 
 __all__ = ["CATALOGS", "ObjectNotFoundError", "object_router", "page_data", "plotly_path"]
@@ -78,10 +80,12 @@ def object_router(bench: Workbench) -> APIRouter:
             query = "" if sid is None else f"?sid={sid}"
             return RedirectResponse(f"/objects/multisurvey/{ztf_oid_of(oid)}{query}", status_code=307)
         view = _view(bench, oid, sid)
+        summary = view.to_dict(max_points=0)
         html = _TEMPLATES.get_template("object.html").render(
             view=view,
-            summary=view.to_dict(max_points=0),
-            data=_script_json(page_data(view)),
+            summary=summary,
+            data=_script_json(page_data(view, summary["classifications"])),
+            sky=_script_json(sky_data(view.sky().to_dict(), bench.settings.hips_url)),
             engine=bench.engine_name,
             placeholders=injected_style_ids(),
         )
@@ -90,9 +94,10 @@ def object_router(bench: Workbench) -> APIRouter:
     return router
 
 
-def page_data(view: ObjectView) -> dict[str, Any]:
+def page_data(view: ObjectView, classifications: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """What the page's script draws: the points as columns (compact for 100,000 points), the period, the
-    classifications, the solar-system track and the one-line notes."""
+    classifications (`classifications` when the caller has them already), the solar-system track and the one-line
+    notes."""
     points = view.points
     columns = {name: _column(points[name]) for name in points.columns}
     track = {name: _column(view.track[name]) for name in ("mjd", "ra", "dec")}
@@ -100,7 +105,9 @@ def page_data(view: ObjectView) -> dict[str, Any]:
         "title": view.title,
         "points": columns,
         "period_days": view.period,
-        "classifications": view.to_dict(max_points=0)["classifications"],
+        "classifications": view.to_dict(max_points=0)["classifications"]
+        if classifications is None
+        else classifications,
         "track": track,
         "notes": view.notes,
     }
@@ -112,9 +119,12 @@ def _script_json(data: dict[str, Any]) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def _column(values: Any) -> list[Any]:
-    """A column as JSON values: NaN and infinities become null."""
-    return [None if isinstance(value, float) and not math.isfinite(value) else value for value in values.tolist()]
+def _column(values: pd.Series) -> list[Any]:
+    """A column as JSON values: NaN, infinities and missing values become null."""
+    if pd.api.types.is_float_dtype(values):
+        numbers = values.to_numpy(dtype=float)
+        return np.where(np.isfinite(numbers), numbers, None).tolist()
+    return values.astype(object).where(values.notna(), None).tolist()
 
 
 def _check_catalog(bench: Workbench, catalog: str) -> None:

@@ -66,6 +66,13 @@ def add_web_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds a connection may take to send a request's headers (default: %(default)s)",
     )
     parser.add_argument(
+        "--hips-url",
+        metavar="URL",
+        default="",
+        help="a HiPS survey the sky view shows under the positions, e.g. https://alasky.cds.unistra.fr/DSS/DSSColor "
+        "(the browser loads it; default: none, a plain coordinate view)",
+    )
+    parser.add_argument(
         "--metrics-token-file",
         metavar="PATH",
         help=f"file holding the token /metrics asks for (Authorization: Bearer TOKEN; default: ${METRICS_TOKEN_ENV}); "
@@ -96,6 +103,7 @@ def web_settings(parser: argparse.ArgumentParser, args: argparse.Namespace, **ov
             max_connections=args.max_connections,
             max_connections_per_client=args.max_connections_per_client,
             header_timeout_s=args.header_timeout,
+            hips_url=args.hips_url,
             **overrides,
         )
     except (OSError, ValueError) as err:

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from answering import AnsweringError
+from answering.cones import cones_of
 from answering.lightcurve import object_figure
 from answering.render import describe_range
 from catalog import load_catalog
@@ -248,7 +249,8 @@ def _answer_html(bench: Workbench, record: Record, *, page: int = 1, oid: str = 
         headers, rows = result_table(answer, shown)
         oids = _oids(shown)
         context |= {"rows": rows, "headers": headers, "total": len(frame)}
-        context |= {"page": page, "pages": pages, "has_sky": answer.has_coordinates, "oids": oids}
+        context |= {"page": page, "pages": pages, "oids": oids}
+        context["has_sky"] = answer.has_coordinates or bool(cones_of(answer.sql))
         context["oid"] = oid if oid in oids else ""
     cost = "n/a (no price for this model)" if record.cost_usd is None else f"${record.cost_usd:.4f}"
     context["dates"] = [describe_range(date_range) for date_range in answer.dates]

@@ -52,6 +52,8 @@ class ServeSettings:
             requests) before it is closed.
         samp_hub_url: The SAMP Web Profile hub that the page's send button talks to (the only address outside the
             workbench that the page may connect to); the standard's fixed one but in tests.
+        hips_url: A HiPS survey the sky view shows under the positions (e.g. a CDS one); its origin joins the page's
+            content security policy. "" (default): a plain coordinate view, as offline.
     """
 
     host: str = "127.0.0.1"
@@ -79,6 +81,7 @@ class ServeSettings:
     max_connections_per_client: int = 100
     header_timeout_s: float = 10.0
     samp_hub_url: str = SAMP_WEB_HUB
+    hips_url: str = ""
 
     def __post_init__(self) -> None:
         """Refuse to serve another address without a token, and a token that is easy to guess."""
@@ -93,6 +96,8 @@ class ServeSettings:
             )
         if not re.fullmatch(r"https?://[\w.\-\[\]:]+", self.samp_hub_url):
             raise ValueError(f"the SAMP hub's address {self.samp_hub_url!r} is not http://HOST:PORT")
+        if self.hips_url and not re.fullmatch(r"https?://[\w.\-\[\]:]+(/[\w.\-~/%]*)?", self.hips_url):
+            raise ValueError(f"the HiPS survey's address {self.hips_url!r} is not http(s)://HOST[:PORT]/PATH")
         if not is_loopback(self.host) and not self.token:
             raise ValueError(
                 f"binding {self.host} exposes the database beyond this machine; set a token with --token-file or "

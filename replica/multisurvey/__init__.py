@@ -1,6 +1,4 @@
-"""Deterministic synthetic multi-survey data (LSST + ZTF, schema alerce_tap): `build(conn, scale=..., seed=...)`."""
+"""The multi-survey catalog's recipe (LSST + ZTF): its generator, scales and grounding profile."""
 
-from replica.multisurvey.build import SCHEMA, build
-from replica.multisurvey.scales import SCALES, get_scale
-
-__all__ = ["SCALES", "SCHEMA", "build", "get_scale"]
+CATALOG = "multisurvey"
+"""The catalog (``catalog/multisurvey.yaml``) whose tables the recipe fills."""

@@ -1,14 +1,14 @@
 """probability rows of the two LSST stamp classifiers: five classes, summing to 1, ranked, version codes.
 
-Both classifiers see every Rubin object (ALeRCE_LSST_Tables c65). The newest one finds the true class more often; the older
-one agrees with it most of the time. Known solar-system objects get asteroid = 1 from both.
+Both classifiers see every Rubin object (ALeRCE_LSST_Tables c65). The newest one finds the true class more often;
+the older one agrees with it most of the time. Known solar-system objects get asteroid = 1 from both.
 """
 
 import numpy as np
 import pandas as pd
 
+from replica.engine.draws import distinct_probabilities, ranks
 from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id, classifier_version_code
-from replica.synthetic.probabilities import distinct_probabilities, ranks
 
 __all__ = ["probability_block", "probability_rows", "solar_system_probability_rows"]
 

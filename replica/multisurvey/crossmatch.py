@@ -7,8 +7,8 @@
 import numpy as np
 import pandas as pd
 
+from replica.engine.draws import allwise_sources, designation
 from replica.multisurvey.sky import offset_positions
-from replica.synthetic.crossmatch import allwise_sources, designation
 
 __all__ = ["ALLWISE_CATID", "GAIA_CATID", "allwise_rows", "attach_sources", "xmatch_rows"]
 

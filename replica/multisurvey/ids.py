@@ -1,7 +1,8 @@
 """Identifiers of the multi-survey database: ZTF names as integers, MPC designations, LSST ids and visits.
 
-The ZTF rule is ALeRCE's idmapper (alercebroker/pipeline, libs/idmapper); the ssObjectId is the packed designation's ASCII bytes read as a
-big-endian integer, which reproduces the sample ssObjectIds of ALeRCE_LSST_Tables c30.
+The ZTF rule is ALeRCE's idmapper (alercebroker/pipeline, libs/idmapper); the ssObjectId is the packed
+designation's ASCII bytes read as a big-endian integer, which reproduces the sample ssObjectIds of
+ALeRCE_LSST_Tables c30.
 """
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The lookup tables' published values (lookups.yaml beside this file) as rows and as name -> id maps.
+"""The lookup tables' published values (the catalog file's ``rows``) as rows and as name -> id maps.
 
 Example:
     >>> LSST_BANDS["u"], LSST_BANDS["y"]
@@ -9,15 +9,14 @@ Example:
     'Multiband_period'
 """
 
-import functools
-from pathlib import Path
-
 import pandas as pd
-import yaml
+
+from catalog import load_catalog
+from replica.engine.recipe import fixed_frames
+from replica.multisurvey import CATALOG
 
 __all__ = [
     "CLASS_NAMES",
-    "LOOKUPS_PATH",
     "LSST_BANDS",
     "STAMP_CLASSIFIERS",
     "ZTF_BANDS",
@@ -28,38 +27,14 @@ __all__ = [
     "version_code",
 ]
 
-LOOKUPS_PATH = Path(__file__).with_name("lookups.yaml")
-LOOKUP_TABLES = (
-    "sid_lut",
-    "band",
-    "catalog_id_lut",
-    "feature_name_lut",
-    "feature_version_lut",
-    "classifier",
-    "taxonomy",
-)
 
-
-@functools.cache
-def _raw() -> dict:
-    return yaml.safe_load(LOOKUPS_PATH.read_text(encoding="utf-8"))
+def _raw() -> dict[str, tuple[dict, ...]]:
+    return load_catalog(CATALOG).rows
 
 
 def lookup_frames() -> dict[str, pd.DataFrame]:
     """Return the rows of every lookup table, keyed by table name."""
-    raw = _raw()
-    frames = {name: pd.DataFrame(raw[name]) for name in LOOKUP_TABLES if name != "feature_name_lut"}
-    names = raw["feature_name_lut"]
-    frames["feature_name_lut"] = pd.DataFrame(
-        {
-            "feature_id": range(len(names["names"])),
-            "feature_name": names["names"],
-            "created_date": names["created_date"],
-            "sid": names["sid"],
-            "tid": names["tid"],
-        }
-    )
-    return frames
+    return fixed_frames(CATALOG)
 
 
 def _bands(sid: int) -> dict[str, int]:
@@ -68,7 +43,7 @@ def _bands(sid: int) -> dict[str, int]:
 
 def feature_names() -> tuple[str, ...]:
     """Return the feature names in feature_id order."""
-    return tuple(_raw()["feature_name_lut"]["names"])
+    return tuple(row["feature_name"] for row in _raw()["feature_name_lut"])
 
 
 def version_code(version: str) -> int:

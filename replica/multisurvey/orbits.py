@@ -7,8 +7,8 @@ that move consistently with the orbit, and ranges, phase angles, rates and magni
 import numpy as np
 import pandas as pd
 
+from replica.engine.draws import galactic
 from replica.multisurvey.sky import ecliptic_to_equatorial, radec_of, sun_longitude
-from replica.synthetic.features import galactic
 
 __all__ = ["GAUSS_K", "apparent_v", "ephemeris", "random_elements"]
 

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-__all__ = ["SCALES", "Scale", "get_scale"]
+__all__ = ["SCALES", "Scale"]
 
 
 @dataclass(frozen=True)
@@ -30,15 +30,3 @@ SCALES = {
     "tiny": Scale("tiny", n_dia=300, n_ss=40, n_ztf=120, chunk_objects=300, max_forced_rows=40),
     "default": Scale("default", n_dia=6000, n_ss=600, n_ztf=2500),
 }
-
-
-def get_scale(name: str) -> Scale:
-    """Return the Scale called `name`.
-
-    Raises:
-        ValueError: for an unknown name (the message lists the valid ones).
-    """
-    try:
-        return SCALES[name]
-    except KeyError:
-        raise ValueError(f"Unknown scale {name!r}; use one of {', '.join(SCALES)}.") from None

@@ -8,6 +8,7 @@ see the same rise, fade or period.
 import numpy as np
 import pandas as pd
 
+from replica.engine.draws import candid_of
 from replica.multisurvey.cadence import ZTF_CADENCE
 from replica.multisurvey.dia_sources import observe
 from replica.multisurvey.ids import ztf_oid
@@ -15,7 +16,6 @@ from replica.multisurvey.lsst_tables import created_dates
 from replica.multisurvey.population import flux_of_mag, random_spec
 from replica.multisurvey.sky import date_text, offset_positions, uniform_sky
 from replica.multisurvey.summaries import object_rows
-from replica.synthetic.photometry import candid_of
 
 __all__ = ["ZtfNamer", "counterpart_spec", "ztf_only_spec", "ztf_rows", "ztf_tables"]
 

@@ -1,6 +1,8 @@
 // The object page's plots (served as a file: the content security policy allows no inline script). Plotly draws
-// them; the light curve uses WebGL traces (scattergl) so that 100,000 points stay responsive.
+// them; a long light curve uses WebGL traces (scattergl) so that 100,000 points stay responsive, a short one SVG
+// traces, which draw without WebGL too (machines without a GPU, headless browsers).
 "use strict";
+const WEBGL_FROM_POINTS = 5000;
 const data = JSON.parse(document.getElementById("object-data").textContent);
 const BAND_COLOURS = { u: "#7b3fb5", g: "#2e8b57", r: "#c0392b", i: "#e67e22", z: "#8b5a2b", y: "#222222" };
 const KINDS = { detection: "circle", forced: "square-open" };
@@ -38,7 +40,7 @@ function trace(band, label, rows, value, error, symbol, hover) {
   }
   const colour = BAND_COLOURS[band] || "#777777";
   const shown = {
-    type: "scattergl", mode: "markers", name: `${band} ${label}`, legendgroup: band, x, y, customdata: custom,
+    type: data.points.mjd.length >= WEBGL_FROM_POINTS ? "scattergl" : "scatter", mode: "markers", name: `${band} ${label}`, legendgroup: band, x, y, customdata: custom,
     marker: { symbol, size: symbol === "triangle-down" ? 7 : 6, color: colour, opacity: symbol === "triangle-down" ? 0.5 : 0.9 },
     hovertemplate: `MJD %{customdata[0]:.5f}<br>%{customdata[1]} UTC<br>${hover}<extra>${band} ${label}</extra>`,
   };
@@ -131,7 +133,7 @@ function drawTrack() {
   const holder = document.getElementById("track");
   if (!holder || !data.track.mjd.length) return;
   Plotly.newPlot(holder, [{
-    type: "scattergl", mode: "markers", x: data.track.ra, y: data.track.dec,
+    type: data.points.mjd.length >= WEBGL_FROM_POINTS ? "scattergl" : "scatter", mode: "markers", x: data.track.ra, y: data.track.dec,
     customdata: data.track.mjd.map((mjd) => [mjd, utcOf(mjd)]),
     marker: { color: data.track.mjd, colorscale: "Viridis", size: 6 }, // the colour is the MJD (in the hover)
     hovertemplate: "RA %{x:.5f}°, Dec %{y:.5f}°<br>MJD %{customdata[0]:.5f}<br>%{customdata[1]} UTC<extra></extra>",

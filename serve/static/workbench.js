@@ -15,6 +15,7 @@ async function showAnswer(answerId) {
   byId("result").innerHTML = await response.text();
   byId("history-list").innerHTML = await (await fetch("/history")).text();
   history.pushState({}, "", `/answers/${answerId}`);
+  document.dispatchEvent(new Event("answer-shown")); // the sky view draws itself (sky.js)
 }
 // The light-curve form works without JavaScript (a page load); with it, only the picture changes.
 document.addEventListener("submit", (submitted) => {

@@ -115,3 +115,11 @@ def test_the_notebook_view_shows_the_summary_and_the_light_curve(ztf):
     oid = _first(ztf, "SELECT oid FROM object ORDER BY ndet DESC, oid LIMIT 1")
     shown = fetch_object(ztf, oid)._repr_html_()
     assert oid in shown and "data:image/png;base64," in shown and "MJD" in shown
+
+
+def test_ztfs_no_match_markers_are_no_matches(ztf):
+    oid = _first(ztf, "SELECT oid FROM ss_ztf WHERE ssnamenr = 'null' ORDER BY oid LIMIT 1")
+    view = fetch_object(ztf, oid)
+    assert not any(note.startswith("known solar-system object") for note in view.notes)
+    assert "MPC (ss_ztf)" not in [match["catalog"] for match in view.crossmatches]
+    assert all(match["separation_arcsec"] is None or match["separation_arcsec"] >= 0 for match in view.crossmatches)

@@ -15,7 +15,9 @@ import pytest
 from benchmarks.perturbed_golds import perturb
 from catalog import load_catalog, render_ddl
 from db.q3c import install_q3c
-from replica.multisurvey import SCHEMA, build
+from replica.replicas import build_replica
+
+SCHEMA = load_catalog("multisurvey").schema
 
 DATABASES = {"ms_test_a": 0, "ms_test_b": 0, "ms_test_seed1": 1}
 GROUNDED = "ms_test_grounded"
@@ -43,7 +45,7 @@ def multisurvey_builds(admin_dsn_tiny: str) -> Iterator[dict[str, dict]]:
         dsn = _fresh_database(admin_dsn_tiny, name)
         with psycopg.connect(dsn) as conn:
             started = time.monotonic()
-            counts = build(conn, scale="tiny", seed=seed)
+            counts = build_replica(conn, catalog="multisurvey", scale="tiny", seed=seed)
             out[name] = {"dsn": dsn, "counts": counts, "seconds": time.monotonic() - started}
     yield out
     with psycopg.connect(admin_dsn_tiny, autocommit=True) as conn:
@@ -78,7 +80,7 @@ def ms_grounded(admin_dsn_tiny: str, grounded_queries: list[str]) -> Iterator[di
     dsn = _fresh_database(admin_dsn_tiny, GROUNDED)
     with psycopg.connect(dsn) as conn:
         started = time.monotonic()
-        build(conn, scale="tiny", seed=0, ground=grounded_queries)
+        build_replica(conn, catalog="multisurvey", scale="tiny", seed=0, ground=grounded_queries)
         seconds = time.monotonic() - started
     yield {"dsn": dsn, "seconds": seconds}
     with psycopg.connect(admin_dsn_tiny, autocommit=True) as conn:

@@ -9,11 +9,17 @@ import pytest
 
 from data.loader import example_set
 from db.cli import main as db_main
-from replica.grounding.entities import entities_for_queries
-from replica.grounding.predicates import read_worlds
-from replica.grounding.sources import GroundingError, grounding_digest, read_queries
-from replica.grounding.thinning import _counting_queries
-from replica.synthetic.grounding import ZTF_PROFILE, grounded_tables
+from replica.engine.grounding import predicates
+from replica.engine.grounding.entities import entities_for_queries
+from replica.engine.grounding.sources import GroundingError, grounding_digest, read_queries
+from replica.engine.grounding.thinning import _counting_queries
+from replica.ztf.grounding import ZTF_PROFILE, grounded_tables
+
+
+def read_worlds(sql: str) -> tuple:
+    """The worlds of a query on the ZTF catalog."""
+    return predicates.read_worlds(sql, ZTF_PROFILE.catalog)
+
 
 _SCALE = {"old_feature_fraction": 0.3, "max_forced_rows": 80}
 

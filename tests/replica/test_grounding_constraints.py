@@ -17,9 +17,9 @@ import yaml
 
 from catalog import load_catalog, render_ddl
 from db.q3c import install_q3c
-from replica.build import build
-from replica.grounding.entities import Skipped, entities_for_queries
-from replica.synthetic.grounding import ZTF_PROFILE, grounded_tables
+from replica.engine.grounding.entities import Skipped, entities_for_queries
+from replica.replicas import build_replica
+from replica.ztf.grounding import ZTF_PROFILE, grounded_tables
 
 CASES = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "grounding_cases.yaml").read_text(encoding="utf-8"))
 _SCALE = {"old_feature_fraction": 0.3, "max_forced_rows": 20}
@@ -79,7 +79,7 @@ def test_a_grounded_name_never_takes_the_oid_a_query_names() -> None:
 
 @pytest.mark.parametrize("case", CASES["skipped"], ids=lambda case: case["id"])
 def test_a_query_no_object_answers_is_skipped_in_one_line(case: dict, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="replica.grounding.entities"):
+    with caplog.at_level(logging.WARNING, logger="replica.engine.grounding.entities"):
         plan = entities_for_queries([case["sql"]], ZTF_PROFILE)
     assert plan.entities == []
     assert [s.query for s in plan.skipped] == [case["sql"]]
@@ -112,7 +112,7 @@ def grounded_build(admin_dsn_tiny: str) -> Iterator[tuple[str, list[str]]]:
         with psycopg.connect(dsn) as conn:
             install_q3c(conn)
             conn.execute(render_ddl(load_catalog()))
-            build(conn, scale="tiny", seed=0, ground=queries)
+            build_replica(conn, catalog="ztf", scale="tiny", seed=0, ground=queries)
         yield dsn, handler.lines
     finally:
         logger.removeHandler(handler)

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from replica.grounding.density import answers_many
-from replica.grounding.thinning import thin_unordered_limits
-from replica.synthetic.grounding import ZTF_PROFILE
+from replica.engine.grounding.density import answers_many
+from replica.engine.grounding.thinning import thin_unordered_limits
+from replica.ztf.grounding import ZTF_PROFILE
 
 SCHEMA = (
     "CREATE SCHEMA alerce",

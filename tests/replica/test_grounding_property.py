@@ -28,9 +28,10 @@ from benchmarks.perturbed_golds import perturb
 from catalog import load_catalog, render_ddl
 from data.loader import example_set, load_dataset
 from db.q3c import install_q3c
-from replica.build import build, ground_queries
-from replica.grounding.density import unanswered
-from replica.grounding.sources import read_queries
+from replica.engine.build import ground_queries
+from replica.engine.grounding.density import unanswered
+from replica.engine.grounding.sources import read_queries
+from replica.replicas import build_replica, recipe
 
 SEED = 21
 MAX_SET_SIZE = 12
@@ -69,7 +70,7 @@ def base(admin_dsn_tiny: str) -> Iterator[psycopg.Connection]:
         with psycopg.connect(dsn) as conn:
             install_q3c(conn)
             conn.execute(render_ddl(load_catalog()))
-            build(conn, scale="tiny", seed=0)
+            build_replica(conn, catalog="ztf", scale="tiny", seed=0)
             yield conn
     finally:
         with psycopg.connect(admin_dsn_tiny, autocommit=True) as admin:
@@ -109,7 +110,7 @@ def _extreme(sql: str, rng: random.Random) -> str:
 def ground_set(conn: psycopg.Connection, queries: list[str], *, check_rows: bool) -> Outcome:
     """Ground the queries onto the base population, see which return rows, and roll everything back."""
     with conn.transaction(force_rollback=True):
-        report = ground_queries(conn, queries, seed=0, scale="tiny")
+        report = ground_queries(conn, recipe("ztf"), queries, seed=0, scale="tiny")
         outcome = Outcome(report.grounded, [s.query for s in report.skipped], unanswered(conn, report.grounded))
         if check_rows:
             reported = set(outcome.unanswered)

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replica.grounding.entities import entities_for_queries
-from replica.synthetic.grounding.profile import ZTF_PROFILE
-from replica.synthetic.grounding.rows import grounded_tables
+from replica.engine.grounding.entities import entities_for_queries
+from replica.ztf.grounding.profile import ZTF_PROFILE
+from replica.ztf.grounding.rows import grounded_tables
 
 _SCALE = {"old_feature_fraction": 0.3, "max_forced_rows": 80}
 

@@ -5,10 +5,13 @@ import re
 import psycopg
 import pytest
 
-from replica.multisurvey import SCHEMA, get_scale
+from catalog import load_catalog
 from replica.multisurvey.ids import pack_designation, ss_object_id, unpack_designation, ztf_name, ztf_oid
 from replica.multisurvey.lookups import lookup_frames
+from replica.multisurvey.scales import SCALES
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
+
+SCHEMA = load_catalog("multisurvey").schema
 
 
 def _scalar(conn: psycopg.Connection, query: str):
@@ -40,7 +43,7 @@ def test_build_fills_every_table(multisurvey_builds: dict) -> None:
     info = multisurvey_builds["ms_test_a"]
     print(f"tiny multisurvey build took {info['seconds']:.1f} s")  # reported, not asserted
     assert all(count > 0 for count in info["counts"].values()), info["counts"]
-    assert info["counts"]["lsst_dia_object"] > get_scale("tiny").n_dia // 2
+    assert info["counts"]["lsst_dia_object"] > SCALES["tiny"].n_dia // 2
 
 
 def test_lookups_hold_the_published_values(ms_conn) -> None:

@@ -17,7 +17,7 @@ from sqlglot import exp
 from benchmarks.db_fidelity import evaluate
 from benchmarks.mutations import mutations
 from catalog import load_catalog
-from replica.grounding.entities import entities_for_queries
+from replica.engine.grounding.entities import entities_for_queries
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE
 from tests.replica import test_multisurvey_build as invariants
 

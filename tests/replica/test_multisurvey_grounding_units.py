@@ -12,11 +12,11 @@ from sqlglot import exp
 
 from benchmarks.mutations import mutations
 from benchmarks.perturbed_golds import perturb
-from replica.grounding.entities import entities_for_queries
-from replica.multisurvey import SCHEMA
+from replica.engine.build import ground_queries
+from replica.engine.grounding.entities import entities_for_queries
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
-from replica.multisurvey.grounding.ground import ground_queries
 from replica.multisurvey.ids import ztf_oid
+from replica.replicas import recipe
 from tests.replica.conftest import example_golds
 
 _EXTREME_NUMBERS = ("1e400", "-1e400", "0", "-5", "3.5", "1e20", "2147483648", "99999999999999999999", "1e-300")
@@ -112,7 +112,7 @@ def test_grounding_extreme_literals_never_breaks_a_build(multisurvey_builds: dic
             queries = [_extreme(sql, rng) for sql in rng.sample(golds, 12)]
             with conn.transaction(force_rollback=True):  # foreign keys are checked: the session is not a replica
                 try:
-                    report = ground_queries(conn, queries, seed=index, schema=SCHEMA)
+                    report = ground_queries(conn, recipe("multisurvey"), queries, seed=index, scale="tiny")
                 except Exception as err:  # the failure must name the set that broke grounding
                     raise AssertionError(f"grounding set {index} raised {err!r}; queries: {queries}") from err
                 assert len(report.grounded) + len(report.skipped) == len(queries)

@@ -8,9 +8,9 @@ import psycopg
 import pytest
 
 from catalog import load_catalog, render_ddl
-from replica.build import build
-from replica.synthetic import vocab
-from replica.synthetic.scales import get_scale
+from replica.replicas import build_replica
+from replica.ztf import vocab
+from replica.ztf.scales import SCALES
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def built(admin_dsn_tiny: str) -> Iterator[dict]:
         dsn = _fresh_database(admin_dsn_tiny, name)
         with psycopg.connect(dsn) as conn:
             t0 = time.monotonic()
-            counts = build(conn, scale="tiny", seed=0)
+            counts = build_replica(conn, catalog="ztf", scale="tiny", seed=0)
             out[name] = {"dsn": dsn, "counts": counts, "seconds": time.monotonic() - t0}
         log.warning("tiny build %s: %.1f s", name, out[name]["seconds"])
     yield out
@@ -81,7 +81,7 @@ def test_same_seed_gives_same_data(built: dict) -> None:
 def test_build_reports_rows_and_time(built: dict) -> None:
     info = built[_DATABASES[0]]
     print(f"tiny build took {info['seconds']:.1f} s")  # reported, not asserted
-    assert info["counts"]["object"] >= get_scale("tiny").n_objects
+    assert info["counts"]["object"] >= SCALES["tiny"].n_objects
     assert info["counts"]["detection"] > info["counts"]["object"]
 
 

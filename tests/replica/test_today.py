@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replica.synthetic import vocab
-from replica.synthetic.chunk import generate_chunk
-from replica.synthetic.objects import assign_oids, spec_for_kinds
-from replica.synthetic.today import BHRF
+from replica.ztf import vocab
+from replica.ztf.chunk import generate_chunk
+from replica.ztf.objects import assign_oids, spec_for_kinds
+from replica.ztf.today import BHRF
 
 _N = 3000
 

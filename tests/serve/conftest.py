@@ -7,6 +7,7 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterator
+from urllib.parse import urlsplit
 
 import dspy
 import pytest
@@ -131,6 +132,13 @@ def serving(bench: Workbench) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def requests_outside(urls: list[str], base_url: str) -> list[str]:
+    """The URLs of `urls` that leave the workbench at `base_url` (``data:`` and the page's own ``blob:`` stay)."""
+    origin = urlsplit(base_url).netloc
+    inner = [url.removeprefix("blob:") for url in urls if urlsplit(url).scheme != "data"]
+    return [url for url in inner if urlsplit(url).netloc != origin]
 
 
 def flooding_answer(call) -> str:

@@ -1,14 +1,14 @@
 """The object page in Debian's headless Chromium (Playwright, no browser download): the light curve zooms, hovers,
-switches magnitude and flux and folds; nothing is loaded from outside the workbench."""
+switches magnitude and flux and folds; nothing is loaded from outside the workbench (the sky view's Aladin Lite
+included)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 import pytest
 
-from tests.serve.conftest import make_bench, serving
+from tests.serve.conftest import make_bench, requests_outside, serving
 from tests.serve.test_browser import chromium_path
 
 
@@ -86,7 +86,7 @@ def open_curve(page, url: str) -> None:
 
 def test_the_light_curve_zooms_and_hovers(page, ztf_url, tiny_dsn):
     open_curve(page, f"{ztf_url}/objects/ztf/{most_detected(tiny_dsn)}")
-    assert curve(page, "plot.data.every(trace => trace.type === 'scattergl')")
+    assert curve(page, "plot.data.every(trace => trace.type === 'scatter')")  # SVG: few points
     before = curve(page, "plot._fullLayout.xaxis.range.slice()")
     box = page.locator("#light-curve .nsewdrag").first.bounding_box()
     page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.5)
@@ -103,17 +103,31 @@ def test_the_light_curve_zooms_and_hovers(page, ztf_url, tiny_dsn):
         f"document.getElementById('light-curve')._fullLayout.xaxis.range[0] > {(before[1] - before[0]) * 0.9}"
     )
 
-    # the first detection's position on the screen, from the axes' own conversion
+    # the screen position of the detection farthest in time from its neighbours, from the axes' own conversion
     x, y, mjd, mag = curve(
         page,
         "(() => { const layout = plot._fullLayout, trace = plot.data[0], box = plot.getBoundingClientRect();"
-        " return [box.left + layout._size.l + layout.xaxis.l2p(trace.x[0]),"
-        " box.top + layout._size.t + layout.yaxis.l2p(trace.y[0]), trace.x[0], trace.y[0]]; })()",
+        " const gap = (i) => Math.min(i ? trace.x[i] - trace.x[i - 1] : Infinity,"
+        " i + 1 < trace.x.length ? trace.x[i + 1] - trace.x[i] : Infinity);"
+        " let at = 0; for (let i = 1; i < trace.x.length; i++) if (gap(i) > gap(at)) at = i;"
+        " return [box.left + layout._size.l + layout.xaxis.l2p(trace.x[at]),"
+        " box.top + layout._size.t + layout.yaxis.l2p(trace.y[at]), trace.x[at], trace.y[at]]; })()",
     )
     page.mouse.move(x, y)
     page.wait_for_selector("#light-curve .hoverlayer .hovertext")
     tooltip = page.text_content("#light-curve .hoverlayer .hovertext")
     assert f"MJD {mjd:.5f}" in tooltip and f"mag {mag:.3f}" in tooltip and "UTC" in tooltip
+
+
+def test_a_long_light_curve_is_drawn_with_webgl(page, ztf_url, tiny_dsn):
+    open_curve(page, f"{ztf_url}/objects/ztf/{most_detected(tiny_dsn)}")
+    kinds = curve(
+        page,
+        "(() => { const n = 100000, columns = data.points;"
+        " for (const name of Object.keys(columns)) columns[name] = Array.from({length: n}, (_, i) => columns[name][i % "
+        "columns[name].length]); drawCurve(); return plot.data.map(trace => trace.type); })()",
+    )
+    assert kinds and set(kinds) == {"scattergl"}
 
 
 def test_magnitude_and_flux_switch_and_the_curve_folds(page, multisurvey_url, multisurvey_dsn):
@@ -165,8 +179,10 @@ def test_every_request_of_the_page_stays_on_the_workbench(page, multisurvey_url,
     page.wait_for_selector("#track .main-svg")
     page.mouse.move(400, 400)
     page.check("#unit-flux")
+    page.wait_for_selector("#sky[data-drawn=done]")  # Aladin Lite and its WebAssembly, from the workbench too
     page.wait_for_timeout(300)
-    origin = urlsplit(multisurvey_url).netloc
     assert any(url.endswith("/vendor/plotly.min.js") for url in requested)
-    outside = [url for url in requested if urlsplit(url).scheme != "data" and urlsplit(url).netloc != origin]
-    assert not outside
+    assert any(url.endswith("/static/vendor/aladin-lite/aladin.js") for url in requested)
+    track = page.evaluate("() => document.getElementById('sky').aladin.getOverlays().flatMap(l => l.sources || [])")
+    assert len(track) == curve(page, "document.getElementById('track').data[0].x.length") > 1
+    assert not requests_outside(requested, multisurvey_url)

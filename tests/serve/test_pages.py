@@ -59,7 +59,7 @@ def test_the_answer_page_shows_sql_rows_pages_and_plots(client):
     html = client.get(f"/answers/{answer_id}").text
     assert f'<textarea class="sql" id="sql" name="sql" rows="7">{POSITIONS_SQL}</textarea>' in html
     assert "120 rows" in html and "page 1 of 3" in html and html.count("<tr>") == 51
-    assert 'id="sky-plot"' in html and 'id="lightcurve-form"' in html
+    assert 'id="sky"' in html and 'id="sky-png"' in html and 'id="lightcurve-form"' in html
     assert "model fake/scripted · engine postgres" in html and "input +" in html
     assert "Where are the objects?" in client.get("/").text  # the session's history
     last = client.get(f"/answers/{answer_id}?page=3").text
@@ -96,13 +96,27 @@ def test_sky_and_light_curve_are_png(client):
     assert refused.status_code == 400 and "is not an object id" in refused.text
 
 
+def test_the_sky_data_holds_the_positions_and_the_cone_of_the_sql(client):
+    answer_id = ask(client)[-1]["answer_id"]
+    sky = client.get(f"/answers/{answer_id}/sky.json").json()
+    assert sky["total"] == 120 and len(sky["positions"]["ra"]) == 120 and sky["cones"] == []
+    assert sky["positions"]["label"][0].startswith("ZTF") and sky["hips_url"] == "" and sky["fov_deg"] > 0
+    cone = "SELECT oid FROM object WHERE q3c_radial_query(meanra, meandec, 10.5, -20.25, 2.0 / 60)"
+    rerun = client.post(f"/answers/{answer_id}/rerun", data={"sql": cone, "question": "q"}, follow_redirects=False)
+    page = client.get(rerun.headers["location"]).text
+    assert 'id="sky"' in page and 'id="sky-png"' not in page  # a cone without positions: the cone alone
+    sky = client.get(rerun.headers["location"].split("?")[0] + "/sky.json").json()
+    assert sky["total"] == 0 and sky["cones"] == [{"ra": 10.5, "dec": -20.25, "radius_deg": 2.0 / 60}]
+    assert sky["centre"] == {"ra": 10.5, "dec": -20.25} and sky["projection"] == "TAN"
+
+
 def test_edited_sql_runs_again_and_joins_the_history(client):
     answer_id = ask(client)[-1]["answer_id"]
     edited = "SELECT oid, ndet FROM object ORDER BY ndet DESC, oid LIMIT 3"
     rerun = client.post(f"/answers/{answer_id}/rerun", data={"sql": edited, "question": "q"}, follow_redirects=False)
     assert rerun.status_code == 303
     page = client.get(rerun.headers["location"]).text
-    assert "3 rows" in page and "SQL written by hand" in page and 'id="sky-plot"' not in page
+    assert "3 rows" in page and "SQL written by hand" in page and 'id="sky"' not in page
     assert page.count('<li class="thread"><a href="/answers/') == 2
     no_sky = client.get(rerun.headers["location"].split("?")[0] + "/sky.png")
     assert no_sky.status_code == 400 and "Traceback" not in no_sky.text  # no coordinates: a message, not a 500

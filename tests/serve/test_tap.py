@@ -24,7 +24,7 @@ def test_the_page_shows_and_reruns_adql(tap_url):  # noqa: F811 - the fixture
             answer_id = ask(client)[-1]["answer_id"]
             page = client.get(f"/answers/{answer_id}").text
             assert "engine tap" in page and 'name="adql" rows="5">SELECT TOP 5 object.oid' in page
-            assert "5 rows" in page and 'id="sky-plot"' in page
+            assert "5 rows" in page and 'id="sky"' in page
             votable = client.get(f"/answers/{answer_id}/download/votable").content
             assert str(Table.read(io.BytesIO(votable), format="votable")["meanra"].unit) == "deg"
             edited = "SELECT oid, ndet FROM object ORDER BY ndet DESC LIMIT 3"

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import math
 
-from replica.grounding.diffs import apply_diffs
-from replica.grounding.worlds import Cone, Link, RowRef, World
+from replica.engine.grounding.diffs import apply_diffs
+from replica.engine.grounding.worlds import Cone, Link, RowRef, World
 from replica.multisurvey.grounding.bind_tables import BINDERS, PER_ROW, bind_rows
-from replica.multisurvey.grounding.bodies import SOURCE_TABLES, bodies
+from replica.multisurvey.grounding.bodies import SOLAR_SYSTEM_TABLES, SOURCE_TABLES, bodies
 from replica.multisurvey.ids import designation_of
 from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id
 
 __all__ = ["bind_values"]
 
 _KIND_OF_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "asteroid": "moving", "bogus": "bogus"}
-_SS_TABLES = ("lsst_ss_detection", "lsst_mpc_orbits")
 _ARCSEC = 1 / 3600
 _ZTF_PREFIX = 1 << 55
 
@@ -69,7 +68,7 @@ def _survey(refs: list[RowRef], by_ref: dict[RowRef, dict], oid) -> int:
         if oid >> 55 == 1 and oid < 2 * _ZTF_PREFIX:
             return 0
         return 2 if designation_of(oid) else 1
-    if any(ref.table in _SS_TABLES for ref in refs):
+    if any(ref.table in SOLAR_SYSTEM_TABLES for ref in refs):
         return 2
     return 1
 

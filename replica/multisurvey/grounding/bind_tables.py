@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from replica.grounding.worlds import RowRef
+from replica.engine.grounding.worlds import RowRef
 from replica.multisurvey.features import MULTIBAND_BAND, is_multiband
 from replica.multisurvey.ids import pack_designation, unpack_designation
 from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, classifier_version_code, feature_names

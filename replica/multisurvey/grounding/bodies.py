@@ -6,7 +6,7 @@ object; a cross-match source (AllWISE, Gaia) belongs to the object whose xmatch 
 object is the primary one; objects a q3c join puts near it are its companions.
 
 Example:
-    >>> from replica.grounding.worlds import Link, RowRef, World
+    >>> from replica.engine.grounding.worlds import Link, RowRef, World
     >>> l, p, z = RowRef("object", 1), RowRef("probability", 2), RowRef("object", 3)
     >>> joined, near = Link((p, "oid"), "=", (l, "oid")), Link((l, "meanra"), "near", (z, "meanra"), 1e-3)
     >>> world = World(refs=[l, p, z], links=[joined, near])
@@ -19,14 +19,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from replica.grounding.worlds import RowRef, World
+from replica.engine.grounding.worlds import RowRef, World
 
-__all__ = ["IDENTITY", "SOURCE_TABLES", "Bodies", "bodies"]
+__all__ = ["IDENTITY", "SOLAR_SYSTEM_TABLES", "SOURCE_TABLES", "Bodies", "bodies"]
 
 IDENTITY = ("oid", "ssobjectid")
 """Columns that name an object: a join on them joins rows of one object."""
 SOURCE_TABLES = ("allwise", "gaiadr3_source")
 """Cross-match catalogues: their rows belong to the objects whose xmatch rows name them."""
+SOLAR_SYSTEM_TABLES = ("lsst_ss_detection", "lsst_mpc_orbits")
+"""Tables whose rows belong to a solar-system object, named by its ssobjectid."""
 
 
 @dataclass

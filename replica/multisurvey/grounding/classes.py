@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from replica.engine.draws import distinct_probabilities
 from replica.multisurvey.classifications import probability_block, probability_rows
 from replica.multisurvey.lookups import CLASS_NAMES
-from replica.synthetic.probabilities import distinct_probabilities
 
 __all__ = ["grounded_probabilities", "wished_vector"]
 

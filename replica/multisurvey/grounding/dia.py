@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from replica.grounding.entity import Entity
+from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import LSST_CADENCE
 from replica.multisurvey.crossmatch import allwise_rows, attach_sources, xmatch_rows
 from replica.multisurvey.dia_objects import measured_rows, measurement_tables

@@ -1,7 +1,7 @@
-"""Value domains of the multi-survey catalog's columns, for the grounding engine (``replica.grounding.domains``).
+"""Value domains of the multi-survey catalog's columns, for the grounding engine (``replica.engine.grounding.domains``).
 
 Example:
-    >>> domain("r_psffluxmean"), domain("firstmjd")[:2]
+    >>> domain("lsst_dia_object", "r_psffluxmean"), domain("object", "firstmjd")[:2]
     ((-5000.0, 10000000.0, 1.0, 500.0), (60975.0, 61400.0))
     >>> categories("class_id", 3), categories("sid", None)
     ((0, 1, 2, 3, 4), (0, 1, 2))
@@ -9,42 +9,14 @@ Example:
 
 from __future__ import annotations
 
-from replica.grounding.profile import Domain
+from replica.engine.grounding.domains import catalog_column
+from replica.engine.grounding.profile import Domain
+from replica.multisurvey import CATALOG
 from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, class_id, classifier_version_code, feature_names
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
 __all__ = ["categories", "domain"]
 
-# column -> (lowest, highest, step, typical gap above a lower bound)
-_NUMERIC: dict[str, Domain] = {
-    "probability": (0.0, 1.0, 0.02, 0.1),
-    "ranking": (1, 5, 1, 0),
-    "n_det": (1, 1500, 1, 8),
-    "ndiasources": (1, 1500, 1, 8),
-    "n_forced": (0, 1200, 1, 8),
-    "n_non_det": (0, 500, 1, 5),
-    "deltamjd": (0.0, LSST_END_MJD - LSST_START_MJD, 1.0, 20.0),
-    "meanra": (0.0, 360.0, 0.01, 5.0),
-    "ra": (0.0, 360.0, 0.01, 5.0),
-    "meandec": (-75.0, 88.0, 0.01, 5.0),
-    "dec": (-75.0, 88.0, 0.01, 5.0),
-    "snr": (5.0, 2000.0, 0.1, 3.0),
-    "reliability": (0.0, 1.0, 0.01, 0.05),
-    "extendedness": (0.0, 1.0, 0.01, 0.05),
-    "traillength": (0.0, 30.0, 0.1, 0.5),
-    "dist": (0.0, 5.0, 0.02, 0.1),
-    "a": (0.5, 100.0, 0.01, 0.3),
-    "q": (0.1, 60.0, 0.01, 0.1),
-    "e": (0.0, 0.99, 0.01, 0.05),
-    "i": (0.0, 60.0, 0.1, 2.0),
-    "h": (5.0, 25.0, 0.1, 0.5),
-    "phaseangle": (0.0, 120.0, 0.1, 2.0),
-    "elongation": (0.0, 180.0, 0.1, 5.0),
-    "heliorange": (0.5, 60.0, 0.01, 0.2),
-    "toporange": (0.01, 60.0, 0.01, 0.2),
-    "parallax": (-5.0, 50.0, 0.01, 0.5),
-    "ruwe": (0.5, 10.0, 0.01, 0.2),
-}
 _MJD = (LSST_START_MJD, LSST_END_MJD - 5.0, 1.0, 15.0)
 _FLUX = (-5e3, 1e7, 1.0, 500.0)
 _FLUX_ERROR = (1.0, 1e4, 1.0, 20.0)
@@ -70,10 +42,11 @@ def categories(column: str, classifier: object = None) -> tuple | None:
     return _CATEGORIES.get(column)
 
 
-def domain(column: str) -> Domain:
-    """The numeric domain of a column: known columns, then MJDs, fluxes, counts and magnitudes."""
-    if column in _NUMERIC:
-        return _NUMERIC[column]
+def domain(table: str, column: str) -> Domain:
+    """The numeric domain of a table's column: the catalog's, else MJDs, fluxes, counts and magnitudes (by name)."""
+    described = catalog_column(table, column, CATALOG)
+    if described is not None and described.domain is not None:
+        return described.domain
     if "mjd" in column:
         return _MJD
     if "flux" in column and column.endswith(("err", "sigma")):

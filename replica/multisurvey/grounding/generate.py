@@ -11,24 +11,24 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from replica.grounding.constraints import conform
-from replica.grounding.entity import Entity
-from replica.grounding.patching import apply_patches, fitted
+from replica.engine.draws import allwise_sources
+from replica.engine.grounding.constraints import conform
+from replica.engine.grounding.entity import Entity
+from replica.engine.grounding.patching import apply_patches, fitted
+from replica.multisurvey import CATALOG
 from replica.multisurvey.gaia import gaia_rows
+from replica.multisurvey.grounding.bodies import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.grounding.dia import dia_objects, merged, ztf_only_objects
 from replica.multisurvey.grounding.ss import ss_objects
 from replica.multisurvey.grounding.ztf_objects import ZtfNames
 from replica.multisurvey.lookups import lookup_frames
 from replica.multisurvey.population import flux_of_mag
 from replica.multisurvey.sky import lsst_positions
-from replica.synthetic.crossmatch import allwise_sources
 
 __all__ = ["GROUNDED_COUNTER", "grounded_tables"]
 
 GROUNDED_COUNTER = 10**12
 """LSST id counter of the first grounded measurement: base counters stay far below it, so ids never collide."""
-CATALOG = "multisurvey"
-_OWNED_BY_SSOBJECT = ("lsst_ss_detection", "lsst_mpc_orbits")
 
 
 def grounded_tables(entities: list[Entity], rng: np.random.Generator) -> dict[str, pd.DataFrame]:
@@ -56,7 +56,7 @@ def grounded_tables(entities: list[Entity], rng: np.random.Generator) -> dict[st
 
 def _orphan_sources(rng: np.random.Generator, entities: list[Entity]) -> dict[str, pd.DataFrame]:
     """AllWISE and Gaia rows a query asks for alone, at the position asked for (else a random one)."""
-    rows: dict[str, list[pd.DataFrame]] = {"allwise": [], "gaiadr3_source": []}
+    rows: dict[str, list[pd.DataFrame]] = {table: [] for table in SOURCE_TABLES}
     for entity in entities:
         ra, dec, _ = lsst_positions(rng, 1, 0.0)
         ra, dec = np.array([entity.spec.get("ra", ra[0])]), np.array([entity.spec.get("dec", dec[0])])
@@ -99,7 +99,7 @@ def _patched(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> None:
 
 def _owners(tables: dict[str, pd.DataFrame]) -> dict[str, np.ndarray]:
     """The object each row of the tables without an oid belongs to (sources through xmatch, orbits by id)."""
-    out = {table: tables[table]["ssobjectid"].to_numpy() for table in _OWNED_BY_SSOBJECT if table in tables}
+    out = {table: tables[table]["ssobjectid"].to_numpy() for table in SOLAR_SYSTEM_TABLES if table in tables}
     xmatch = tables.get("xmatch", pd.DataFrame(columns=["oid", "catid", "oid_catalog"]))
     for table, catid, key in (("allwise", 0, str), ("gaiadr3_source", 1, int)):
         if table in tables:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from catalog import load_catalog
-from replica.grounding.entity import Entity
-from replica.grounding.profile import Profile
+from replica.engine.grounding.entity import Entity
+from replica.engine.grounding.profile import Profile
+from replica.multisurvey import CATALOG
 from replica.multisurvey.grounding.bind import bind_values
 from replica.multisurvey.grounding.bind_tables import PER_ROW
 from replica.multisurvey.grounding.bodies import IDENTITY
@@ -46,8 +46,7 @@ def _unmakeable(entity: Entity) -> str | None:
 
 
 MULTISURVEY_PROFILE = Profile(
-    catalog="multisurvey",
-    schema=load_catalog("multisurvey").schema,
+    catalog=CATALOG,
     identity=frozenset(IDENTITY),
     per_row=frozenset(PER_ROW),
     classifier_column="classifier_id",

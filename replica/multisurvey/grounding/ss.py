@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from replica.grounding.entity import Entity
+from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import LSST_CADENCE, snap_to_visits
 from replica.multisurvey.classifications import solar_system_probability_rows
 from replica.multisurvey.ids import designation_of, lsst_ids

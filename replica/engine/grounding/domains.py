@@ -1,0 +1,212 @@
+"""The choice of a value that meets, or just misses, a set of conditions on a column, within its domain.
+
+The domains themselves (ranges, steps, categories) come from the catalog's grounding profile.
+
+Example:
+    >>> from replica.engine.grounding.profile import Profile
+    >>> profile = Profile(
+    ...     catalog="ztf", identity=frozenset({"oid"}), per_row=frozenset(),
+    ...     classifier_column="classifier_name", class_column="class_name",
+    ...     domain=lambda table, column: (0.0, 1.0, 0.02, 0.1), categories=lambda column, classifier: ("SNIa", "SNIbc"),
+    ...     bind=None, object_id=lambda column, value: None, unmakeable=lambda entity: None)
+    >>> satisfying("probability", "probability", [(">", (0.7,))], profile=profile)
+    0.8
+    >>> violating("probability", "probability", [(">", (0.7,))], 0, profile=profile)
+    0.69
+    >>> violating("probability", "class_name", [("=", ("SNIa",))], 0, profile=profile)
+    'SNIbc'
+    >>> meets(7, [(">", (10.0,)), ("<", (5.0,))])
+    False
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from catalog import Column, load_catalog
+from replica.engine.grounding.predicates import schema
+from replica.engine.grounding.profile import Profile
+
+__all__ = ["catalog_column", "is_integer", "meets", "satisfying", "violating"]
+
+_DATE_MISS_DAYS = 1.2
+_ORDER = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
+
+
+def _bounds(conditions) -> tuple[float, float]:
+    """The tightest lower and upper numeric bounds of the conditions (infinite when absent)."""
+    lo, hi = -math.inf, math.inf
+    for op, values in conditions:
+        if not values or not isinstance(values[0], int | float) or isinstance(values[0], bool):
+            continue
+        if op in (">", ">="):
+            lo = max(lo, float(values[0]))
+        if op in ("<", "<="):
+            hi = min(hi, float(values[0]))
+    return lo, hi
+
+
+def satisfying(
+    table: str, column: str, conditions, *, profile: Profile, variant: int = 0, classifier: str | None = None
+):
+    """A value of ``table.column`` meeting every (op, values) condition; ``variant`` picks among equal choices.
+
+    Returns None for a column that must be NULL, and ``...`` when no value is known to meet the conditions.
+    """
+    ops = {op for op, _ in conditions}
+    if "null" in ops:
+        return None
+    for op, values in conditions:
+        if op == "=":
+            return values[0]
+        if op == "in":
+            return values[variant % len(values)]
+        if op == "like":
+            return str(values[0]).replace("%", "x").replace("_", "a")
+    excluded = {v for op, values in conditions if op in ("!=", "notin") for v in values}
+    known = profile.categories(column, classifier)
+    if known and (excluded or all(op in ("notnull",) for op in ops)):
+        allowed = [v for v in known if v not in excluded]
+        return allowed[variant % len(allowed)] if allowed else ...
+    lo, hi = _bounds(conditions)
+    if lo == -math.inf and hi == math.inf:
+        return ...
+    low, high, step, gap = profile.domain(table, column)
+    if lo > -math.inf and hi < math.inf:
+        value = lo + (hi - lo) * (0.5 + 0.15 * (variant % 2))
+    elif lo > -math.inf:
+        room = max(high - lo, step * 4)
+        value = lo + min(max(gap, 2 * step), room / 2) * (1 + 0.3 * (variant % 2))
+    else:
+        room = max(hi - low, step * 4)
+        value = hi - min(max(gap, 2 * step), room / 2) * (1 + 0.3 * (variant % 2))
+    if is_integer(table, column, profile.catalog):
+        return _whole_within(value, conditions)
+    return _rounded(value, step)
+
+
+def meets(value, conditions) -> bool:
+    """Whether ``value`` meets every (op, values) condition.
+
+    A pattern (``like``), or an order between text and a number, is taken as met: only a contradiction that is
+    certain counts.
+    """
+    return all(_meets_one(value, op, values) for op, values in conditions)
+
+
+def _meets_one(value, op: str, values: tuple) -> bool:
+    if op in ("null", "notnull"):
+        return (value is None) == (op == "null")
+    if value is None:
+        return False
+    if op in ("=", "in"):
+        return value in values
+    if op in ("!=", "notin"):
+        return value not in values
+    if op in _ORDER:
+        try:
+            return _ORDER[op](value, values[0])
+        except TypeError:
+            return True
+    return True
+
+
+def _whole_within(value: float, conditions) -> int:
+    """The whole number nearest ``value`` that meets the conditions' bounds (an integer column takes no 36.3)."""
+    low, high = -math.inf, math.inf
+    for op, values in conditions:
+        if not values or not isinstance(values[0], int | float) or isinstance(values[0], bool):
+            continue
+        bound = float(values[0])
+        if op == ">":
+            low = max(low, math.floor(bound) + 1)
+        elif op == ">=":
+            low = max(low, math.ceil(bound))
+        elif op == "<":
+            high = min(high, math.ceil(bound) - 1)
+        elif op == "<=":
+            high = min(high, math.floor(bound))
+    return int(max(min(round(value), high), low))
+
+
+def violating(
+    table: str,
+    column: str,
+    conditions,
+    index: int,
+    *,
+    profile: Profile,
+    classifier: str | None = None,
+    dense: bool = True,
+):
+    """A value just outside condition ``index`` (and inside the others where possible), or ``...`` if none.
+
+    ``dense`` says the query's answers are many: a real database then holds objects on an integer threshold
+    itself, so the near miss sits there; for a rare population it sits one unit outside the closed bound.
+    """
+    op, values = conditions[index]
+    _, high, step, _ = profile.domain(table, column)
+    value = values[0] if values else None
+    # dates miss by more than a day, so that an inclusive bound or a window one day longer (the usual reading
+    # of "the first week") still agrees; other columns miss by half a step
+    miss = _DATE_MISS_DAYS if "mjd" in column else step / 2
+    if is_integer(table, column, profile.catalog) and op in (">", ">=", "<", "<="):
+        return _integer_miss(op, value, dense)
+    if op in (">", ">="):
+        return _rounded(float(value) - miss, step / 2)
+    if op in ("<", "<="):
+        return _rounded(float(value) + miss, step / 2)
+    if op in ("=", "in", "!=", "notin") and isinstance(value, bool):
+        return not value if op in ("=", "in") else value
+    if op in ("!=", "notin"):
+        return values[0]
+    if op in ("=", "in"):
+        known = profile.categories(column, classifier)
+        if known:
+            others = [v for v in _neighbours(known, value) if v not in values]
+            return others[0] if others else ...
+        if isinstance(value, float):
+            return value + step if value + step <= high else value - step
+        return ...
+    if op == "null":
+        return ...
+    if op == "notnull":
+        return None
+    return ...
+
+
+def _integer_miss(op: str, value, dense: bool) -> int:
+    """dense: on the threshold itself (`ndet > 30` against 30); rare: one unit outside (29 for `> 30`)."""
+    below, above = (int(value) - (op == ">=" or not dense), int(value) + (op == "<=" or not dense))
+    return below if op in (">", ">=") else above
+
+
+def catalog_column(table: str, column: str, catalog: str) -> Column | None:
+    """The catalog's description of a table's column (a partition's are its parent's), or None.
+
+    Example:
+        >>> catalog_column("lc_classifier", "probability", "ztf").domain
+        (0.0, 1.0, 0.02, 0.1)
+    """
+    found = load_catalog(catalog).table(table)
+    return found.column(column) if found is not None else None
+
+
+def is_integer(table: str, column: str, catalog: str) -> bool:
+    """Whether the catalog types the column as a whole number."""
+    return schema(catalog).get(table, {}).get(column, "") in ("integer", "smallint", "bigint", "int")
+
+
+def _neighbours(known: tuple, value) -> list:
+    """Known values ordered by closeness to ``value`` in the domain's order (next one first)."""
+    if value not in known:
+        return list(known)
+    i = known.index(value)
+    order = [known[(i + d) % len(known)] for d in range(1, len(known))]
+    return order
+
+
+def _rounded(value: float, step: float) -> float:
+    """Round to a hundredth of the step: readable values that stay strictly between close bounds."""
+    return round(value, max(0, -math.floor(math.log10(step))) + 2)

@@ -1,0 +1,282 @@
+"""Turn the worlds of gold queries into entities: synthetic objects that answer them, and near misses that do not.
+
+An entity is a set of spec overrides (the generator derives every table from the spec, so invariants hold) plus
+patches for values the spec does not model (a feature value, a data-quality column, a PS1 magnitude). For each
+world there are two answering entities and, per condition, one entity that breaks exactly that condition.
+Literal oids (``oid IN (...)``) name the entities instead; when there are three or more, some of them break one
+condition each, so that the condition decides which of the named objects are returned. What the spec holds, and
+which columns name objects, is the catalog's (its grounding ``Profile``).
+
+A query no object can answer (the guard refuses it, it cannot be read, its conditions contradict each other or ask
+for a value its column cannot hold, or it needs more than the generator makes) adds no entity and is reported.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+
+from engines.errors import GuardError
+from engines.guard import check_sql
+from replica.engine.grounding.constraints import fitting
+from replica.engine.grounding.domains import is_integer, meets, satisfying, violating
+from replica.engine.grounding.entity import Entity, EntityPlan, Skipped
+from replica.engine.grounding.lookups import resolve_lookups
+from replica.engine.grounding.predicates import read_worlds
+from replica.engine.grounding.profile import Profile
+from replica.engine.grounding.worlds import RowRef, World
+
+__all__ = ["Entity", "EntityPlan", "Skipped", "entities_for_queries", "literal_oids"]
+
+logger = logging.getLogger(__name__)
+
+_MAX_LITERAL_OIDS = 60
+
+
+class _CannotGroundError(ValueError):
+    """The generator cannot make an answer to a gold query; the message says why."""
+
+
+def entities_for_queries(
+    queries: list[str], profile: Profile, is_dense: Callable[[str], bool] | None = None
+) -> EntityPlan:
+    """Entities answering (and nearly answering) each query; entities naming the same oid are merged.
+
+    A query that cannot be grounded (unreadable, contradictory, or asking for a value its column or the generator
+    cannot take) adds no entity: it is logged in one line and listed in the plan's ``skipped``.
+
+    Args:
+        queries: Gold SQL.
+        profile: The catalog's grounding profile.
+        is_dense: Says whether a query has many answers already (see ``domains.violating``); default: all dense.
+    """
+    out: list[Entity] = []
+    skipped: list[Skipped] = []
+    for sql in queries:
+        try:
+            out.extend(_query_entities(sql, profile, is_dense))
+        except (ValueError, TypeError) as err:  # a literal that its column, or the generator, cannot take
+            skipped.append(Skipped(sql, str(err)))
+            logger.warning("not grounding a query (%s): %.80s", err, " ".join(sql.split()))
+    return EntityPlan(_merge_by_oid(out), skipped)
+
+
+def _query_entities(sql: str, profile: Profile, is_dense: Callable[[str], bool] | None) -> list[Entity]:
+    try:
+        check_sql(sql)
+    except GuardError as err:
+        raise _CannotGroundError(f"the SQL guard refuses it: {err.message}") from err
+    read = read_worlds(sql, profile.catalog)
+    if not read:
+        raise _CannotGroundError("it cannot be read as SQL on the catalog")
+    worlds = [resolve_lookups(world, profile.lookups) for world in read]
+    dense = is_dense(sql) if is_dense is not None and any(_has_integer_bound(w, profile) for w in worlds) else True
+    contradictions = [_contradiction(world, profile) for world in worlds]
+    if all(contradictions):
+        raise _CannotGroundError(contradictions[0])
+    consistent = [world for world, why in zip(worlds, contradictions, strict=True) if not why]
+    out = [entity for world in consistent for entity in _world_entities(world, profile, dense)]
+    for entity in out:
+        why = profile.unmakeable(entity)
+        if why:
+            raise _CannotGroundError(why)
+    return out
+
+
+def _contradiction(world: World | str, profile: Profile) -> str | None:
+    """Why no value meets the conditions of one column of the world, or fits the column (None if all do).
+
+    A world that lookups could not resolve comes as the reason why.
+    """
+    if isinstance(world, str):
+        return world
+    conditions = _conditions(world)
+    for (ref, column), value in _choose(conditions, 0, profile).items():
+        if fitting(ref.table, column, value, profile.catalog) is ...:
+            return f"{ref.table}.{column} cannot hold {_shown(value)}"
+        conds = conditions[(ref, column)]
+        if not meets(value, conds):
+            said = ", ".join(f"{op} {', '.join(map(_shown, values))}".strip() for op, values in conds)
+            return f"no value meets its conditions on {ref.table}.{column} ({said})"
+    return None
+
+
+def _shown(value) -> str:
+    return "NULL" if value is None else repr(value)
+
+
+def _has_integer_bound(world: World | str, profile: Profile) -> bool:
+    """Whether density matters: only near misses of integer bounds depend on it."""
+    return not isinstance(world, str) and any(
+        a.op in (">", ">=", "<", "<=") and is_integer(a.ref.table, a.column, profile.catalog) for a in world.atoms
+    )
+
+
+def literal_oids(queries: list[str], profile: Profile) -> set:
+    """Every object the queries name (``oid = '...'``, ``oid IN (...)``)."""
+    return {
+        oid for sql in queries for world in read_worlds(sql, profile.catalog) for oid in _literal_oids(world, profile)
+    }
+
+
+def _conditions(world: World) -> dict[tuple[RowRef, str], list[tuple[str, tuple]]]:
+    grouped: dict[tuple[RowRef, str], list[tuple[str, tuple]]] = defaultdict(list)
+    for atom in world.atoms:
+        grouped[(atom.ref, atom.column)].append((atom.op, atom.values))
+    return grouped
+
+
+def _classifier(conditions: dict, ref: RowRef, profile: Profile) -> str | None:
+    for op, values in conditions.get((ref, profile.classifier_column), []):
+        if op in ("=", "in") and values:
+            return str(values[0])
+    return None
+
+
+def _choose(conditions: dict, variant: int, profile: Profile) -> dict[tuple[RowRef, str], object]:
+    chosen = {}
+    for (ref, column), conds in conditions.items():
+        if column in profile.identity:
+            continue
+        classifier = _classifier(conditions, ref, profile)
+        value = satisfying(ref.table, column, conds, profile=profile, variant=variant, classifier=classifier)
+        if value is not ...:
+            chosen[(ref, column)] = value
+    return chosen
+
+
+def _literal_oids(world: World | str, profile: Profile) -> list:
+    oids: list = []
+    for atom in [] if isinstance(world, str) else world.atoms:
+        if atom.column in profile.identity and atom.op in ("=", "in"):
+            named = (profile.object_id(atom.column, value) for value in atom.values)
+            oids.extend(oid for oid in named if oid is not None)
+    return list(dict.fromkeys(oids))[:_MAX_LITERAL_OIDS]
+
+
+def _flippable(conditions: dict, profile: Profile) -> list[tuple[tuple[RowRef, str], int]]:
+    return [
+        (key, i)
+        for key, conds in conditions.items()
+        if key[1] not in profile.identity
+        for i in range(len(conds))
+        if conds[i][0] not in ("notnull",)
+    ]
+
+
+def _violated(conditions: dict, chosen: dict, key, index: int, *, profile: Profile, dense: bool) -> dict | None:
+    ref, column = key
+    if column == profile.classifier_column:
+        value = _other_classifier(conditions[key], chosen.get((ref, profile.class_column)), profile)
+    else:
+        classifier = _classifier(conditions, ref, profile)
+        value = violating(
+            ref.table, column, conditions[key], index, profile=profile, classifier=classifier, dense=dense
+        )
+    if value is ...:
+        return None
+    return {**chosen, key: value}
+
+
+def _other_classifier(conds: list, class_name, profile: Profile) -> object:
+    """A classifier outside the condition that also has the class (the usual confusion), else the next one."""
+    named = {v for op, values in conds if op in ("=", "in") for v in values}
+    others = [c for c in profile.categories(profile.classifier_column, None) or () if c not in named]
+    if class_name is not None:
+        sharing = [c for c in others if class_name in (profile.categories(profile.class_column, c) or ())]
+        return sharing[0] if sharing else ...
+    return others[0] if others else ...
+
+
+def _world_entities(world: World, profile: Profile, dense: bool) -> list[Entity]:
+    if not world.refs:
+        return []
+    conditions = _conditions(world)
+    flips = _flippable(conditions, profile)
+    oids = _literal_oids(world, profile)
+    if oids:
+        return _literal_entities(world, conditions, flips, oids, profile=profile, dense=dense)
+    base = _choose(conditions, 0, profile)
+    rows_violate = _row_violations(conditions, base, profile, dense)
+    build = _Builder(world, profile)
+    out = [build(_choose(conditions, v, profile), None, variant=v, rows_violate=rows_violate) for v in (0, 1)]
+    for key, index in flips:
+        values = _violated(conditions, base, key, index, profile=profile, dense=dense)
+        if values is not None:
+            out.append(build(values, None, variant=0))
+    for k in range(len(world.cones)):
+        out.append(build(base, None, variant=0, outside=k))
+    return [e for e in out if e is not None]
+
+
+def _literal_entities(
+    world: World, conditions: dict, flips: list, oids: list, *, profile: Profile, dense: bool
+) -> list[Entity]:
+    keep = len(oids) if len(oids) < 3 or not flips else (len(oids) + 1) // 2
+    base = _choose(conditions, 0, profile)
+    rows_violate = _row_violations(conditions, base, profile, dense)
+    build = _Builder(world, profile)
+    out = []
+    cycle = itertools.cycle(flips or [None])
+    for i, oid in enumerate(oids):
+        values = base
+        if i >= keep:
+            key_index = next(cycle)
+            values = _violated(conditions, base, *key_index, profile=profile, dense=dense) or base
+        out.append(build(values, oid, variant=i, rows_violate=rows_violate if i < keep else None))
+    return [e for e in out if e is not None]
+
+
+class _Builder:
+    """Makes the entities of one world through the profile's binder."""
+
+    def __init__(self, world: World, profile: Profile):
+        self.world, self.profile = world, profile
+
+    def __call__(self, values: dict, oid, *, variant: int, outside: int | None = None, rows_violate=None) -> Entity:
+        entity = Entity(oid=oid)
+        by_ref: dict[RowRef, dict[str, object]] = defaultdict(dict)
+        for (ref, column), value in values.items():
+            by_ref[ref][column] = value
+        for (ref, column), value in (rows_violate or {}).items():
+            by_ref[ref].setdefault("_violate", {})[column] = value
+        for ref in self.world.refs:
+            by_ref.setdefault(ref, {})
+        cones = [(cone, k == outside) for k, cone in enumerate(self.world.cones)]
+        self.profile.bind(entity, dict(by_ref), self.world, cones, variant)
+        return entity
+
+
+def _row_violations(conditions: dict, chosen: dict, profile: Profile, dense: bool) -> dict:
+    """For per-row tables, a value breaking each column's first condition: half the rows of an answer get it."""
+    out = {}
+    for (ref, column), conds in conditions.items():
+        if ref.table in profile.per_row and column not in profile.identity and (ref, column) in chosen:
+            classifier = _classifier(conditions, ref, profile)
+            value = violating(ref.table, column, conds, 0, profile=profile, classifier=classifier, dense=dense)
+            if value is not ...:
+                out[(ref, column)] = value
+    return out
+
+
+def _merge_by_oid(entities: list[Entity]) -> list[Entity]:
+    merged: dict[str, Entity] = {}
+    out = []
+    for entity in entities:
+        if entity.oid is None:
+            out.append(entity)
+            continue
+        first = merged.get(entity.oid)
+        if first is None:
+            merged[entity.oid] = entity
+            out.append(entity)
+            continue
+        for key, value in entity.spec.items():
+            first.spec.setdefault(key, value)
+        first.patches += entity.patches
+        first.alternating += entity.alternating
+        first.allwise += entity.allwise
+        first.needs_object = first.needs_object or entity.needs_object
+    return out

@@ -1,0 +1,161 @@
+"""Keep gold results well defined: a LIMIT without ORDER BY must see fewer qualifying rows than it allows.
+
+For every such LIMIT in a grounded query, the limited SELECT is run without its limit, counting rows per object;
+while the count reaches the limit, whole base (non-grounded) objects among them are deleted from every table.
+Deleting whole objects keeps every invariant of the generator.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import psycopg
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from catalog import load_catalog
+from replica.engine.grounding.density import guarded
+from replica.engine.grounding.predicates import schema
+from replica.engine.grounding.profile import Profile
+
+__all__ = ["delete_objects", "thin_unordered_limits"]
+
+logger = logging.getLogger(__name__)
+
+_TIMEOUT_MS = 20_000
+_REFERENCES_SQL = """
+SELECT child.relname, parent.relname FROM pg_constraint k
+JOIN pg_class child ON child.oid = k.conrelid JOIN pg_class parent ON parent.oid = k.confrelid
+JOIN pg_namespace n ON n.oid = child.relnamespace
+WHERE k.contype = 'f' AND n.nspname = %s AND child.oid <> parent.oid
+"""
+_OWNED_TABLES_SQL = """
+SELECT c.relname, a.attname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = ANY(%s) AND NOT a.attisdropped
+WHERE n.nspname = %s AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1, 2
+"""
+
+
+def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: set, profile: Profile) -> int:
+    """Delete base objects until each unordered LIMIT of ``queries`` has headroom; return how many were deleted.
+
+    Deletions are collected over all queries and made once per table at the end.
+
+    Args:
+        conn: Connection of the builder (search_path on the catalog's schema), inside the build transaction.
+        queries: The grounded gold queries.
+        keep: Oids of grounded objects, never deleted.
+        profile: The catalog's grounding profile.
+    """
+    victims: set = set()
+    for sql in queries:
+        for counting, limit in _counting_queries(sql, profile):
+            per_oid = _counts(conn, counting)
+            if per_oid is None:
+                continue
+            per_oid = {oid: n for oid, n in per_oid.items() if oid not in victims}
+            total = sum(per_oid.values())
+            before = len(victims)
+            for oid, count in sorted(per_oid.items(), key=lambda item: (-item[1], item[0])):
+                if total < limit:
+                    break
+                if oid not in keep:
+                    victims.add(oid)
+                    total -= count
+            if total >= limit:
+                logger.info("grounded rows alone reach LIMIT %d of: %.70s", limit, " ".join(sql.split()))
+            logger.debug("LIMIT %d: %d objects thinned for %.60s", limit, len(victims) - before, " ".join(sql.split()))
+    if victims:
+        delete_objects(conn, sorted(victims), profile)
+    return len(victims)
+
+
+def _children_first(tables: list[str], references: list[tuple[str, str]]) -> list[str]:
+    """Order tables so that each comes before every table it references (foreign keys)."""
+    ordered, pending = [], list(tables)
+    while pending:
+        referenced = {parent for child, parent in references if child in pending}
+        ready = [t for t in pending if t not in referenced] or pending[:1]
+        ordered += ready
+        pending = [t for t in pending if t not in ready]
+    return ordered
+
+
+def _counting_queries(sql: str, profile: Profile) -> list[tuple[str, int]]:
+    """(rows-per-object query, limit) for each LIMIT whose SELECT has no ORDER BY (none if the guard refuses it)."""
+    statement = guarded(sql)
+    if statement is None:
+        return []
+    try:
+        tree = sqlglot.parse_one(statement, read="postgres")
+    except SqlglotError:
+        return []
+    out = []
+    for select in tree.find_all(exp.Select):
+        limit = select.args.get("limit")
+        if limit is None or select.args.get("order") is not None or select.args.get("group") is not None:
+            continue
+        try:
+            n = int(limit.expression.name)
+        except (AttributeError, ValueError):
+            continue
+        oid = _oid_expression(select, profile)
+        if oid is None:
+            continue
+        unlimited = select.copy()
+        unlimited.set("limit", None)
+        unlimited.set("expressions", [exp.alias_(oid, "oid")])
+        counting = f"SELECT oid, count(*) FROM ({unlimited.sql(dialect='postgres')}) AS s GROUP BY oid"
+        out.append((counting, n))
+    return out
+
+
+def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | None:
+    for projection in select.expressions:
+        if projection.alias_or_name in profile.owners and not isinstance(projection, exp.Star):
+            return projection.this if isinstance(projection, exp.Alias) else projection
+    if any(isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions):
+        sources = [select.args.get("from_") or select.args.get("from")]
+        sources += [join for join in select.args.get("joins") or []]
+        for source in sources:
+            table = source.this if source is not None else None
+            if isinstance(table, exp.Table):
+                columns = schema(profile.catalog).get(table.name, {})
+                owner = next((column for column in profile.owners if column in columns), None)
+                if owner is not None:
+                    return exp.column(owner, table=table.alias_or_name)
+            if isinstance(table, exp.Subquery) and table.alias:
+                return exp.column("oid", table=table.alias)
+    return None
+
+
+def _counts(conn: psycopg.Connection, counting: str) -> dict[str, int] | None:
+    try:
+        with conn.transaction():
+            conn.execute(f"SET LOCAL statement_timeout = {_TIMEOUT_MS}")
+            return {oid: int(n) for oid, n in conn.execute(counting).fetchall()}
+    except psycopg.Error as err:
+        logger.debug("cannot count rows for thinning (%s): %.80s", str(err).strip(), counting)
+        return None
+
+
+def delete_objects(conn: psycopg.Connection, oids: list, profile: Profile) -> None:
+    """Delete whole objects from every table of the profile's schema, children first.
+
+    A row belongs to an object through any of the profile's owner columns. The oids go to a temporary table that
+    each DELETE joins (a hash join, not an array scan per row).
+    """
+    owned = conn.execute(_OWNED_TABLES_SQL, (list(profile.owners), profile.schema)).fetchall()
+    references = conn.execute(_REFERENCES_SQL, (profile.schema,)).fetchall()
+    tables = _children_first(list(dict.fromkeys(table for table, _ in owned)), references)
+    oid_type = load_catalog(profile.catalog).table("object").column("oid").sql_type
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS _deleted_oids (oid {oid_type} PRIMARY KEY) ON COMMIT DROP")
+    conn.execute("TRUNCATE _deleted_oids")
+    with conn.cursor().copy("COPY _deleted_oids (oid) FROM STDIN") as copy:
+        for oid in oids:
+            copy.write_row((oid,))
+    conn.execute("ANALYZE _deleted_oids")
+    for table in tables:
+        for column in (column for name, column in owned if name == table):
+            conn.execute(f"DELETE FROM {profile.schema}.{table} AS t USING _deleted_oids AS v WHERE t.{column} = v.oid")

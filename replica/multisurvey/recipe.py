@@ -1,0 +1,131 @@
+"""The multi-survey catalog's recipe for the replica engine: lookups, diaObjects, solar-system and ZTF objects."""
+
+import numpy as np
+import pandas as pd
+
+from replica.engine.loader import Loader
+from replica.engine.recipe import Recipe
+from replica.multisurvey.classifications import probability_rows, solar_system_probability_rows
+from replica.multisurvey.crossmatch import allwise_rows, attach_sources, xmatch_rows
+from replica.multisurvey.dia_objects import dia_chunk
+from replica.multisurvey.features import feature_rows
+from replica.multisurvey.gaia import gaia_rows
+from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
+from replica.multisurvey.lookups import LSST_BANDS
+from replica.multisurvey.lsst_tables import DETECTION_SQL
+from replica.multisurvey.scales import SCALES, Scale
+from replica.multisurvey.ss_objects import ss_observations
+from replica.multisurvey.ss_tables import mpc_orbit_rows, ss_detection_tables
+from replica.multisurvey.summaries import dia_object_rows, object_rows
+from replica.multisurvey.ztf import ZtfNamer, counterpart_spec, ztf_only_spec, ztf_tables
+
+__all__ = ["RECIPE"]
+
+LSST_TID = 1
+_SS_CHUNK = 1000
+
+
+class _Run:
+    """What the chunks share: the loader, the next LSST id counter and ZTF candid index, names taken."""
+
+    def __init__(self, loader: Loader, seed: int, scale: Scale) -> None:
+        self.loader, self.scale = loader, scale
+        self.lsst_counter = int(np.random.default_rng([seed, 0]).integers(10**6, 10**9))
+        self.ztf_index = 0
+        self.namer = ZtfNamer(np.random.default_rng([seed, 9]))
+        self.designations: set[str] = set()
+
+
+def _in_oid_order(spec: pd.DataFrame, objects: pd.DataFrame) -> pd.DataFrame:
+    return spec.set_index("oid").loc[objects["oid"].to_numpy()].reset_index()
+
+
+def _ztf(run: _Run, rng: np.random.Generator, spec: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """ZTF rows of the objects of `spec` (sources already attached), their cross-matches included."""
+    tables, spec, used = ztf_tables(rng, spec, run.namer, run.ztf_index, run.scale.max_forced_rows)
+    run.ztf_index += used
+    objects = tables["object"]
+    tables["xmatch"] = xmatch_rows(_in_oid_order(spec, objects), objects, objects["created_date"].to_numpy())
+    return tables
+
+
+def _dia(run: _Run, rng: np.random.Generator, n: int) -> None:
+    chunk = dia_chunk(rng, n, run.lsst_counter, run.scale.max_forced_rows)
+    run.lsst_counter += chunk.ids_used
+    attach_sources(rng, chunk.spec)
+    objects = object_rows(chunk.tables["detection"], chunk.forced.groupby("oid").size(), LSST_TID)
+    spec = _in_oid_order(chunk.spec, objects)
+    wise = allwise_rows(rng, spec)
+    tables = {
+        "object": objects,
+        **chunk.tables,
+        "lsst_dia_object": dia_object_rows(chunk.detections, chunk.forced, objects),
+        "probability": probability_rows(rng, objects, spec["kind"].to_numpy()),
+        "feature": feature_rows(rng, spec, chunk.detections, objects, wise, LSST_BANDS),
+        "xmatch": xmatch_rows(spec, objects, objects["created_date"].to_numpy()),
+        "allwise": wise,
+        "gaiadr3_source": gaia_rows(rng, spec),
+    }
+    run.loader.write(tables, rng)
+    run.loader.write(_ztf(run, rng, counterpart_spec(rng, spec)), rng)
+
+
+def _solar_system(run: _Run, rng: np.random.Generator, n: int) -> None:
+    orbits, det = ss_observations(rng, n, run.lsst_counter, run.designations)
+    run.lsst_counter += len(det)
+    tables = ss_detection_tables(rng, orbits, det)
+    objects = object_rows(tables["detection"], pd.Series(dtype=np.int64), LSST_TID)
+    first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
+    tables = {"object": objects, **tables, "lsst_mpc_orbits": mpc_orbit_rows(rng, orbits, first_mjd)}
+    tables["probability"] = solar_system_probability_rows(objects)
+    run.loader.write(tables, rng)
+
+
+def _ztf_only(run: _Run, rng: np.random.Generator, n: int) -> None:
+    spec = ztf_only_spec(rng, n)
+    attach_sources(rng, spec)
+    tables = _ztf(run, rng, spec)
+    run.loader.write({**tables, "allwise": allwise_rows(rng, spec), "gaiadr3_source": gaia_rows(rng, spec)}, rng)
+
+
+def _chunks(total: int, size: int) -> list[int]:
+    return [min(size, total - start) for start in range(0, total, size)]
+
+
+def _populate(loader: Loader, seed: int, scale: Scale, reserved: set) -> None:
+    """LSST diaObjects with their ZTF counterparts, then solar-system objects, then objects ZTF alone saw.
+
+    The population does not avoid the ids gold queries name: grounded objects take ids of a range of their own.
+    """
+    run = _Run(loader, seed, scale)
+    for k, n in enumerate(_chunks(scale.n_dia, scale.chunk_objects)):
+        _dia(run, np.random.default_rng([seed, 1, k]), n)
+    for k, n in enumerate(_chunks(scale.n_ss, _SS_CHUNK)):
+        _solar_system(run, np.random.default_rng([seed, 2, k]), n)
+    for k, n in enumerate(_chunks(scale.n_ztf, scale.chunk_objects)):
+        _ztf_only(run, np.random.default_rng([seed, 3, k]), n)
+
+
+RECIPE = Recipe(
+    profile=MULTISURVEY_PROFILE,
+    scales=SCALES,
+    populate=_populate,
+    grounded_tables=lambda entities, rng, scale: grounded_tables(entities, rng),
+    drawn={"lsst_detection": DETECTION_SQL},
+    decimals=None,
+    # not modelled: Gaia's radial velocities, withdrawn epochs, the non-gravitational terms of orbits
+    null_columns=frozenset(
+        {
+            "gaiadr3_source.radial_velocity",
+            "gaiadr3_source.radial_velocity_error",
+            "gaiadr3_source.rv_method_used",
+            "lsst_detection.timewithdrawnmjdtai",
+            "lsst_forced_photometry.timewithdrawnmjdtai",
+            *(
+                f"lsst_mpc_orbits.{term}{suffix}"
+                for term in ("a1", "a2", "a3", "dt", "srp", "yarkovsky")
+                for suffix in ("", "_unc")
+            ),
+        }
+    ),
+)

@@ -1,0 +1,76 @@
+"""probability rows of the benchmark's classifiers: the hierarchical light-curve classifier and the stamp classifier.
+
+Probabilities of one (oid, classifier, version) sum to 1, ranking 1 is the largest, and
+p_lc(c) = p_top(branch(c)) * p_branch(c) holds exactly (before rounding to float4). The lc classifier's second version
+(lc_classifier_1.1.13) is the first one's probabilities slightly moved, for the objects whose spec sets bit 2 of
+``lc_ver`` (see `today`); today's other classifiers are in `today`.
+"""
+
+import numpy as np
+import pandas as pd
+
+from replica.ztf import today, vocab
+from replica.ztf.probabilities import Hierarchy, block, hierarchical_matrix, hierarchy_rows, spread
+
+__all__ = ["probability_rows"]
+
+_LC = Hierarchy("lc_classifier", vocab.BRANCHES)
+_LC_INDEX = {c: i for i, c in enumerate(vocab.LC_CLASSES)}
+_STAMP_INDEX = {c: i for i, c in enumerate(vocab.STAMP_CLASSES)}
+_VERSION_SPREAD = 0.1  # log-normal scatter between the two lc versions' probabilities of a class
+
+
+def _lc_choice(spec: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The lc classes the spec fixes: (class index, probability) of the first and of the second (-1: none)."""
+    second = spec["lc_second"].to_numpy() != ""
+    second_idx = np.full(len(spec), -1.0)
+    second_idx[second] = spec.loc[second, "lc_second"].map(_LC_INDEX).to_numpy()
+    first = np.stack([spec["lc_class"].map(_LC_INDEX).to_numpy(), spec["lc_p"].to_numpy()], axis=1)
+    return first, np.stack([second_idx, spec["lc_p2"].to_numpy()], axis=1)
+
+
+def _lc_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> list[pd.DataFrame]:
+    lc = spec[spec["lc_class"] != ""]
+    if lc.empty:
+        return []
+    oids, versions = lc["oid"].to_numpy(), lc["lc_ver"].to_numpy()
+    p = hierarchical_matrix(rng, _LC, *_lc_choice(lc))
+    first, again = (versions & 1) > 0, (versions & 2) > 0
+    moved = p[again] * today_rng.lognormal(0.0, _VERSION_SPREAD, p[again].shape)
+    moved /= moved.sum(axis=1, keepdims=True)
+    rows = hierarchy_rows(oids[first], p[first], _LC, vocab.LC_VERSION)
+    return rows + hierarchy_rows(oids[again], moved, _LC, vocab.LC_VERSION_TODAY)
+
+
+def _stamp_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
+    out = []
+    cls = spec["stamp_class"].map(_STAMP_INDEX).to_numpy()
+    ver = spec["stamp_ver"].to_numpy()
+    for bit, version in ((1, vocab.STAMP_VERSIONS[0]), (2, vocab.STAMP_VERSIONS[1])):
+        sel = (ver & bit) > 0
+        if not sel.any():
+            continue
+        p1 = spec["stamp_p"].to_numpy()[sel].copy()
+        if bit == 2:
+            both = ver[sel] == 3
+            p1[both] = np.clip(p1[both] + rng.normal(0.0, 0.03, both.sum()), 0.25, 0.98)
+        m = sel.sum()
+        p_fixed = np.zeros((m, len(vocab.STAMP_CLASSES)))
+        fixed = np.zeros_like(p_fixed, dtype=bool)
+        p_fixed[np.arange(m), cls[sel]] = p1
+        fixed[np.arange(m), cls[sel]] = True
+        p = spread(rng, p_fixed, fixed, np.ones_like(p_fixed), 1.0)
+        out.append(block(spec["oid"].to_numpy()[sel], p, vocab.STAMP_CLASSES, "stamp_classifier", version))
+    return out
+
+
+def probability_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> pd.DataFrame:
+    """All probability rows for the objects of a spec that `today.complete_spec` completed.
+
+    Args:
+        rng: random generator of the benchmark's classifiers.
+        spec: object spec.
+        today_rng: random generator of today's classifiers (apart, so that they leave the others' rows as they were).
+    """
+    rows = _lc_rows(rng, spec, today_rng) + _stamp_rows(rng, spec) + today.probability_rows(today_rng, spec)
+    return pd.concat(rows, ignore_index=True)

@@ -1,0 +1,50 @@
+"""Value domains of the ZTF catalog's columns, for the grounding engine (``replica.engine.grounding.domains``).
+
+Example:
+    >>> domain("detection", "magpsf"), domain("object", "ndet")
+    ((12.5, 21.5, 0.1, 0.5), (1, 1500, 1, 8))
+    >>> categories("class_name", "stamp_classifier")
+    ('SN', 'AGN', 'VS', 'asteroid', 'bogus')
+"""
+
+from __future__ import annotations
+
+from replica.engine.grounding.domains import catalog_column
+from replica.engine.grounding.profile import Domain
+from replica.ztf import CATALOG, vocab
+
+__all__ = ["categories", "domain"]
+
+_MAGNITUDE = (12.5, 21.5, 0.1, 0.5)
+_OTHER = (-1e6, 1e6, 0.01, 1.0)
+# the benchmark's classifiers first (a near miss takes the first that fits), then the others of the catalog
+_CLASSIFIER_NAMES = ("lc_classifier", "stamp_classifier", *vocab.BRANCH_CLASSIFIERS, "lc_classifier_top")
+_CLASSIFIER_NAMES += tuple(c.name for c in vocab.CLASSIFIERS if c.name not in _CLASSIFIER_NAMES)
+_CATEGORIES = {
+    "classifier_name": _CLASSIFIER_NAMES,
+    "fid": (1, 2),
+    "catid": ("allwise",),
+    "procstatus": ("0", "57", "56", "58", "255"),
+    "version": vocab.FEATURE_VERSIONS,
+}
+_CLASSES_OF = {c.name: c.classes for c in vocab.CLASSIFIERS}
+_VERSIONS_OF = {c.name: c.versions for c in vocab.CLASSIFIERS}
+
+
+def categories(column: str, classifier: str | None = None) -> tuple | None:
+    """The known values of a categorical column (class names follow the classifier), or None."""
+    if column == "class_name":
+        return _CLASSES_OF.get(classifier or "lc_classifier", vocab.LC_CLASSES)
+    if column == "classifier_version":
+        return _VERSIONS_OF.get(classifier or "", (vocab.LC_VERSION,))
+    return _CATEGORIES.get(column)
+
+
+def domain(table: str, column: str) -> Domain:
+    """The numeric domain of a table's column: the catalog's, else magnitudes (by name), else a wide default."""
+    described = catalog_column(table, column, CATALOG)
+    if described is not None and described.domain is not None:
+        return described.domain
+    if column.startswith(("mag", "sigma")) or column.endswith("mag1") or "mag" in column:
+        return _MAGNITUDE
+    return _OTHER

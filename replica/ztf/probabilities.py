@@ -1,0 +1,116 @@
+"""Probability rows: ranked, summing to 1 per classifier and version, and hierarchical where the classifier is."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from replica.engine.draws import distinct_probabilities, ranks
+from replica.ztf import vocab
+
+__all__ = ["Hierarchy", "block", "hierarchical_matrix", "hierarchy_rows", "spread"]
+
+_PARTS = ("transient", "stochastic", "periodic")
+
+
+def block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
+    m, k = p.shape
+    return pd.DataFrame(
+        {
+            "oid": np.repeat(oids, k),
+            "class_name": np.tile(np.array(classes, dtype=object), m),
+            "classifier_name": name,
+            "classifier_version": version,
+            "probability": distinct_probabilities(p).astype(np.float32).ravel(),
+            "ranking": ranks(p).ravel(),
+        }
+    )
+
+
+def spread(rng, p_fixed: np.ndarray, fixed_mask: np.ndarray, weights: np.ndarray, alpha: float) -> np.ndarray:
+    """Fill the non-fixed columns with the remaining mass, spread by random weights."""
+    w = rng.gamma(alpha, 1.0, p_fixed.shape) * weights
+    w[fixed_mask] = 0.0
+    w /= w.sum(axis=1, keepdims=True)
+    rest = 1.0 - p_fixed.sum(axis=1, keepdims=True)
+    return np.where(fixed_mask, p_fixed, w * rest)
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """A hierarchical light-curve classifier and its parts.
+
+    `name` ranks all classes, `name`_top the three branches, and `name`_transient, _stochastic and _periodic the
+    classes within their branch (conditional probabilities).
+    """
+
+    name: str
+    branches: tuple[tuple[str, ...], ...]
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """Every class, branch after branch (the taxonomy's order)."""
+        return tuple(c for branch in self.branches for c in branch)
+
+    @property
+    def branch_of(self) -> np.ndarray:
+        """Branch index (0 transient, 1 stochastic, 2 periodic) of each class, in `classes` order."""
+        return np.array([b for b, branch in enumerate(self.branches) for _ in branch])
+
+    def part(self, branch: int) -> str:
+        """Name of the classifier of one branch."""
+        return f"{self.name}_{_PARTS[branch]}"
+
+
+def hierarchical_matrix(
+    rng: np.random.Generator, hierarchy: Hierarchy, top: np.ndarray, second: np.ndarray | None = None
+) -> np.ndarray:
+    """Probabilities over `hierarchy.classes`, one row per object.
+
+    Args:
+        rng: random generator.
+        hierarchy: the classifier.
+        top: (class index, probability) of each object's chosen class, shape (m, 2).
+        second: optional (class index or -1, probability) of a second chosen class, shape (m, 2).
+    """
+    m, k = len(top), len(hierarchy.classes)
+    branch_of = hierarchy.branch_of
+    cls = top[:, 0].astype(int)
+    p_fixed = np.zeros((m, k))
+    fixed = np.zeros_like(p_fixed, dtype=bool)
+    rows = np.arange(m)
+    p_fixed[rows, cls] = top[:, 1]
+    fixed[rows, cls] = True
+    has_second = np.zeros(m, dtype=bool) if second is None else second[:, 0] >= 0
+    if has_second.any():
+        idx2 = second[has_second, 0].astype(int)
+        p_fixed[rows[has_second], idx2] = second[has_second, 1]
+        fixed[rows[has_second], idx2] = True
+    # hierarchical like the real classifier (p_lc = p_top * p_branch): the remaining mass stays mostly in the
+    # class's own branch, and only a small share (mean 1/6) leaks to the classes of the other two branches
+    same = branch_of[None, :] == branch_of[cls][:, None]
+    alpha = np.where(has_second[:, None], 4.0, 0.8)
+    w = rng.gamma(alpha * np.ones_like(p_fixed), 1.0)
+    w[fixed] = 0.0
+    rest = 1.0 - p_fixed.sum(axis=1)
+    leak = rest * rng.beta(1.2, 6.0, m)
+    inside, outside = np.where(same, w, 0.0), np.where(same, 0.0, w)
+    inside_sum, outside_sum = inside.sum(axis=1), outside.sum(axis=1)
+    leak = np.where(inside_sum > 0, leak, rest)
+    share_in = np.divide(inside, inside_sum[:, None], out=np.zeros_like(w), where=inside_sum[:, None] > 0)
+    share_out = np.divide(outside, outside_sum[:, None], out=np.zeros_like(w), where=outside_sum[:, None] > 0)
+    spread = share_in * (rest - leak)[:, None] + share_out * leak[:, None]
+    return np.where(fixed, p_fixed, spread)
+
+
+def hierarchy_rows(oids: np.ndarray, p: np.ndarray, hierarchy: Hierarchy, version: str) -> list[pd.DataFrame]:
+    """Rows of the classifier, its top level and its branches, from the probabilities over all classes."""
+    branch_of = hierarchy.branch_of
+    top = np.stack([p[:, branch_of == b].sum(axis=1) for b in range(3)], axis=1)
+    out = [
+        block(oids, p, hierarchy.classes, hierarchy.name, version),
+        block(oids, top, vocab.TOP, f"{hierarchy.name}_top", version),
+    ]
+    for b, classes in enumerate(hierarchy.branches):
+        out.append(block(oids, p[:, branch_of == b] / top[:, [b]], classes, hierarchy.part(b), version))
+    return out

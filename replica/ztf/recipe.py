@@ -1,0 +1,79 @@
+"""The ZTF catalog's recipe for the replica engine: bookkeeping rows, random objects in chunks, unmatched AllWISE."""
+
+import logging
+
+import numpy as np
+
+from replica.engine.draws import allwise_sources
+from replica.engine.loader import Loader
+from replica.engine.recipe import Recipe
+from replica.ztf.bookkeeping import bookkeeping_frames
+from replica.ztf.chunk import generate_chunk
+from replica.ztf.grounding import ZTF_PROFILE, grounded_tables
+from replica.ztf.objects import assign_oids, random_kinds, spec_for_kinds
+from replica.ztf.photometry import DATAQUALITY_SQL
+from replica.ztf.scales import SCALES, Scale
+
+__all__ = ["RECIPE"]
+
+log = logging.getLogger(__name__)
+
+_ALLWISE_PIECE = 100_000
+
+
+def _random_chunks(loader: Loader, seed: int, scale: Scale, reserved: set[str]) -> None:
+    counters: dict[int, int] = {}
+    gidx = 0
+    oid_rng = np.random.default_rng([seed, 1])
+    for k, start in enumerate(range(0, scale.n_objects, scale.chunk_objects)):
+        rng = np.random.default_rng([seed, 2, k])
+        n = min(scale.chunk_objects, scale.n_objects - start)
+        spec = spec_for_kinds(rng, random_kinds(rng, n), scale.old_feature_fraction)
+        assign_oids(spec, counters, oid_rng, reserved)
+        tables = generate_chunk(rng, spec, gidx, scale.max_forced_rows)
+        loader.write(tables, rng)
+        gidx += len(tables["detection"])
+        log.info("chunk %d: %d objects, %d detections", k, n, len(tables["detection"]))
+
+
+def _unlinked_allwise(loader: Loader, seed: int, scale: Scale) -> None:
+    rng = np.random.default_rng([seed, 3])
+    total = int(scale.n_objects * scale.allwise_unlinked_per_object)
+    for start in range(0, total, _ALLWISE_PIECE):
+        n = min(_ALLWISE_PIECE, total - start)
+        ra = rng.uniform(0, 360, n)
+        dec = np.degrees(np.arcsin(rng.uniform(np.sin(np.radians(-30.0)), 1.0, n)))
+        wise = allwise_sources(rng, ra, dec, np.full(n, np.nan), np.full(n, np.nan))
+        loader.write({"allwise": wise.drop_duplicates("oid_catalog")})
+
+
+def _populate(loader: Loader, seed: int, scale: Scale, reserved: set[str]) -> None:
+    """Random objects (none named like an object a gold query names), then AllWISE sources without a ZTF match."""
+    _random_chunks(loader, seed, scale, reserved)
+    _unlinked_allwise(loader, seed, scale)
+
+
+RECIPE = Recipe(
+    profile=ZTF_PROFILE,
+    scales=SCALES,
+    fixed_rows=bookkeeping_frames,
+    populate=_populate,
+    grounded_tables=lambda entities, rng, scale: grounded_tables(
+        entities, rng, old_feature_fraction=scale.old_feature_fraction, max_forced_rows=scale.max_forced_rows
+    ),
+    drawn={"dataquality": DATAQUALITY_SQL},
+    decimals=6,
+    # not modelled: the outlier detector's table stays empty; parent candids, the cross-match's class and period
+    null_columns=frozenset(
+        {
+            "detection.parent_candid",
+            "forced_photometry.parent_candid",
+            "outlier.class_name",
+            "outlier.oid",
+            "outlier.outlier_version",
+            "outlier.score",
+            "xmatch.class_catalog",
+            "xmatch.period",
+        }
+    ),
+)

@@ -1,0 +1,115 @@
+"""The generator's vocabularies: classes, versions and the data end from the catalog, population mixes, feature names,
+step ids."""
+
+import datetime
+
+from catalog import load_catalog
+from replica.ztf import CATALOG
+
+_ZTF = load_catalog(CATALOG)
+CLASSIFIERS = _ZTF.classifiers
+LC_VERSION, LC_VERSION_TODAY = _ZTF.classifier("lc_classifier").versions  # the benchmark's, then today's
+STAMP_VERSIONS = _ZTF.classifier("stamp_classifier").versions
+# the lc-classified objects' feature versions (current, older), and one more that a few objects also carry
+FEATURE_VERSIONS = ("lc_classifier_1.2.1-P", "lc_classifier_1.1.13")
+FEATURE_VERSION_TRANSITIONAL = "lc_classifier_1.2.1-P-transitional"
+STEP_ID_CORR = "bulk_version_0.0.1"
+
+TRANSIENT = _ZTF.classifier("lc_classifier_transient").classes
+STOCHASTIC = _ZTF.classifier("lc_classifier_stochastic").classes
+PERIODIC = _ZTF.classifier("lc_classifier_periodic").classes
+TOP = _ZTF.classifier("lc_classifier_top").classes
+BRANCHES = (TRANSIENT, STOCHASTIC, PERIODIC)
+LC_CLASSES = TRANSIENT + STOCHASTIC + PERIODIC
+BRANCH_CLASSIFIERS = ("lc_classifier_transient", "lc_classifier_stochastic", "lc_classifier_periodic")
+STAMP_CLASSES = _ZTF.classifier("stamp_classifier").classes
+
+# Today's classifiers (catalog `rules: name`): the hierarchical forced-photometry BHRF, two flat betas, the stamp beta.
+BHRF = "lc_classifier_BHRF_forced_phot"
+BHRF_VERSION = _ZTF.classifier(BHRF).versions[0]
+BHRF_BRANCHES = tuple(_ZTF.classifier(f"{BHRF}_{part}").classes for part in ("transient", "stochastic", "periodic"))
+BHRF_CLASSES = _ZTF.classifier(BHRF).classes
+LC_BETAS = tuple(
+    _ZTF.classifier(name) for name in ("LC_classifier_ATAT_forced_phot(beta)", "LC_classifier_BHRF_forced_phot(beta)")
+)
+STAMP_BETA = _ZTF.classifier("stamp_classifier_2025_beta")
+
+KINDS = ("asteroid", "bogus", "short", "SN", "var")
+
+# Population mix of lc classes (indices into LC_CLASSES) for SN-like and variable objects.
+SN_CLASS_WEIGHTS = {"SNIa": 0.55, "SNII": 0.28, "SNIbc": 0.12, "SLSN": 0.05}
+VAR_CLASS_WEIGHTS = {
+    "LPV": 0.12,
+    "E": 0.18,
+    "DSCT": 0.06,
+    "RRL": 0.12,
+    "CEP": 0.03,
+    "Periodic-Other": 0.09,
+    "QSO": 0.10,
+    "AGN": 0.10,
+    "Blazar": 0.04,
+    "CV/Nova": 0.08,
+    "YSO": 0.06,
+}
+
+# Stamp-classifier class mix per object kind, in STAMP_CLASSES order.
+STAMP_MIX = {
+    "asteroid": (0.02, 0.0, 0.01, 0.95, 0.02),
+    "bogus": (0.03, 0.01, 0.02, 0.02, 0.92),
+    "short": (0.42, 0.10, 0.20, 0.08, 0.20),
+    "SN": (0.92, 0.03, 0.046, 0.0, 0.004),
+    "periodic": (0.04, 0.04, 0.9185, 0.0, 0.0015),
+    "stochastic": (0.06, 0.84, 0.0985, 0.0, 0.0015),
+}
+
+FEATURES_FID0 = ("W1-W2", "W2-W3", "g-W2", "g-W3", "r-W2", "r-W3", "gal_b", "gal_l", "rb", "sgscore1")
+FEATURES_FID12 = (
+    "Multiband_period",
+    "PPE",
+    "Power_rate_1/2",
+    "Power_rate_1/3",
+    "Power_rate_1/4",
+    "Power_rate_2",
+    "Power_rate_3",
+    "Power_rate_4",
+    "g-r_max",
+    "g-r_max_corr",
+    "g-r_mean",
+    "g-r_mean_corr",
+)
+_BAND_FEATURES_TEXT = """Amplitude AndersonDarling Autocor_length Beyond1Std Con Eta_e ExcessVar GP_DRW_sigma
+GP_DRW_tau Gskew Harmonics_mag_1 Harmonics_mag_2 Harmonics_mag_3 Harmonics_mag_4 Harmonics_mag_5 Harmonics_mag_6
+Harmonics_mag_7 Harmonics_mse Harmonics_phase_2 Harmonics_phase_3 Harmonics_phase_4 Harmonics_phase_5
+Harmonics_phase_6 Harmonics_phase_7 IAR_phi LinearTrend MHPS_PN_flag MHPS_high MHPS_low MHPS_non_zero MHPS_ratio
+MaxSlope Mean Meanvariance MedianAbsDev MedianBRP PairSlopeTrend PercentAmplitude Period_band Psi_CS Psi_eta Pvar Q31
+Rcs SF_ML_amplitude SF_ML_gamma SPM_A SPM_beta SPM_chi SPM_gamma SPM_t0 SPM_tau_fall SPM_tau_rise Skew SmallKurtosis
+Std StetsonK delta_mag_fid delta_mjd_fid delta_period dmag_first_det_fid dmag_non_det_fid first_mag
+last_diffmaglim_before_fid last_mjd_before_fid max_diffmaglim_after_fid max_diffmaglim_before_fid
+median_diffmaglim_after_fid median_diffmaglim_before_fid min_mag n_det n_neg n_non_det_after_fid
+n_non_det_before_fid n_pos positive_fraction"""
+FEATURES_BAND = tuple(_BAND_FEATURES_TEXT.split())
+
+# (name, fid) of the 174 feature rows per object and version
+FEATURE_KEYS = (
+    tuple((n, 0) for n in FEATURES_FID0)
+    + tuple((n, 12) for n in FEATURES_FID12)
+    + tuple((n, fid) for fid in (1, 2) for n in FEATURES_BAND)
+)
+
+MJD_SURVEY_START = 58194.0
+MJD_FIRST_ALERT = 58270.0
+MJD_END = float((_ZTF.data_end - datetime.date(1858, 11, 17)).days)  # the catalog's data_end: no epoch on or after it
+MJD_FORCED_START = 60250.0  # forced photometry is stored for objects detected since late 2023
+MJD_2025 = 60676.0  # 2025-01-01: the betas classify objects seen since
+# MJD of 1 January of each year, for oid year prefixes
+YEAR_START_MJD = {
+    2018: 58119,
+    2019: 58484,
+    2020: 58849,
+    2021: 59215,
+    2022: 59580,
+    2023: 59945,
+    2024: 60310,
+    2025: 60676,
+    2026: 61041,
+}
