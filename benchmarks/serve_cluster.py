@@ -8,21 +8,25 @@ LM call after --lm-s seconds. Two runs, in this order:
    killed with SIGKILL (and started again, as systemd's Restart=always would) and one web process is stopped and
    started again.
 
-Each client is a page (its own session cookie): it posts a question to /jobs and reads /jobs/ID/events until the
-``done`` event, reconnecting to the address when a web process goes away (any web process serves any job), and runs
-SQL through /api/run-sql (again on a dropped connection: reading is idempotent). Every question carries a unique tag;
+Each client is a page (its own session cookie) with an equal share of the questions and the queries, alternating: it
+posts a question to /jobs and reads /jobs/ID/events until the ``done`` event, reconnecting to the address when a web
+process goes away (any web process serves any job) or the stream stays silent for the request timeout, and runs SQL
+through /api/run-sql (again on a dropped connection: reading is idempotent). Every question carries a unique tag;
 after the run the state database tells, per tag, how many jobs and answers it has.
 
 Reports per run: questions answered, failed, lost (no outcome: must be 0), run twice (a tag with two answers: must
 be 0), question latency p50/p95, throughput (answered per second) and the cluster's against the baseline (at least
 1.8), the catalog database's connections before the faults and after the run, and whether a page session opened
-before the restart still lists its history after it. Bounded: every request has a timeout and each run stops after
---max-s seconds.
+before the restart still lists its history after it; and where the time went (``where_time_went``: the wait in the
+queue, the answering time, the share of the workers' slots busy; the killed worker's questions' wait to be answered
+again, its replacement's time to its first question, the web process's time to stop). Bounded: every request has a
+timeout and each run stops after --max-s seconds.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import logging
 import os
@@ -161,20 +165,32 @@ class Cluster:
                 raise RuntimeError("the cluster did not become healthy within 120 s")
             time.sleep(0.5)
 
-    def kill_a_worker(self) -> None:
-        """SIGKILL the first worker and start another in its place (a supervisor's restart)."""
-        self.workers[0].send_signal(signal.SIGKILL)
-        self.workers[0].wait(10)
+    def kill_a_worker(self) -> dict:
+        """SIGKILL the first worker and start another in its place (a supervisor's restart); return when (epoch
+        seconds) and the names of both in the jobs table."""
+        killed = self.workers[0]
+        killed.send_signal(signal.SIGKILL)
+        killed.wait(10)
+        killed_at = time.time()
         self.workers[0] = self._start("worker")
+        host = socket.gethostname()  # a worker's name is host:pid (serve.state.worker.worker_name)
+        return {
+            "killed_at": killed_at,
+            "killed": f"{host}:{killed.pid}",
+            "replacement": f"{host}:{self.workers[0].pid}",
+        }
 
-    def restart_a_web(self) -> None:
-        """Stop the first web process (SIGTERM) and start it again."""
+    def restart_a_web(self) -> float:
+        """Stop the first web process (SIGTERM) and start it again; return the seconds it took to stop."""
+        began = time.monotonic()
         self.webs[0].send_signal(signal.SIGTERM)
         try:
             self.webs[0].wait(20)
         except subprocess.TimeoutExpired:
             self.webs[0].kill()
+        stopped_s = time.monotonic() - began
         self.webs[0] = self._start("web")
+        return stopped_s
 
     def stop(self) -> None:
         for process in self.webs + self.workers:
@@ -201,7 +217,8 @@ def _retrying(send, attempts: int = 30):
 
 
 def ask(client: httpx.Client, question: str) -> tuple[str | None, dict | None]:
-    """Post a question to /jobs and read its events until ``done`` (reconnecting); return (job id, done event)."""
+    """Post a question to /jobs and read its events until ``done`` (again when its web process went away or the
+    stream stayed silent for the request timeout: reading is idempotent); return (job id, done event)."""
     started = client.post("/jobs", data={"question": question})  # not sent again: that could ask twice
     job_id = started.json()["job_id"]
     for _ in range(30):
@@ -212,17 +229,29 @@ def ask(client: httpx.Client, question: str) -> tuple[str | None, dict | None]:
                         event = json.loads(line[len("data: ") :])
                         if event.get("type") == "done":
                             return job_id, event
+        except httpx.ReadTimeout:
+            continue  # long in the queue, nothing to tell yet: read the events again
         except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError):
             time.sleep(1.0)  # its web process went away: any other serves the same job
     return job_id, None
 
 
+def client_shares(questions: int, queries: int, clients: int, run: str) -> list[list[tuple[str, str]]]:
+    """Each client's questions and SQL queries: equal shares (the remainders one more each to the first clients),
+    a question then a query while both last, the same in every run."""
+    asked = [("ask", f"[{run}-q{n}] Which objects have the most detections?") for n in range(questions)]
+    ran = [("sql", f"SELECT count(*) AS n FROM object WHERE ndet > {n % 50}") for n in range(queries)]
+    shares = []
+    for index in range(clients):
+        mine_asked, mine_ran = asked[index::clients], ran[index::clients]
+        pairs = itertools.zip_longest(mine_asked, mine_ran)
+        shares.append([item for pair in pairs for item in pair if item is not None])
+    return shares
+
+
 def run_load(cluster: Cluster, args: argparse.Namespace, run: str, *, faults: bool, connections) -> dict:
     """Drive one run's load on the cluster; inject the faults at half the questions when `faults`."""
-    items = [("ask", f"[{run}-q{n}] Which objects have the most detections?") for n in range(args.questions)]
-    items += [("sql", f"SELECT count(*) AS n FROM object WHERE ndet > {n % 50}") for n in range(args.sql)]
-    items.sort(key=lambda item: hash(item[1]) % 997)  # questions and SQL interleaved, the same order every run
-    shares = [items[index :: args.clients] for index in range(args.clients)]
+    shares = client_shares(args.questions, args.sql, args.clients, run)
     lock = threading.Lock()
     outcome = {"answered": 0, "failed": 0, "no_outcome": 0, "submit_errors": 0, "sql_ok": 0, "sql_errors": 0}
     latencies: list[float] = []
@@ -277,8 +306,8 @@ def run_load(cluster: Cluster, args: argparse.Namespace, run: str, *, faults: bo
         asked.wait(args.max_s)
         faults_report["catalog_connections_before"] = connections()
         if faults:
-            cluster.kill_a_worker()
-            cluster.restart_a_web()
+            faults_report["killed_worker"] = cluster.kill_a_worker()
+            faults_report["web_stop_s"] = round(cluster.restart_a_web(), 1)
             faults_report["page_question_answered"] = bool(before_restart and not before_restart.get("error"))
         for future in futures:
             future.result()
@@ -297,8 +326,40 @@ def run_load(cluster: Cluster, args: argparse.Namespace, run: str, *, faults: bo
     }
 
 
-def store_counts(store_dsn: str, run: str) -> dict:
-    """Per question tag of `run`: jobs and answers in the state database; lost and run twice."""
+_TIMES_SQL = """
+SELECT attempts, worker, extract(epoch FROM queued_at), extract(epoch FROM started_at), extract(epoch FROM finished_at)
+FROM workbench.jobs WHERE question LIKE %s AND finished_at IS NOT NULL
+"""
+
+
+def where_time_went(rows: list[tuple], slots: int, killed: dict | None) -> dict:
+    """From the jobs' times (attempts, worker, queued, started, finished; epoch seconds): the wait in the queue and
+    the answering time of the questions answered at the first attempt, the share of the workers' slots busy
+    answering from the first question queued to the last answered, and, after a worker was killed, how long its
+    questions waited to be answered again and how long its replacement took to take its first question."""
+    first = [row for row in rows if row[0] == 1]
+    busy_s = sum(float(finished) - float(started) for *_, started, finished in rows)
+    span_s = max(float(row[4]) for row in rows) - min(float(row[2]) for row in rows) if rows else 0.0
+    report = {
+        "queue_wait_ms": latency_summary_ms([float(started) - float(queued) for *_, queued, started, _ in first]),
+        "answer_ms": latency_summary_ms([float(finished) - float(started) for *_, started, finished in first]),
+        "slots_busy": round(busy_s / (slots * span_s), 3) if span_s else None,
+    }
+    if killed is not None:
+        at = killed["killed_at"]
+        retried = [float(started) - at for attempts, _, _, started, _ in rows if attempts > 1]
+        replacement = [float(started) - at for _, worker, _, started, _ in rows if worker == killed["replacement"]]
+        report["killed_worker"] = {
+            "questions_answered_again": len(retried),
+            "their_wait_s": sorted(round(wait, 1) for wait in retried),
+            "replacement_first_question_s": round(min(replacement), 1) if replacement else None,
+        }
+    return report
+
+
+def store_counts(store_dsn: str, run: str, *, slots: int, killed: dict | None = None) -> dict:
+    """Per question tag of `run`: jobs and answers in the state database; lost and run twice; where the time went
+    (``where_time_went``: `slots` questions answered at once, a worker `killed` as ``Cluster.kill_a_worker`` says)."""
     pattern = f"[{run}-q%"
     with psycopg.connect(store_dsn) as conn:
         jobs = dict(
@@ -309,13 +370,15 @@ def store_counts(store_dsn: str, run: str) -> dict:
         retried = conn.execute(
             "SELECT count(*) FROM workbench.jobs WHERE question LIKE %s AND attempts > 1", (pattern,)
         ).fetchone()[0]
+        times = conn.execute(_TIMES_SQL, (pattern,)).fetchall()
         twice = conn.execute(
             "SELECT count(*) FROM (SELECT record->'answer'->>'question' q FROM workbench.answers "
             "WHERE source = 'ask' AND record->'answer'->>'question' LIKE %s GROUP BY 1 HAVING count(*) > 1) t",
             (pattern,),
         ).fetchone()[0]
     open_jobs = jobs.get("queued", 0) + jobs.get("running", 0)
-    return {"jobs_by_status": jobs, "retried": retried, "lost": open_jobs, "run_twice": twice}
+    counts = {"jobs_by_status": jobs, "retried": retried, "lost": open_jobs, "run_twice": twice}
+    return counts | {"time": where_time_went(times, slots, killed)}
 
 
 def catalog_connections(admin_dsn: str, database: str) -> int:
@@ -347,6 +410,7 @@ def measure(reader_dsn: str, admin_dsn: str, args: argparse.Namespace) -> dict:
                     cluster, args, run, faults=faults, connections=lambda: catalog_connections(admin_dsn, catalog)
                 )
                 before = load.pop("catalog_connections_before")
+                killed = load.pop("killed_worker", None)
                 time.sleep(2.0)
                 after = catalog_connections(admin_dsn, catalog)
             finally:
@@ -355,7 +419,7 @@ def measure(reader_dsn: str, admin_dsn: str, args: argparse.Namespace) -> dict:
                 "web_processes": webs,
                 "workers": workers,
                 **load,
-                **store_counts(store_dsn, run),
+                **store_counts(store_dsn, run, slots=workers * args.worker_concurrency, killed=killed),
                 "catalog_connections": {"before": before, "after": after},
             }
     finally:

@@ -205,6 +205,10 @@ def _serve_role(args: argparse.Namespace) -> int:
     return 0
 
 
+_FLOODING = "flooding"
+"""The line client A prints once its threads run."""
+
+
 def _flood_role(args: argparse.Namespace) -> int:
     """Be client A: flood with --flood-threads threads until SIGTERM, then print the statuses as JSON."""
     stop = threading.Event()
@@ -216,6 +220,7 @@ def _flood_role(args: argparse.Namespace) -> int:
     ]
     for flooder in flooders:
         flooder.start()
+    print(_FLOODING, flush=True)  # the SIGTERM that ends the flood is now heard
     stop.wait(args.max_s)
     stop.set()
     for flooder in flooders:
@@ -267,6 +272,8 @@ def measure_fairness(reader_dsn: str, admin_dsn: str, args: argparse.Namespace) 
         alone = _timed_client_b(url, args.fair_rounds, deadline)
         flood_argv = [*common, "--url", url, "--answer-id", answer_id, "--flood-threads", str(args.flood_threads)]
         flood = _role("flood", *flood_argv, "--max-s", str(args.max_s))
+        if flood.stdout.readline().strip() != _FLOODING:  # a slow start (imports under load) is waited for
+            raise RuntimeError("client A's flood did not start")
         time.sleep(args.query_timeout_s + 2)  # the flood holds what it can before B starts again
         under_flood = _timed_client_b(url, args.fair_rounds, deadline)
         counts = json.loads(_stopped(flood, args.query_timeout_s * 4 + 90).strip().splitlines()[-1])

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dspy
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from catalog import CATALOG_NAMES, load_catalog
 from modules.run.knowledge import format_knowledge
+
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
 __all__ = ["CLASS_NAMES", "DemoRetriever", "mask_question"]
 
@@ -70,6 +72,8 @@ def mask_question(question: str) -> str:
 
 
 def _vectorizer(**fitted: Any) -> TfidfVectorizer:
+    from sklearn.feature_extraction.text import TfidfVectorizer  # seconds to import: only programs with demos pay
+
     return TfidfVectorizer(token_pattern=_TOKENS, lowercase=True, sublinear_tf=True, **fitted)
 
 

@@ -1,9 +1,13 @@
 """Questions as jobs on procrastinate (a PostgreSQL queue): submit from any web process, answer in any worker.
 
 Each question is a row of ``workbench.jobs`` (what was asked, by whom, how it ended, its attempts) and a procrastinate
-job naming it, inserted in one transaction: a question the web process acknowledged is in the queue. Workers fetch
-the highest priority first; a client's priority is minus the questions it already has open, so a client with many
-questions queued lets every other client's first question go ahead (fair shares across all workers).
+job naming it, inserted in one transaction: a question the web process acknowledged is in the queue.
+
+Workers take the questions in turns, as a round-robin over the clients would (fair shares across all workers): a
+question's turn is the turn being served when it arrives (the lowest turn waiting), or one after its client's
+latest open question when that is later. A client with many questions queued thus lets every other client's next
+question go ahead, and a client's own questions keep the order it asked them in, whatever was answered in between.
+The turn is procrastinate's priority (negated: it takes the highest priority first, the oldest among equals).
 """
 
 from __future__ import annotations
@@ -33,8 +37,17 @@ QUEUE_NAME = "questions"
 TASK_NAME = "workbench.answer"
 MAX_ATTEMPTS = 2
 """A question whose worker died is answered once more; a second death fails it with one line."""
+_LOWEST_PRIORITY = -(2**31 - 1)
+"""procrastinate's priority is a PostgreSQL integer; turns restart from 0 whenever no question is open."""
 _EVENTS_EVERY_S = 0.2
 """Shortest time between two reads of a job's events from the database."""
+_OPEN_SQL = """
+SELECT count(*) FILTER (WHERE client = %s), count(*), max(turn) FILTER (WHERE client = %s),
+       coalesce(min(turn) FILTER (WHERE status = 'queued'), max(turn), 0)
+FROM workbench.jobs WHERE status IN ('queued', 'running')
+"""
+"""The client's open questions, everyone's, the client's latest turn, and the turn being served (the lowest
+waiting, else the latest being answered)."""
 
 
 def queue_app(dsn: str) -> App:
@@ -151,21 +164,18 @@ class QuestionQueue:
         job_id = secrets.token_urlsafe(16)
         with self.pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(hashtext('workbench.jobs'))")  # caps hold across processes
-            mine, everyone = conn.execute(
-                "SELECT count(*) FILTER (WHERE client = %s), count(*) FROM workbench.jobs "
-                "WHERE status IN ('queued', 'running')",
-                (client,),
-            ).fetchone()
+            mine, everyone, last_turn, serving = conn.execute(_OPEN_SQL, (client, client)).fetchone()
             if mine >= self.max_jobs_per_client or everyone >= self.max_jobs:
                 who = f"you have {mine}" if mine >= self.max_jobs_per_client else f"{everyone} are"
                 raise TooManyQuestionsError(
                     f"too many questions waiting ({who} in the queue); ask again when one is answered",
                     retry_after_s=10,
                 )
+            turn = serving if last_turn is None else max(serving, last_turn + 1)
             conn.execute(
-                "INSERT INTO workbench.jobs (id, client, session, question, knowledge, follows) "
-                "VALUES (%s, %s, %s, %s, %s, %s)",
-                (job_id, client, session, question, knowledge, follows),
+                "INSERT INTO workbench.jobs (id, client, session, question, knowledge, follows, turn) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (job_id, client, session, question, knowledge, follows, turn),
             )
             job = jobs.Job(
                 id=None,
@@ -173,7 +183,7 @@ class QuestionQueue:
                 lock=None,
                 queueing_lock=None,
                 task_name=TASK_NAME,
-                priority=-int(mine),
+                priority=max(_LOWEST_PRIORITY, -turn),
                 task_kwargs={"job_id": job_id},
             )
             self.app.job_manager.defer_job(job, connection=conn)

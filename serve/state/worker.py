@@ -1,8 +1,11 @@
 """Workers: procrastinate workers that answer the questions of the state database with a shared workbench.
 
-Every worker beats its heartbeat every few seconds and, every few seconds too, hands the jobs of workers whose
-heartbeat stopped (killed, machine gone) back to the queue. The job itself counts its attempts
-(``SharedWorkbench.work_on``): a question is answered again once, with a ``retry`` event, then failed with one line.
+Every worker holds an advisory lock of its name on a connection of its own for as long as it lives, and beats its
+heartbeat every few seconds. Every second it hands back to the queue the questions being answered by a worker whose
+lock is free (killed: PostgreSQL drops its connection, and the lock, at once), and every few seconds the jobs of
+workers whose heartbeat stopped (a machine gone without closing its connections). The job itself counts its
+attempts (``SharedWorkbench.work_on``): a question is answered again once, with a ``retry`` event, then failed with
+one line.
 """
 
 from __future__ import annotations
@@ -15,14 +18,28 @@ import socket
 import threading
 from dataclasses import dataclass
 
+import psycopg
 from procrastinate import App
 
 from serve.state.queue import QUEUE_NAME, TASK_NAME, queue_app
 from serve.state.shared import STALLED_AFTER_S, SharedWorkbench
 
-__all__ = ["WorkerSettings", "WorkerThread", "run_worker", "worker_name"]
+__all__ = ["WorkerSettings", "WorkerThread", "requeue_dead_workers_jobs", "run_worker", "worker_name"]
 
 logger = logging.getLogger(__name__)
+
+_ALIVE_LOCK = 7_310_032
+"""Advisory lock namespace of the workers' names (any number, the same in every process)."""
+_ALIVE_EVERY_S = 1.0
+"""Seconds between two looks for the questions of workers whose lock is free."""
+_DEAD_WORKERS_SQL = """
+SELECT p.id, w.id, w.worker FROM procrastinate_jobs p JOIN workbench.jobs w ON w.id = p.args->>'job_id'
+WHERE p.queue_name = %s AND p.status = 'doing' AND w.status = 'running' AND w.worker <> %s
+  AND pg_try_advisory_xact_lock(%s, hashtext(w.worker))
+FOR UPDATE OF p, w SKIP LOCKED
+"""
+"""The questions being answered by another worker whose lock nobody holds: it is dead (taking the lock here holds
+it until the end of this transaction only)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,8 +77,42 @@ def _app_for(bench: SharedWorkbench, name: str) -> App:
     return app
 
 
+async def _hold_alive_lock(dsn: str, name: str) -> psycopg.AsyncConnection:
+    """A connection holding the advisory lock of `name`: while it is open, every worker knows this one is alive
+    (shared: workers of one name, threads of one process, all hold it)."""
+    conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+    await conn.execute("SELECT pg_advisory_lock_shared(%s, hashtext(%s))", (_ALIVE_LOCK, name))
+    return conn
+
+
+def requeue_dead_workers_jobs(bench: SharedWorkbench, name: str) -> int:
+    """Hand back to the queue, in one transaction each, the questions of workers whose lock is free; return how
+    many. The question is marked queued again, so that no later look takes its next worker for the dead one."""
+    with bench.pool.connection() as conn, conn.transaction():
+        dead = conn.execute(_DEAD_WORKERS_SQL, (QUEUE_NAME, name, _ALIVE_LOCK)).fetchall()
+        for queue_id, job_id, worker in dead:
+            conn.execute("SELECT procrastinate_retry_job_v2(%s, NULL, NULL, NULL, NULL)", (queue_id,))
+            conn.execute("UPDATE workbench.jobs SET status = 'queued', worker = NULL WHERE id = %s", (job_id,))
+            logger.warning("question %s of stopped worker %s goes back to the queue", job_id, worker)
+    return len(dead)
+
+
+async def _requeue_dead(bench: SharedWorkbench, name: str, alive: list[psycopg.AsyncConnection]) -> None:
+    """Every second, hand back the questions of workers whose lock is free, keeping this worker's own lock (taken
+    again after the store restarted), forever (cancelled with the worker)."""
+    while True:
+        await asyncio.sleep(_ALIVE_EVERY_S)
+        try:
+            if alive[0].closed or alive[0].broken:
+                alive[0] = await _hold_alive_lock(bench.store_dsn, name)
+            await alive[0].execute("SELECT 1")  # a connection the store dropped shows as broken only when used
+            await asyncio.to_thread(requeue_dead_workers_jobs, bench, name)
+        except Exception as err:  # the store is down for a moment: try again in a second
+            logger.warning("cannot look for stopped workers: %s", err)
+
+
 async def _requeue_stalled(app: App, settings: WorkerSettings) -> None:
-    """Put the jobs of dead workers back in the queue, forever (cancelled with the worker)."""
+    """Put the jobs of workers whose heartbeat stopped back in the queue, forever (cancelled with the worker)."""
     while True:
         await asyncio.sleep(settings.heartbeat_s)
         try:
@@ -80,8 +131,12 @@ async def _requeue_stalled(app: App, settings: WorkerSettings) -> None:
 async def _work(bench: SharedWorkbench, settings: WorkerSettings, *, in_main_thread: bool) -> None:
     name = settings.name or worker_name()
     app = _app_for(bench, name)
-    async with app.open_async():
+    alive = [await _hold_alive_lock(bench.store_dsn, name)]  # before the first question is taken
+    async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(lambda: alive[0].close())
+        await stack.enter_async_context(app.open_async())
         requeue = asyncio.create_task(_requeue_stalled(app, settings))
+        requeue_dead = asyncio.create_task(_requeue_dead(bench, name, alive))
         try:
             await app.run_worker_async(
                 queues=[QUEUE_NAME],
@@ -95,6 +150,7 @@ async def _work(bench: SharedWorkbench, settings: WorkerSettings, *, in_main_thr
             )
         finally:
             requeue.cancel()
+            requeue_dead.cancel()
 
 
 def run_worker(bench: SharedWorkbench, settings: WorkerSettings) -> None:

@@ -85,3 +85,17 @@ def test_a_question_whose_worker_was_killed_twice_fails_with_one_line(bench, tin
     assert (status, attempts) == ("failed", 3)
     assert job.error == error and "\n" not in error and "stopped 2 times" in error
     assert answers_kept(bench) == 0
+
+
+def test_a_killed_workers_question_is_answered_again_within_seconds_not_after_its_heartbeat_goes_stale(
+    bench, tiny_dsn, tmp_path
+):
+    job = bench.start_ask("Where are the objects?")
+    kill_a_worker_mid_question(bench, tiny_dsn, tmp_path)
+    began = time.monotonic()
+    with working(bench, stalled_after_s=120.0):  # its heartbeat would look stale only after two minutes
+        assert job.wait(60), "the killed worker's question was lost"
+        waited_s = time.monotonic() - began
+    assert job_row(bench, job.id)[:2] == ("done", 2)
+    assert waited_s < 20, f"answered again only after {waited_s:.0f} s"
+    assert answers_kept(bench) == 1
