@@ -26,7 +26,7 @@ import io
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +81,22 @@ class TargetList:
     ra: str | None = None
     dec: str | None = None
     objectid: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The list as JSON values (a queued question carries it to the worker that answers it)."""
+        return asdict(self)
+
+    @classmethod
+    def of_json(cls, data: dict[str, Any]) -> TargetList:
+        """The list `to_json` gave, as it was.
+
+        Examples:
+            >>> targets = read_targets(b"objectid,ra,dec\\nZTF1,10.5,-3.2\\n")
+            >>> TargetList.of_json(targets.to_json()) == targets
+            True
+        """
+        fields = {**data, "columns": tuple(data["columns"]), "types": tuple(data["types"])}
+        return cls(**fields | {"rows": tuple(tuple(row) for row in data["rows"])})
 
     def size_bytes(self) -> int:
         """Estimate the memory the rows hold (Python objects: a tuple per row, an object per cell)."""

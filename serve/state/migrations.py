@@ -104,6 +104,7 @@ MIGRATIONS: list[tuple[int, str, str | Callable[[psycopg.Connection], None]]] = 
     (1, "sessions, answers, jobs, events, usage and stage timings", _TABLES),
     (2, "procrastinate's job queue", _queue_schema),
     (3, "questions take turns (fair order)", "ALTER TABLE workbench.jobs ADD COLUMN turn bigint NOT NULL DEFAULT 0"),
+    (4, "questions about a target list carry it", "ALTER TABLE workbench.jobs ADD COLUMN targets jsonb"),
 ]
 LATEST_VERSION = MIGRATIONS[-1][0]
 

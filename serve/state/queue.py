@@ -155,8 +155,18 @@ class QuestionQueue:
                 0
             ]
 
-    def submit(self, *, client: str, session: str | None, question: str, knowledge: str, follows: str | None) -> str:
-        """Queue a question and return its job id.
+    def submit(
+        self,
+        *,
+        client: str,
+        session: str | None,
+        question: str,
+        knowledge: str,
+        follows: str | None,
+        targets: dict[str, Any] | None = None,
+    ) -> str:
+        """Queue a question (with the target list it is about, as ``TargetList.to_json`` gives it) and return its
+        job id.
 
         Raises:
             TooManyQuestionsError: The client, or all clients together, have as many questions open as allowed.
@@ -172,10 +182,11 @@ class QuestionQueue:
                     retry_after_s=10,
                 )
             turn = serving if last_turn is None else max(serving, last_turn + 1)
+            carried = None if targets is None else Jsonb(targets)
             conn.execute(
-                "INSERT INTO workbench.jobs (id, client, session, question, knowledge, follows, turn) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                (job_id, client, session, question, knowledge, follows, turn),
+                "INSERT INTO workbench.jobs (id, client, session, question, knowledge, follows, turn, targets) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                (job_id, client, session, question, knowledge, follows, turn, carried),
             )
             job = jobs.Job(
                 id=None,

@@ -19,6 +19,7 @@ from answering.question import Question
 from db.engine import open_engine
 from db.state_database import embedded_state_dsn
 from engines import EngineSettings
+from engines.targets import TargetList
 from modules.settings import ProgramSettings
 from serve.errors import WorkbenchError, failure_of
 from serve.gate import CLIENT, gated
@@ -40,7 +41,7 @@ logger = logging.getLogger(__name__)
 _CLAIM_SQL = """
 UPDATE workbench.jobs SET status = 'running', attempts = attempts + 1, worker = %s, started_at = now()
 WHERE id = %s AND status IN ('queued', 'running')
-RETURNING attempts, client, session, question, knowledge, follows, extract(epoch FROM now() - queued_at)
+RETURNING attempts, client, session, question, knowledge, follows, extract(epoch FROM now() - queued_at), targets
 """
 _WORKERS_ALIVE_SQL = (
     "SELECT count(*) FROM procrastinate_workers WHERE last_heartbeat > now() - make_interval(secs => %s)"
@@ -83,21 +84,15 @@ class SharedWorkbench(Workbench):
     def _submit(self, question: Question, session: str | None, earlier: Record | None, joins: bool) -> SharedJob:
         """Queue a checked question in the state database; any worker answers it.
 
-        Raises:
-            WorkbenchError: The question is about a target list: workers answer from the queue, which carries
-                texts only (SQL about a list runs in the web process).
+        The target list a question is about travels with it (within the workbench's byte caps, checked already).
         """
-        if question.targets is not None:
-            raise WorkbenchError(
-                "questions about a target list are answered by `python -m serve` on its own (not web and worker); "
-                "run SQL about it (the table mylist) instead"
-            )
         job_id = self.queue.submit(
             client=CLIENT.get(),
             session=session,
             question=question.text,
             knowledge=question.external_knowledge,
             follows=earlier.id if joins else None,  # a page link alone starts a question of its own
+            targets=None if question.targets is None else question.targets.to_json(),
         )
         return SharedJob(self.pool, job_id)
 
@@ -129,7 +124,7 @@ class SharedWorkbench(Workbench):
             claimed = conn.execute(_CLAIM_SQL, (worker, job_id)).fetchone()
             if claimed is None:
                 return  # ended already (a late duplicate delivery)
-            attempt, client, session, question, knowledge, follows, waited_s = claimed
+            attempt, client, session, question, knowledge, follows, waited_s, targets = claimed
             if attempt > MAX_ATTEMPTS:
                 line = f"the worker answering this question stopped {attempt - 1} times; ask it again"
                 self._end(conn, job_id, attempt, failure=WorkbenchError(line))
@@ -150,7 +145,8 @@ class SharedWorkbench(Workbench):
         clock = StageClock()
         try:
             earlier = self.record(follows) if follows else None
-            answer = self._answer_question(job_id, question, knowledge, earlier, clock)
+            asked = Question(question, knowledge, targets=None if targets is None else TargetList.of_json(targets))
+            answer = self._answer_question(job_id, asked, earlier, clock)
             record = self._priced(answer, earlier, earlier is not None)  # a stored follow-up always joins
             self.store.keep(record, session)
         except Exception as err:  # every failure, a bug included, must end the job: someone waits for it
@@ -167,13 +163,12 @@ class SharedWorkbench(Workbench):
         super().close()
         self.pool.close()
 
-    def _answer_question(self, job_id: str, question: str, knowledge: str, earlier: Record | None, clock: StageClock):
+    def _answer_question(self, job_id: str, checked: Question, earlier: Record | None, clock: StageClock):
         def emit(event: dict[str, Any]) -> None:
             clock.see(event)
             with self.pool.connection() as conn:
                 add_event(conn, job_id, event)
 
-        checked = Question(question, knowledge)  # checked by the web process that queued it
         if earlier is not None:
             checked = checked.following(earlier.answer, self.t2s.catalog)
         with dspy.context(callbacks=[StageReporter(self._stages, emit)]):

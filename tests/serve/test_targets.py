@@ -115,20 +115,22 @@ def test_mcp_run_sql_takes_targets(tiny_dsn, oids):
     assert bad.is_error and "the target list is not a readable VOTable: " in bad.content[0].text
 
 
-def test_the_shared_workbench_runs_sql_about_a_list_and_refuses_a_question_about_one(
-    tiny_dsn, scratch_database, tmp_path, oids
-):
-    from serve.errors import WorkbenchError
-    from tests.serve.state_benches import open_shared
+def test_the_shared_workbench_runs_sql_and_answers_questions_about_a_list(tiny_dsn, scratch_database, tmp_path, oids):
+    """As ``python -m serve`` runs by default: the web process queues the question with its list, a worker answers."""
+    from tests.answering.scripts import scripted_lm
+    from tests.serve.state_benches import open_shared, working
 
-    bench = open_shared(tiny_dsn, scratch_database, tmp_path / "session.key")
+    bench = open_shared(tiny_dsn, scratch_database, tmp_path / "session.key", lm=scripted_lm(LISTED_SQL))
     try:
         ran = bench.run_sql(LISTED_SQL, targets=f"objectid\n{oids[0]}\n")
         assert ran.answer.frame["objectid"].tolist() == [oids[0]]
         kept = bench.record(ran.id).answer
         assert kept.frame["objectid"].tolist() == [oids[0]] and kept.notice == "With the target list mylist (1 row)."
-        with pytest.raises(WorkbenchError, match="questions about a target list are answered by `python -m serve`"):
-            bench.start_ask("which of my targets?", targets=f"objectid\n{oids[0]}\n")
+        job = bench.start_ask("which of my targets?", targets=f"objectid\n{oids[1]}\n")
+        with working(bench):
+            assert job.wait(60)
+        assert job.error is None
+        assert bench.record(job.answer_id).answer.frame["objectid"].tolist() == [oids[1]]
     finally:
         bench.close()
 
