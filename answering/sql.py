@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from answering.answer import Answer
 from answering.errors import AnsweringError
 from answering.question import clean_text
+from defaults.catalog import DEFAULT_CATALOG
 from engines.errors import ExecutionError
 from engines.guard import MAX_SQL_CHARS
 
@@ -20,7 +21,7 @@ __all__ = ["run_sql"]
 def run_sql(
     sql: str,
     *,
-    catalog: str = "ztf",
+    catalog: str = DEFAULT_CATALOG,
     engine: Engine | EngineSettings | None = None,
     timeout_s: float | None = None,
     max_rows: int | None = None,
