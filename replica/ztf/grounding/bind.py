@@ -251,8 +251,9 @@ _BINDERS = {
 }
 _PARTITIONS = frozenset(t.name for t in load_catalog(CATALOG).tables if t.partition_of == "probability")
 """Partitions of probability by classifier_name: a row of one is a probability row of that classifier."""
-_NOT_BOUND = {"probability", *_PARTITIONS, *bookkeeping_frames()}
-"""Probability rows are bound together (``bind_probabilities``); the bookkeeping tables have fixed rows."""
+_NOT_BOUND = {"probability", *_PARTITIONS, *load_catalog(CATALOG).rows, *bookkeeping_frames()}
+"""Probability rows are bound together (``bind_probabilities``); the catalog's and the recipe's fixed tables are
+not bound."""
 
 
 def _place(entity, cone: Cone, outside: bool, variant: int) -> None:
