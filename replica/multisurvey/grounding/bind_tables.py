@@ -17,7 +17,6 @@ from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, classifie
 
 __all__ = ["BINDERS", "PER_ROW", "bind_rows"]
 
-PER_ROW = ("detection", "lsst_detection", "forced_photometry", "lsst_forced_photometry", "lsst_ss_detection")
 MEASURED = ("psfflux", "psffluxerr", "scienceflux", "sciencefluxerr", "snr", "isnegative")
 """Measurement columns the object's aggregates derive from: set before the aggregates are computed."""
 _SKIPPED = {"oid", "sid", "tid", "ssobjectid", "diaobjectid", "measurement_id", "oid_catalog"}
@@ -193,6 +192,11 @@ def _patch(entity, table: str, columns: dict) -> None:
 
 BINDERS = {
     "object": _bind_object,
+    "detection": bind_rows,
+    "lsst_detection": bind_rows,
+    "forced_photometry": bind_rows,
+    "lsst_forced_photometry": bind_rows,
+    "lsst_ss_detection": bind_rows,
     "lsst_dia_object": _bind_dia_object,
     "probability": _bind_probability,
     "feature": _bind_feature,
@@ -201,3 +205,6 @@ BINDERS = {
     "gaiadr3_source": _bind_source,
     "lsst_mpc_orbits": _bind_orbit,
 }
+"""Table -> its binder: ``bind_rows`` for the measurement tables, (entity, table, values) for the others."""
+PER_ROW = frozenset(table for table, binder in BINDERS.items() if binder is bind_rows)
+"""The measurement tables: many rows per object, half of an answer's rows miss a condition."""

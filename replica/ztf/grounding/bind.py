@@ -15,7 +15,7 @@ from replica.ztf import CATALOG, vocab
 from replica.ztf.bookkeeping import bookkeeping_frames
 from replica.ztf.grounding.bind_probabilities import bind_probabilities
 
-__all__ = ["bind_values"]
+__all__ = ["PER_ROW", "bind_values"]
 
 _FEATURE_FIDS: dict[str, list[int]] = defaultdict(list)
 for _name, _fid in vocab.FEATURE_KEYS:
@@ -249,6 +249,8 @@ _BINDERS = {
     "xmatch": _bind_xmatch,
     "allwise": _bind_allwise,
 }
+PER_ROW = frozenset(table for table, binder in _BINDERS.items() if binder in (_bind_detection, _bind_per_row))
+"""The measurement tables: many rows per object, half of an answer's rows miss a condition."""
 _PARTITIONS = frozenset(t.name for t in load_catalog(CATALOG).tables if t.partition_of == "probability")
 """Partitions of probability by classifier_name: a row of one is a probability row of that classifier."""
 _NOT_BOUND = {"probability", *_PARTITIONS, *load_catalog(CATALOG).rows, *bookkeeping_frames()}
