@@ -5,18 +5,15 @@ import pandas as pd
 
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe
-from replica.multisurvey.classifications import probability_rows, solar_system_probability_rows
-from replica.multisurvey.crossmatch import allwise_rows, attach_sources, xmatch_rows
-from replica.multisurvey.dia_objects import dia_chunk
-from replica.multisurvey.features import feature_rows
-from replica.multisurvey.gaia import gaia_rows
+from replica.multisurvey.classifications import solar_system_probability_rows
+from replica.multisurvey.crossmatch import attach_sources, source_rows, xmatch_rows
+from replica.multisurvey.dia_objects import derived_tables, dia_chunk
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
-from replica.multisurvey.lookups import LSST_BANDS
 from replica.multisurvey.lsst_tables import DETECTION_SQL
 from replica.multisurvey.scales import SCALES, Scale
 from replica.multisurvey.ss_objects import ss_observations
 from replica.multisurvey.ss_tables import mpc_orbit_rows, ss_detection_tables
-from replica.multisurvey.summaries import dia_object_rows, object_rows
+from replica.multisurvey.summaries import object_rows
 from replica.multisurvey.ztf import ZtfNamer, counterpart_spec, ztf_only_spec, ztf_tables
 
 __all__ = ["RECIPE"]
@@ -55,18 +52,7 @@ def _dia(run: _Run, rng: np.random.Generator, n: int) -> None:
     attach_sources(rng, chunk.spec)
     objects = object_rows(chunk.tables["detection"], chunk.forced.groupby("oid").size(), LSST_TID)
     spec = _in_oid_order(chunk.spec, objects)
-    wise = allwise_rows(rng, spec)
-    tables = {
-        "object": objects,
-        **chunk.tables,
-        "lsst_dia_object": dia_object_rows(chunk.detections, chunk.forced, objects),
-        "probability": probability_rows(rng, objects, spec["kind"].to_numpy()),
-        "feature": feature_rows(rng, spec, chunk.detections, objects, wise, LSST_BANDS),
-        "xmatch": xmatch_rows(spec, objects, objects["created_date"].to_numpy()),
-        "allwise": wise,
-        "gaiadr3_source": gaia_rows(rng, spec),
-    }
-    run.loader.write(tables, rng)
+    run.loader.write(chunk.tables | derived_tables(rng, spec, objects, chunk.detections, chunk.forced), rng)
     run.loader.write(_ztf(run, rng, counterpart_spec(rng, spec)), rng)
 
 
@@ -85,7 +71,7 @@ def _ztf_only(run: _Run, rng: np.random.Generator, n: int) -> None:
     spec = ztf_only_spec(rng, n)
     attach_sources(rng, spec)
     tables = _ztf(run, rng, spec)
-    run.loader.write({**tables, "allwise": allwise_rows(rng, spec), "gaiadr3_source": gaia_rows(rng, spec)}, rng)
+    run.loader.write(tables | source_rows(rng, spec), rng)
 
 
 def _chunks(total: int, size: int) -> list[int]:

@@ -21,7 +21,6 @@ from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id
 __all__ = ["bind_values"]
 
 _KIND_OF_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "asteroid": "moving", "bogus": "bogus"}
-_ARCSEC = 1 / 3600
 _ZTF_PREFIX = 1 << 55
 
 
@@ -122,8 +121,5 @@ def _finish(spec: dict) -> None:
 
 def _place(spec: dict, cone: Cone, outside: bool, variant: int) -> None:
     """Put the object (or an orphan source) inside the cone, or just outside it for a near miss."""
-    ra, dec = cone.centres[variant % len(cone.centres)]
-    r = cone.radius_deg
-    offset = r * (1 + max(0.15, 2 * _ARCSEC / r)) if outside else r * 0.5
-    dec2 = dec + offset if dec + offset <= 89.0 else dec - offset
-    spec.update(ra=ra % 360.0, dec=dec2)
+    ra, dec = cone.position(outside, variant)
+    spec.update(ra=ra, dec=dec)

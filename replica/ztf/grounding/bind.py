@@ -21,7 +21,6 @@ _FEATURE_FIDS: dict[str, list[int]] = defaultdict(list)
 for _name, _fid in vocab.FEATURE_KEYS:
     _FEATURE_FIDS[_name].append(_fid)
 _DEFAULTS = {"probability": 0.5, "sgscore1": 0.6, "classtar": 0.5, "firstmjd": 59500.0}
-_ARCSEC = 1 / 3600
 
 
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
@@ -259,14 +258,11 @@ not bound."""
 
 
 def _place(entity, cone: Cone, outside: bool, variant: int) -> None:
-    ra, dec = cone.centres[variant % len(cone.centres)]
-    r = cone.radius_deg
-    offset = r * (1 + max(0.15, 2 * _ARCSEC / r)) if outside else r * 0.5
-    dec2 = dec + offset if dec + offset <= 89.0 else dec - offset
+    ra, dec = cone.position(outside, variant)
     if cone.ref.table == "allwise" and not entity.needs_object:
-        entity.allwise.append({"ra": ra % 360.0, "dec": dec2})
+        entity.allwise.append({"ra": ra, "dec": dec})
     else:
-        entity.spec.update(ra=ra % 360.0, dec=dec2)
+        entity.spec.update(ra=ra, dec=dec)
 
 
 def _finish(entity, state: dict) -> None:
