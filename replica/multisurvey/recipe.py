@@ -5,20 +5,18 @@ import pandas as pd
 
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe
-from replica.multisurvey.classifications import solar_system_probability_rows
 from replica.multisurvey.crossmatch import attach_sources, source_rows, xmatch_rows
 from replica.multisurvey.dia_objects import derived_tables, dia_chunk
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
 from replica.multisurvey.lsst_tables import DETECTION_SQL
 from replica.multisurvey.scales import SCALES, Scale
 from replica.multisurvey.ss_objects import ss_observations
-from replica.multisurvey.ss_tables import mpc_orbit_rows, ss_detection_tables
-from replica.multisurvey.summaries import object_rows
+from replica.multisurvey.ss_tables import ss_tables
+from replica.multisurvey.summaries import LSST_TID, object_rows
 from replica.multisurvey.ztf import ZtfNamer, counterpart_spec, ztf_only_spec, ztf_tables
 
 __all__ = ["RECIPE"]
 
-LSST_TID = 1
 _SS_CHUNK = 1000
 
 
@@ -59,12 +57,7 @@ def _dia(run: _Run, rng: np.random.Generator, n: int) -> None:
 def _solar_system(run: _Run, rng: np.random.Generator, n: int) -> None:
     orbits, det = ss_observations(rng, n, run.lsst_counter, run.designations)
     run.lsst_counter += len(det)
-    tables = ss_detection_tables(rng, orbits, det)
-    objects = object_rows(tables["detection"], pd.Series(dtype=np.int64), LSST_TID)
-    first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
-    tables = {"object": objects, **tables, "lsst_mpc_orbits": mpc_orbit_rows(rng, orbits, first_mjd)}
-    tables["probability"] = solar_system_probability_rows(objects)
-    run.loader.write(tables, rng)
+    run.loader.write(ss_tables(rng, orbits, det), rng)
 
 
 def _ztf_only(run: _Run, rng: np.random.Generator, n: int) -> None:

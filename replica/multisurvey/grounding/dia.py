@@ -18,12 +18,10 @@ from replica.multisurvey.grounding.classes import grounded_probabilities
 from replica.multisurvey.grounding.visits import grounded_visits, plan_defaults
 from replica.multisurvey.grounding.ztf_objects import ZtfNames, ztf_objects
 from replica.multisurvey.population import random_spec
-from replica.multisurvey.summaries import object_rows
+from replica.multisurvey.summaries import LSST_TID, object_rows
 from replica.multisurvey.ztf import counterpart_spec, ztf_only_spec
 
 __all__ = ["dia_objects", "merged", "ztf_only_objects"]
-
-LSST_TID = 1
 
 
 def _wanted_sources(entities: list[Entity]) -> np.ndarray:
