@@ -47,7 +47,7 @@ def _observed(rng: np.random.Generator, det: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _detection_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def _detection_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
     """Return detection, lsst_detection and lsst_ss_detection rows of the solar-system detections."""
     det = _observed(rng, det)
     obj = det["_obj"].to_numpy()
@@ -72,7 +72,7 @@ def _detection_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.Da
         diadistancerank=np.where(rng.random(n) < 0.03, 2, 1),
         created_date=created_dates(det["mjd"].to_numpy(), rng),
     )
-    return {"detection": detection, "lsst_detection": lsst_detection, "lsst_ss_detection": ss}
+    return detection, lsst_detection, ss
 
 
 def _json(row: pd.Series) -> str:
@@ -131,9 +131,14 @@ def _mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: n
 
 def ss_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Every table's rows of solar-system objects: their orbits (a row each) and detections (``_obj`` indexes them)."""
-    tables = _detection_tables(rng, orbits, det)
-    objects = object_rows(tables["detection"], pd.Series(dtype=np.int64), LSST_TID)
+    detection, lsst_detection, ss_detection = _detection_tables(rng, orbits, det)
+    objects = object_rows(detection, pd.Series(dtype=np.int64), LSST_TID)
     first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
-    orbit_rows = _mpc_orbit_rows(rng, orbits, first_mjd)
-    probabilities = solar_system_probability_rows(objects)
-    return tables | {"object": objects, "lsst_mpc_orbits": orbit_rows, "probability": probabilities}
+    return {
+        "object": objects,
+        "detection": detection,
+        "lsst_detection": lsst_detection,
+        "lsst_ss_detection": ss_detection,
+        "lsst_mpc_orbits": _mpc_orbit_rows(rng, orbits, first_mjd),
+        "probability": solar_system_probability_rows(objects),
+    }
