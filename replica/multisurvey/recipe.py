@@ -5,7 +5,7 @@ import pandas as pd
 
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe
-from replica.multisurvey.crossmatch import attach_sources, source_rows, xmatch_rows
+from replica.multisurvey.crossmatch import attach_sources, source_rows
 from replica.multisurvey.dia_objects import derived_tables, dia_chunk
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
 from replica.multisurvey.lsst_tables import DETECTION_SQL
@@ -37,10 +37,8 @@ def _in_oid_order(spec: pd.DataFrame, objects: pd.DataFrame) -> pd.DataFrame:
 
 def _ztf(run: _Run, rng: np.random.Generator, spec: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """ZTF rows of the objects of `spec` (sources already attached), their cross-matches included."""
-    tables, spec, used = ztf_tables(rng, spec, run.namer, run.ztf_index, run.scale.max_forced_rows)
+    tables, _, used = ztf_tables(rng, spec, run.namer, run.ztf_index, run.scale.max_forced_rows)
     run.ztf_index += used
-    objects = tables["object"]
-    tables["xmatch"] = xmatch_rows(_in_oid_order(spec, objects), objects, objects["created_date"].to_numpy())
     return tables
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 
 from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import LSST_CADENCE
-from replica.multisurvey.crossmatch import attach_sources, source_rows, xmatch_rows
+from replica.multisurvey.crossmatch import attach_sources, source_rows
 from replica.multisurvey.dia_objects import derived_tables, measured_rows, measurement_tables
 from replica.multisurvey.features import feature_rows
 from replica.multisurvey.grounding.classes import grounded_probabilities
@@ -110,9 +110,6 @@ def ztf_only_objects(rng: np.random.Generator, entities: list[Entity], names: Zt
 def _ztf(rng, spec: pd.DataFrame, wanted: list[dict], names: ZtfNames) -> tuple[dict[str, pd.DataFrame], np.ndarray]:
     """Tables of grounded ZTF objects with their cross-matches, and their oids in spec order."""
     tables, spec = ztf_objects(rng, spec, wanted, names)
-    objects = tables["object"]
-    order = pd.Index(spec["oid"]).get_indexer(objects["oid"])
-    tables["xmatch"] = xmatch_rows(spec.iloc[order].reset_index(drop=True), objects, objects["created_date"].to_numpy())
     return tables, spec["oid"].to_numpy()
 
 
