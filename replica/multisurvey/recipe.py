@@ -31,10 +31,6 @@ class _Run:
         self.designations: set[str] = set()
 
 
-def _in_oid_order(spec: pd.DataFrame, objects: pd.DataFrame) -> pd.DataFrame:
-    return spec.set_index("oid").loc[objects["oid"].to_numpy()].reset_index()
-
-
 def _ztf(run: _Run, rng: np.random.Generator, spec: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """ZTF rows of the objects of `spec` (sources already attached), their cross-matches included."""
     tables, _, used = ztf_tables(rng, spec, run.namer, run.ztf_index, run.scale.max_forced_rows)
@@ -47,7 +43,7 @@ def _dia(run: _Run, rng: np.random.Generator, n: int) -> None:
     run.lsst_counter += chunk.ids_used
     attach_sources(rng, chunk.spec)
     objects = object_rows(chunk.tables["detection"], chunk.forced.groupby("oid").size(), LSST_TID)
-    spec = _in_oid_order(chunk.spec, objects)
+    spec = chunk.spec.set_index("oid").loc[objects["oid"].to_numpy()].reset_index()  # in the objects' order
     run.loader.write(chunk.tables | derived_tables(rng, spec, objects, chunk.detections, chunk.forced), rng)
     run.loader.write(_ztf(run, rng, counterpart_spec(rng, spec)), rng)
 

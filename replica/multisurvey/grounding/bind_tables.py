@@ -19,6 +19,8 @@ __all__ = ["BINDERS", "PER_ROW", "bind_rows"]
 
 MEASURED = ("psfflux", "psffluxerr", "scienceflux", "sciencefluxerr", "snr", "isnegative")
 """Measurement columns the object's aggregates derive from: set before the aggregates are computed."""
+_OBJECT_MEASUREMENTS = ("detection", "forced_photometry")
+"""The measurement tables every survey shares (the lsst_ ones extend them): band and position go to the spec."""
 _SKIPPED = {"oid", "sid", "tid", "ssobjectid", "diaobjectid", "measurement_id", "oid_catalog"}
 _BAND_STAT = re.compile(r"^([ugrizy])_(\w+)$")
 _FLUX_STATS = ("psffluxmean", "sciencefluxmean", "psffluxmax", "fpfluxmean")
@@ -39,7 +41,7 @@ def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
     spec, table = entity.spec, ref.table
     used = set()
     band = _number(values.get("band"))
-    if band is not None and table in ("detection", "forced_photometry"):
+    if band is not None and table in _OBJECT_MEASUREMENTS:
         spec.setdefault("only_band", int(band))
         used.add("band")
     mjd = _number(values.get("mjd"))
@@ -47,7 +49,7 @@ def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
         spec.setdefault("mjd_hint", mjd)
         used.add("mjd")
     for column in ("ra", "dec"):  # a measurement's position is its object's, give or take an arcsecond
-        if _number(values.get(column)) is not None and table in ("detection", "forced_photometry"):
+        if _number(values.get(column)) is not None and table in _OBJECT_MEASUREMENTS:
             spec.setdefault(column, float(values[column]))
             used.add(column)
     if table == "lsst_ss_detection" and isinstance(values.get("designation"), str):
