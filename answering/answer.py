@@ -15,6 +15,7 @@ from answering.samp import send_table
 from answering.sky import COORDINATE_PAIRS, coordinate_columns, plot_sky
 from answering.sky_view import SkyView, sky_view_of
 from answering.votable import write_votable
+from defaults.catalog import DEFAULT_CATALOG
 
 if TYPE_CHECKING:
     import astropy.table
@@ -72,7 +73,7 @@ class Answer:
     truncated: bool = False
     error: str | None = None
     error_kind: str | None = None
-    catalog: str = "ztf"
+    catalog: str = DEFAULT_CATALOG
     as_of: str | None = None
     dates: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     explanation: dict[str, Any] | None = None

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from answering.cells import plain_value, unique_labels
 from answering.columns import result_columns
+from defaults.catalog import DEFAULT_CATALOG
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -14,7 +15,9 @@ if TYPE_CHECKING:
 __all__ = ["astropy_table"]
 
 
-def astropy_table(frame: pd.DataFrame, sql: str, service_table: Table | None = None, *, catalog: str = "ztf") -> Table:
+def astropy_table(
+    frame: pd.DataFrame, sql: str, service_table: Table | None = None, *, catalog: str = DEFAULT_CATALOG
+) -> Table:
     """Build the result as an astropy Table: NULLs masked, catalog unit, description and ``meta["ucd"]`` on plain
     columns (``answering.columns``); computed columns carry none.
 

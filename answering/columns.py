@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from catalog import Column, load_catalog
 from catalog.model import Table
+from defaults.catalog import DEFAULT_CATALOG
 from engines.sql_tree import UNREADABLE_SQL
 
 __all__ = ["ColumnInfo", "result_columns", "source_columns"]
@@ -55,7 +56,7 @@ class ColumnInfo:
         return dataclasses.asdict(self)
 
 
-def result_columns(sql: str, labels: list[str], *, catalog: str = "ztf") -> list[ColumnInfo]:
+def result_columns(sql: str, labels: list[str], *, catalog: str = DEFAULT_CATALOG) -> list[ColumnInfo]:
     """Describe each result column of `sql`, labelled `labels` in result order."""
     return [
         ColumnInfo.of(str(label), column)
@@ -63,7 +64,7 @@ def result_columns(sql: str, labels: list[str], *, catalog: str = "ztf") -> list
     ]
 
 
-def source_columns(sql: str, labels: list[str], *, catalog: str = "ztf") -> list[Column | None]:
+def source_columns(sql: str, labels: list[str], *, catalog: str = DEFAULT_CATALOG) -> list[Column | None]:
     """Find the catalog column behind each result label of `sql`: a plain (possibly aliased or starred) column.
 
     When the select list expands to as many columns as there are labels, they pair up in order (so repeated labels

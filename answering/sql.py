@@ -9,6 +9,7 @@ from answering.answer import Answer
 from answering.errors import AnsweringError
 from answering.question import clean_text
 from answering.targets import crossmatch_sql, target_list
+from defaults.catalog import DEFAULT_CATALOG
 from engines.errors import ExecutionError
 from engines.guard import MAX_SQL_CHARS
 from engines.targets import uploaded
@@ -23,7 +24,7 @@ __all__ = ["crossmatch", "run_sql"]
 def run_sql(
     sql: str,
     *,
-    catalog: str = "ztf",
+    catalog: str = DEFAULT_CATALOG,
     engine: Engine | EngineSettings | None = None,
     timeout_s: float | None = None,
     max_rows: int | None = None,

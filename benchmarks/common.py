@@ -18,6 +18,7 @@ import dspy
 
 from data.errors import DataError
 from data.loader import load_dataset, resolve_dataset_path, split_file
+from defaults.catalog import DEFAULT_CATALOG
 
 __all__ = [
     "EmptyInputError",
@@ -35,7 +36,7 @@ class EmptyInputError(DataError):
 
 
 def split_examples(
-    dataset: str | Path | None, split: str = "dev", catalog: str = "ztf"
+    dataset: str | Path | None, split: str = "dev", catalog: str = DEFAULT_CATALOG
 ) -> tuple[Path, list[dspy.Example]]:
     """Load the questions of one split.
 
@@ -61,7 +62,7 @@ def split_examples(
 
 
 def gold_queries(
-    dataset: str | Path | None, split: str = "dev", catalog: str = "ztf"
+    dataset: str | Path | None, split: str = "dev", catalog: str = DEFAULT_CATALOG
 ) -> tuple[Path, list[tuple[int, str]]]:
     """Load the gold SQL of one split, ordered by req_id.
 

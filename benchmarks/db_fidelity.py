@@ -42,6 +42,7 @@ from benchmarks.peer_fidelity import peer_agreement, read_peers
 from catalog import load_catalog
 from catalog.options import add_catalog_argument
 from data.errors import DataError
+from defaults.catalog import DEFAULT_CATALOG
 from metric.perfect_match import IDS, identifier_columns
 from metric.value_match import value_match
 
@@ -163,7 +164,7 @@ def told_apart(mutated: Answer, compared: str) -> str | None:
     return compared if mutated.differs else None
 
 
-def evaluate(conn, req_id: int, sql: str, timeout_s: float, *, catalog: str = "ztf") -> dict:
+def evaluate(conn, req_id: int, sql: str, timeout_s: float, *, catalog: str = DEFAULT_CATALOG) -> dict:
     """Gold result plus the results of the catalog's mutations for one query.
 
     Row PM compares identifier sets, so a mutation is compared on the identifier set; when the gold has no

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import sqlglot
 from sqlglot import exp
 
+from defaults.catalog import DEFAULT_CATALOG
+
 __all__ = ["MUTATIONS", "Mutations", "mutations"]
 
 _CLASSIFIER_SWAP = {"lc_classifier": "stamp_classifier", "stamp_classifier": "lc_classifier"}
@@ -73,7 +75,7 @@ def _conjuncts(where: exp.Where) -> list[exp.Expression]:
     return list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
 
 
-def mutations(sql: str, catalog: str = "ztf") -> list[tuple[str, str]]:
+def mutations(sql: str, catalog: str = DEFAULT_CATALOG) -> list[tuple[str, str]]:
     """(description, mutated SQL) pairs for a gold query on a catalog."""
     rules = MUTATIONS[catalog]
     tree = sqlglot.parse_one(sql, read="postgres")

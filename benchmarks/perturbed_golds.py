@@ -22,6 +22,7 @@ from benchmarks.common import gold_queries
 from benchmarks.perturbed_multisurvey import perturb_multisurvey
 from cli import positive_int
 from data.errors import DataError
+from defaults.catalog import DEFAULT_CATALOG
 from replica.ztf import vocab
 
 __all__ = ["SEEDS", "main", "perturb"]
@@ -124,7 +125,7 @@ def _positions(tree: exp.Expression, rng: random.Random) -> None:
             numbers[1].replace(exp.Literal.number(round(rng.uniform(-25, 80), 5)))
 
 
-def perturb(sql: str, seed: int, catalog: str = "ztf") -> str:
+def perturb(sql: str, seed: int, catalog: str = DEFAULT_CATALOG) -> str:
     """The gold query on a catalog with its literals redrawn (deterministic for a seed)."""
     if catalog == "multisurvey":
         return perturb_multisurvey(sql, seed)

@@ -9,6 +9,7 @@ import yaml
 
 from catalog.model import CATALOG_NAMES, Catalog, Classifier, Code, Column, ForeignKey, Index, ScopedRule, Table
 from catalog.ucd import column_ucd
+from defaults.catalog import DEFAULT_CATALOG
 
 __all__ = ["load_catalog"]
 
@@ -19,7 +20,7 @@ _RULES_SHOWN = ("classes", "name")
 
 
 @functools.cache
-def load_catalog(name: str = "ztf") -> Catalog:
+def load_catalog(name: str = DEFAULT_CATALOG) -> Catalog:
     """Load a catalog's data file (cached per name; treat the result as read-only).
 
     Args:

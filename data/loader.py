@@ -11,6 +11,7 @@ import platformdirs
 
 from data.errors import HOW_TO_GET_DATA, DataError, DatasetFormatError, DatasetNotFound
 from data.options import ENV_VAR, SPLITS
+from defaults.catalog import DEFAULT_CATALOG
 
 __all__ = [
     "BENCHMARK_CATALOGS",
@@ -43,7 +44,7 @@ BENCHMARK_CATALOGS = ("ztf",)
 """Catalogs the paper's benchmark asks about; for the others the default dataset is their example set."""
 
 
-def example_set(catalog: str = "ztf") -> Path:
+def example_set(catalog: str = DEFAULT_CATALOG) -> Path:
     """Return the CSV of the project's own example questions about a catalog.
 
     Raises:
@@ -80,7 +81,7 @@ def split_file(path: str | Path, split: str = "dev") -> Path:
     raise DatasetNotFound(f"No {split} split in '{path}': expected {names}. {HOW_TO_GET_DATA}", str(path))
 
 
-def resolve_dataset_path(arg: str | None, catalog: str = "ztf") -> Path:
+def resolve_dataset_path(arg: str | None, catalog: str = DEFAULT_CATALOG) -> Path:
     """Find the dataset: ``--dataset`` value, else env ALERCE_T2S_DATA, else the fetch cache folder.
 
     A catalog the benchmark does not ask about (``multisurvey``) has no benchmark split: without ``--dataset`` its

@@ -26,6 +26,7 @@ from psycopg import sql
 from catalog import load_catalog, render_ddl
 from db.cluster import READER_ROLE
 from db.q3c import FALLBACK_SQL_PATH, install_q3c
+from defaults.catalog import DEFAULT_CATALOG
 from engines.guard import (
     DENIED_FUNCTION_FRAGMENTS,
     DENIED_FUNCTION_PREFIXES,
@@ -113,7 +114,7 @@ class BuildInfo:
     grounded_queries: int = 0
 
 
-def database_name(scale: str, catalog: str = "ztf") -> str:
+def database_name(scale: str, catalog: str = DEFAULT_CATALOG) -> str:
     """Return the database of a catalog's scale (``alerce``, ``alerce_tiny``, ``alerce_multisurvey``, ...)."""
     return DATABASE_NAMES[(catalog, scale)]
 
@@ -143,7 +144,7 @@ def build_checksum(ddl: str) -> str:
 
 
 def provision_database(
-    admin_dsn: str, *, scale: str, seed: int | None, ground: Sequence[str] | None = None, catalog: str = "ztf"
+    admin_dsn: str, *, scale: str, seed: int | None, ground: Sequence[str] | None = None, catalog: str = DEFAULT_CATALOG
 ) -> BuildInfo:
     """Make sure the database of the catalog's scale exists and is built, building it if needed.
 

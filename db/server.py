@@ -20,6 +20,7 @@ from catalog import CATALOG_NAMES
 from db.cluster import ADMIN_ROLE, READER_ROLE, Cluster
 from db.errors import ServerError
 from db.provision import DATABASE_NAMES, BuildInfo, database_name, provision_database, read_build_info
+from defaults.catalog import DEFAULT_CATALOG
 from defaults.ports import DEFAULT_PORT
 from engines.settings import DSN_ENV
 from replica.engine.grounding.sources import read_queries
@@ -89,7 +90,7 @@ class ServerSettings:
     scale: str = "default"
     seed: int | None = None
     ground: tuple[Path, ...] | None = None
-    catalog: str = "ztf"
+    catalog: str = DEFAULT_CATALOG
 
     def __post_init__(self) -> None:
         """Reject unknown catalogs and scales."""
@@ -195,7 +196,7 @@ def status(data_dir: Path | None = None) -> ServerStatus:
 
 
 def running_dsn(
-    *, scale: str = "default", data_dir: Path | None = None, admin: bool = False, catalog: str = "ztf"
+    *, scale: str = "default", data_dir: Path | None = None, admin: bool = False, catalog: str = DEFAULT_CATALOG
 ) -> str:
     """Return the DSN of a built database of the running server, without starting or building anything.
 
@@ -235,7 +236,7 @@ def resolve_dsn(
     dsn: str | None = None,
     scale: str = "default",
     ground: tuple[Path, ...] | None = None,
-    catalog: str = "ztf",
+    catalog: str = DEFAULT_CATALOG,
 ) -> str:
     """Choose the database to query: an explicit DSN, else ``$ALERCE_DSN``, else the embedded server.
 

@@ -4,6 +4,7 @@ It has every part of `engines.Engine` except `fingerprint`: it stands for no dat
 the value check reads no vocabulary from it.
 """
 
+from defaults.catalog import DEFAULT_CATALOG
 from engines.engine import EngineLifecycle, Result
 
 __all__ = ["FakeEngine"]
@@ -13,7 +14,7 @@ class FakeEngine(EngineLifecycle):
     """An engine whose `execute` a subclass writes; unbounded, serving every table of `catalog` (set it to change)."""
 
     name = "fake"
-    catalog = "ztf"
+    catalog = DEFAULT_CATALOG
     concurrency: int | None = None
 
     def execute(self, sql: str, *, timeout_s: float | None = None, max_rows: int | None = None) -> Result:

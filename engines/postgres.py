@@ -27,6 +27,7 @@ from psycopg import pq, sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from catalog import load_catalog
+from defaults.catalog import DEFAULT_CATALOG
 from defaults.time_limits import POSTGRES_CONNECT_S, POSTGRES_QUERY_S
 from engines.engine import EngineLifecycle, Result
 from engines.errors import EngineError, ErrorKind, ExecutionError, error_kind_for
@@ -89,7 +90,7 @@ class PostgresSettings:
     pool_size: int = 2
     connect_timeout_s: float = POSTGRES_CONNECT_S
     admin_dsn: str | None = dataclasses.field(default=None, repr=False)
-    catalog: str = "ztf"
+    catalog: str = DEFAULT_CATALOG
 
 
 class PostgresEngine(EngineLifecycle):

@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from catalog import CATALOG_NAMES
+from defaults.catalog import DEFAULT_CATALOG
 
 __all__ = ["DSN_ENV", "ENGINE_NAMES", "MAX_ROWS", "EngineSettings"]
 
@@ -37,7 +38,7 @@ class EngineSettings:
     """
 
     engine: str = "postgres"
-    catalog: str = "ztf"
+    catalog: str = DEFAULT_CATALOG
     dsn: str | None = None
     tap_url: str | None = None
     timeout_s: float | None = None

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from catalog import load_catalog
+from defaults.catalog import DEFAULT_CATALOG
 from metric.select_list import parse_select_list
 from metric.value_match import ValueScore, value_match
 
@@ -36,7 +37,7 @@ IDS = load_catalog("ztf").identifiers
 """Identifier columns compared by row PM on the ztf catalog, in priority order (the paper's list)."""
 
 
-def identifier_columns(catalog: str = "ztf") -> tuple[str, ...]:
+def identifier_columns(catalog: str = DEFAULT_CATALOG) -> tuple[str, ...]:
     """Return the identifier columns row PM compares on a catalog's results, in priority order.
 
     Examples:

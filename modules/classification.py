@@ -5,6 +5,7 @@ from typing import get_args
 import dspy
 
 from catalog import load_catalog
+from defaults.catalog import DEFAULT_CATALOG
 from modules.predictors.predictor import make_predictor
 from modules.predictors.stage_call import call_predictor
 from signatures import ClassifyDifficulty
@@ -18,7 +19,7 @@ DIFFICULTIES = get_args(ClassifyDifficulty.output_fields["difficulty"].annotatio
 class Classification(dspy.Module):
     """Label a question simple, medium or advanced; None when the LM gives no valid label."""
 
-    def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
+    def __init__(self, *, reasoning: bool = False, catalog: str = DEFAULT_CATALOG) -> None:
         super().__init__()
         notes = load_catalog(catalog).prompt_notes.get(ClassifyDifficulty.__name__, "")
         self.predict = make_predictor(ClassifyDifficulty, reasoning, rules=notes)

@@ -3,6 +3,7 @@
 import dspy
 
 from catalog import load_catalog
+from defaults.catalog import DEFAULT_CATALOG
 from modules.predictors.predictor import make_predictor, rules_fitted_to
 from modules.predictors.stage_call import call_predictor
 from modules.run.failures import FailureKind, StageFailure
@@ -16,7 +17,7 @@ STAGE = "decomposition"
 class Decomposition(dspy.Module):
     """Write the plan; an empty plan (after a failure) sends generation down the direct path."""
 
-    def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
+    def __init__(self, *, reasoning: bool = False, catalog: str = DEFAULT_CATALOG) -> None:
         super().__init__()
         self.catalog = catalog
         self.predict = make_predictor(PlanQuery, reasoning, rules=load_catalog(catalog).sql_rules)

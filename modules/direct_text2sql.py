@@ -3,6 +3,7 @@
 import dspy
 
 from catalog import load_catalog, render_schema_text
+from defaults.catalog import DEFAULT_CATALOG
 from engines import Engine
 from modules.predictors.extract_sql import extract_sql
 from modules.predictors.predictor import make_predictor
@@ -27,7 +28,7 @@ class DirectText2SQL(dspy.Module):
         *,
         timeout_s: float | None = None,
         reasoning: bool = False,
-        catalog: str = "ztf",
+        catalog: str = DEFAULT_CATALOG,
     ) -> None:
         """Build the single predictor `generation`.
 

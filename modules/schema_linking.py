@@ -3,6 +3,7 @@
 import dspy
 
 from catalog import Catalog, load_catalog, render_schema_text, render_table_catalog
+from defaults.catalog import DEFAULT_CATALOG
 from modules.predictors.predictor import make_predictor
 from modules.predictors.prefix_cache_adapter import laid_out
 from modules.predictors.stage_call import call_predictor
@@ -25,7 +26,7 @@ SYSTEM_TABLES = {
 class SchemaLinking(dspy.Module):
     """Pick tables, then columns; drop and report names the catalog does not know."""
 
-    def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
+    def __init__(self, *, reasoning: bool = False, catalog: str = DEFAULT_CATALOG) -> None:
         super().__init__()
         self.catalog = catalog
         notes = load_catalog(catalog).prompt_notes

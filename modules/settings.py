@@ -9,6 +9,7 @@ from typing import Literal
 import dspy
 
 from catalog import CATALOG_NAMES
+from defaults.catalog import DEFAULT_CATALOG
 from modules.errors import UnknownStageError
 from modules.options import SCHEMA_DETAILS
 from modules.stages import OPTIONAL_STAGES, STAGES
@@ -74,7 +75,7 @@ class PipelineSettings:
     timeout_s: float | None = None
     reasoning: bool = False
     schema_detail: Literal["full", "brief", "names"] = "full"
-    catalog: str = "ztf"
+    catalog: str = DEFAULT_CATALOG
     as_of: date | None = None
 
     def __post_init__(self) -> None:

@@ -21,6 +21,7 @@ from catalog import load_catalog
 from catalog.dachs_rd import render_index_ddl, render_rd, render_tables_ddl
 from db.provision import BuildInfo, database_build_info
 from db.server import ServerInfo, default_data_dir
+from defaults.catalog import DEFAULT_CATALOG
 
 __all__ = ["Freshness", "PublishedCopy", "check_copy", "forget_copy", "read_copy", "write_copy"]
 
@@ -135,7 +136,7 @@ class Freshness:
         )
 
 
-def check_copy(catalog: str = "ztf") -> Freshness:
+def check_copy(catalog: str = DEFAULT_CATALOG) -> Freshness:
     """Compare the catalog's published copy with its database as it is now (read as the reader, 3 s to connect)."""
     copy = read_copy(catalog)
     if copy is None:
@@ -176,7 +177,7 @@ def _marker(catalog: str) -> Path:
     return GAVO_DIR / "inputs" / load_catalog(catalog).tap_schema / "source.json"
 
 
-def read_copy(catalog: str = "ztf") -> PublishedCopy | None:
+def read_copy(catalog: str = DEFAULT_CATALOG) -> PublishedCopy | None:
     """Return the catalog's published copy, or None when none is recorded (or in an older format: republished)."""
     try:
         fields = json.loads(_marker(catalog).read_text())
@@ -185,7 +186,7 @@ def read_copy(catalog: str = "ztf") -> PublishedCopy | None:
         return None
 
 
-def write_copy(copy: PublishedCopy, catalog: str = "ztf") -> None:
+def write_copy(copy: PublishedCopy, catalog: str = DEFAULT_CATALOG) -> None:
     """Record `copy` as the catalog's published one (replacing the record in one step: no half record is read)."""
     marker = _marker(catalog)
     marker.parent.mkdir(parents=True, exist_ok=True)
@@ -194,6 +195,6 @@ def write_copy(copy: PublishedCopy, catalog: str = "ztf") -> None:
     partial.replace(marker)
 
 
-def forget_copy(catalog: str = "ztf") -> None:
+def forget_copy(catalog: str = DEFAULT_CATALOG) -> None:
     """Drop the catalog's record before its copy changes: meanwhile the service is not current for it."""
     _marker(catalog).unlink(missing_ok=True)

@@ -29,6 +29,7 @@ from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import SqlglotError
 
 from catalog import Catalog, load_catalog
+from defaults.catalog import DEFAULT_CATALOG
 from engines.adql.rules import RULES, Rendering, TapTarget, Upload, unsupported
 from engines.errors import ErrorKind, ExecutionError
 from engines.sql_tree import TOO_DEEP
@@ -82,7 +83,7 @@ class Translation:
 
 
 @functools.cache
-def default_target(catalog_name: str = "ztf", tables: frozenset[str] | None = None) -> TapTarget:
+def default_target(catalog_name: str = DEFAULT_CATALOG, tables: frozenset[str] | None = None) -> TapTarget:
     """Return the target of a catalog's TAP schema: `tables` (default: those the catalog says TAP publishes).
 
     Column facts come from the catalog.

@@ -3,6 +3,7 @@
 import dataclasses
 import os
 
+from defaults.catalog import DEFAULT_CATALOG
 from defaults.time_limits import TAP_CONNECT_S, TAP_QUERY_S
 from engines.errors import DatabaseUnavailable
 from engines.settings import MAX_ROWS
@@ -74,4 +75,4 @@ class TapSettings:
     connect_timeout_s: float = TAP_CONNECT_S
     retries: int = 2
     backoff_s: float = 0.5
-    catalog: str = "ztf"
+    catalog: str = DEFAULT_CATALOG

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import dspy
 
+from defaults.catalog import DEFAULT_CATALOG
 from fileio.json_data import UnreadableJSON, loads_json
 from lms import model_slug
 from modules.alerce_text2sql import AlerceText2SQL
@@ -53,7 +54,7 @@ RETRIEVER_KEY = "demo_retriever"
 REPO_DIR = Path(__file__).resolve().parents[2]
 
 
-def default_artifact_dir(model: str | None, catalog: str = "ztf") -> Path:
+def default_artifact_dir(model: str | None, catalog: str = DEFAULT_CATALOG) -> Path:
     """Return ``<repo>/artifacts/<model slug>/<catalog>``, where ``python -m compile`` freezes a model's program."""
     return REPO_DIR / "artifacts" / model_slug(model) / catalog
 
@@ -254,7 +255,7 @@ def load_program(
         ArtifactRefused: The artifact holds a field it may not set, or a manifest value of the wrong type.
     """
     choice = choice or ProgramSettings()
-    catalog = executor.catalog if executor is not None else "ztf"
+    catalog = executor.catalog if executor is not None else DEFAULT_CATALOG
     manifest = None
     path = choice.artifact if choice.artifact is not None else default_artifact_dir(model, catalog)
     if choice.uncompiled:

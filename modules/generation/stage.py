@@ -3,6 +3,7 @@
 import dspy
 
 from catalog import load_catalog
+from defaults.catalog import DEFAULT_CATALOG
 from modules.predictors.extract_sql import extract_sql
 from modules.predictors.predictor import make_predictor, rules_fitted_to
 from modules.predictors.prefix_cache_adapter import laid_out
@@ -18,7 +19,7 @@ STAGE = "generation"
 class Generation(dspy.Module):
     """Write the SQL; an empty `sql` with a failure when the LM gives no statement."""
 
-    def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
+    def __init__(self, *, reasoning: bool = False, catalog: str = DEFAULT_CATALOG) -> None:
         super().__init__()
         self.catalog = catalog
         rules = load_catalog(catalog).sql_rules

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from catalog import Catalog, load_catalog
 from catalog.model import Column, Table
+from defaults.catalog import DEFAULT_CATALOG
 from engines import Engine
 from engines.targets import TargetList, current_targets
 
@@ -20,7 +21,7 @@ def served_catalog(engine: Engine | None, catalog: Catalog | None = None) -> Cat
     That is all of them, unless `tables()` names fewer. Without an engine (generation only) the whole catalog
     (default: ztf) is served.
     """
-    catalog = catalog or load_catalog(engine.catalog if engine is not None else "ztf")
+    catalog = catalog or load_catalog(engine.catalog if engine is not None else DEFAULT_CATALOG)
     served = engine.tables() if engine is not None else None
     return catalog if served is None else catalog.only(served)
 

@@ -3,6 +3,7 @@
 import dspy
 
 from catalog import load_catalog
+from defaults.catalog import DEFAULT_CATALOG
 from engines.errors import ExecutionError
 from modules.predictors.extract_sql import extract_sql
 from modules.predictors.predictor import make_predictor
@@ -20,7 +21,7 @@ STAGE = "self_correction"
 class SelfCorrection(dspy.Module):
     """Rewrite a failed query, or one a check found wrong; an empty `sql` with a failure when the LM gives none."""
 
-    def __init__(self, *, reasoning: bool = False, catalog: str = "ztf") -> None:
+    def __init__(self, *, reasoning: bool = False, catalog: str = DEFAULT_CATALOG) -> None:
         super().__init__()
         self.catalog = catalog
         self.predict = make_predictor(CorrectSQL, reasoning, rules=load_catalog(catalog).sql_rules)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from catalog import load_catalog
+from defaults.catalog import DEFAULT_CATALOG
 from engines import Engine
 from engines.errors import GuardError
 from engines.guard import check_sql
@@ -35,7 +36,7 @@ class ValueCheck:
         self.integer_oids = integer_oids
 
     @classmethod
-    def open(cls, engine: Engine | None, catalog: str = "ztf") -> ValueCheck:
+    def open(cls, engine: Engine | None, catalog: str = DEFAULT_CATALOG) -> ValueCheck:
         """Read the vocabulary of `catalog` from the database `engine` serves (cached per database fingerprint).
 
         No engine, or one that stands for no data (``engines.fake.FakeEngine``: it has no ``fingerprint``), gives

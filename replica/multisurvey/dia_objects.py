@@ -1,17 +1,24 @@
-"""LSST diaObjects (sid 1) of one chunk: ids, detections and forced photometry with their LSST measurements."""
+"""LSST diaObjects (sid 1) of one chunk: ids, detections and forced photometry with their LSST measurements, and the
+tables derived from them."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from replica.multisurvey.classifications import probability_rows
+from replica.multisurvey.crossmatch import allwise_rows, xmatch_rows
 from replica.multisurvey.dia_sources import observe
+from replica.multisurvey.features import feature_rows
+from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.ids import lsst_ids
 from replica.multisurvey.lsst_tables import detection_frames, forced_frames
 from replica.multisurvey.population import random_spec
 from replica.multisurvey.sky import offset_positions
+from replica.multisurvey.summaries import dia_object_rows
 
-__all__ = ["DiaChunk", "dia_chunk", "measured_rows", "measurement_tables"]
+__all__ = ["DiaChunk", "derived_tables", "dia_chunk", "measured_rows", "measurement_tables"]
 
 LSST_DIA_SID = 1
 
@@ -111,4 +118,32 @@ def measurement_tables(rng: np.random.Generator, detections: pd.DataFrame, force
         "lsst_detection": lsst_detection,
         "forced_photometry": forced_photometry,
         "lsst_forced_photometry": lsst_forced,
+    }
+
+
+def derived_tables(
+    rng: np.random.Generator,
+    spec: pd.DataFrame,
+    objects: pd.DataFrame,
+    detections: pd.DataFrame,
+    forced: pd.DataFrame,
+    *,
+    probabilities: Callable[..., pd.DataFrame] = probability_rows,
+    features: Callable[..., pd.DataFrame] = feature_rows,
+) -> dict[str, pd.DataFrame]:
+    """The rows of diaObjects derived from their object rows and measurements (``spec`` in the objects' order).
+
+    ``probabilities`` (rng, objects, kinds) and ``features`` (rng, spec, detections, objects, AllWISE rows) make those
+    tables (grounding adds the rows a query asks for); the draws are made in the order AllWISE, probabilities,
+    features, Gaia.
+    """
+    wise = allwise_rows(rng, spec)
+    return {
+        "object": objects,
+        "lsst_dia_object": dia_object_rows(detections, forced, objects),
+        "probability": probabilities(rng, objects, spec["kind"].to_numpy()),
+        "feature": features(rng, spec, detections, objects, wise),
+        "xmatch": xmatch_rows(spec, objects, objects["created_date"].to_numpy()),
+        "allwise": wise,
+        "gaiadr3_source": gaia_rows(rng, spec),
     }

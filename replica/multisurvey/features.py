@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.lookups import feature_names
+from replica.multisurvey.lookups import LSST_BANDS, feature_names
 
 __all__ = ["MULTIBAND_BAND", "feature_rows", "is_multiband"]
 
@@ -132,7 +132,7 @@ def _per_band(rng: np.random.Generator, stats: pd.DataFrame) -> list[pd.DataFram
     return out
 
 
-def feature_rows(rng, spec, det, objects, wise, band_codes) -> pd.DataFrame:
+def feature_rows(rng, spec, det, objects, wise, band_codes: dict[str, int] = LSST_BANDS) -> pd.DataFrame:
     """Return the feature rows of the diaObjects with two detections or more.
 
     Args:
@@ -141,7 +141,7 @@ def feature_rows(rng, spec, det, objects, wise, band_codes) -> pd.DataFrame:
         det: their detections (oid, band, psfflux, scienceflux).
         objects: their object rows (a feature row is dated like its object's last update).
         wise: the AllWISE rows of their counterparts.
-        band_codes: band name -> code.
+        band_codes: band name -> code (LSST's).
     """
     enough = objects["n_det"].to_numpy() >= 2
     spec, objects = spec[enough].reset_index(drop=True), objects[enough].reset_index(drop=True)

@@ -5,23 +5,18 @@ import pandas as pd
 
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe
-from replica.multisurvey.classifications import probability_rows, solar_system_probability_rows
-from replica.multisurvey.crossmatch import allwise_rows, attach_sources, xmatch_rows
-from replica.multisurvey.dia_objects import dia_chunk
-from replica.multisurvey.features import feature_rows
-from replica.multisurvey.gaia import gaia_rows
+from replica.multisurvey.crossmatch import attach_sources, source_rows
+from replica.multisurvey.dia_objects import derived_tables, dia_chunk
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
-from replica.multisurvey.lookups import LSST_BANDS
 from replica.multisurvey.lsst_tables import DETECTION_SQL
 from replica.multisurvey.scales import SCALES, Scale
 from replica.multisurvey.ss_objects import ss_observations
-from replica.multisurvey.ss_tables import mpc_orbit_rows, ss_detection_tables
-from replica.multisurvey.summaries import dia_object_rows, object_rows
+from replica.multisurvey.ss_tables import ss_tables
+from replica.multisurvey.summaries import LSST_TID, object_rows
 from replica.multisurvey.ztf import ZtfNamer, counterpart_spec, ztf_only_spec, ztf_tables
 
 __all__ = ["RECIPE"]
 
-LSST_TID = 1
 _SS_CHUNK = 1000
 
 
@@ -36,16 +31,10 @@ class _Run:
         self.designations: set[str] = set()
 
 
-def _in_oid_order(spec: pd.DataFrame, objects: pd.DataFrame) -> pd.DataFrame:
-    return spec.set_index("oid").loc[objects["oid"].to_numpy()].reset_index()
-
-
 def _ztf(run: _Run, rng: np.random.Generator, spec: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """ZTF rows of the objects of `spec` (sources already attached), their cross-matches included."""
-    tables, spec, used = ztf_tables(rng, spec, run.namer, run.ztf_index, run.scale.max_forced_rows)
+    tables, _, used = ztf_tables(rng, spec, run.namer, run.ztf_index, run.scale.max_forced_rows)
     run.ztf_index += used
-    objects = tables["object"]
-    tables["xmatch"] = xmatch_rows(_in_oid_order(spec, objects), objects, objects["created_date"].to_numpy())
     return tables
 
 
@@ -54,38 +43,22 @@ def _dia(run: _Run, rng: np.random.Generator, n: int) -> None:
     run.lsst_counter += chunk.ids_used
     attach_sources(rng, chunk.spec)
     objects = object_rows(chunk.tables["detection"], chunk.forced.groupby("oid").size(), LSST_TID)
-    spec = _in_oid_order(chunk.spec, objects)
-    wise = allwise_rows(rng, spec)
-    tables = {
-        "object": objects,
-        **chunk.tables,
-        "lsst_dia_object": dia_object_rows(chunk.detections, chunk.forced, objects),
-        "probability": probability_rows(rng, objects, spec["kind"].to_numpy()),
-        "feature": feature_rows(rng, spec, chunk.detections, objects, wise, LSST_BANDS),
-        "xmatch": xmatch_rows(spec, objects, objects["created_date"].to_numpy()),
-        "allwise": wise,
-        "gaiadr3_source": gaia_rows(rng, spec),
-    }
-    run.loader.write(tables, rng)
+    spec = chunk.spec.set_index("oid").loc[objects["oid"].to_numpy()].reset_index()  # in the objects' order
+    run.loader.write(chunk.tables | derived_tables(rng, spec, objects, chunk.detections, chunk.forced), rng)
     run.loader.write(_ztf(run, rng, counterpart_spec(rng, spec)), rng)
 
 
 def _solar_system(run: _Run, rng: np.random.Generator, n: int) -> None:
     orbits, det = ss_observations(rng, n, run.lsst_counter, run.designations)
     run.lsst_counter += len(det)
-    tables = ss_detection_tables(rng, orbits, det)
-    objects = object_rows(tables["detection"], pd.Series(dtype=np.int64), LSST_TID)
-    first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
-    tables = {"object": objects, **tables, "lsst_mpc_orbits": mpc_orbit_rows(rng, orbits, first_mjd)}
-    tables["probability"] = solar_system_probability_rows(objects)
-    run.loader.write(tables, rng)
+    run.loader.write(ss_tables(rng, orbits, det), rng)
 
 
 def _ztf_only(run: _Run, rng: np.random.Generator, n: int) -> None:
     spec = ztf_only_spec(rng, n)
     attach_sources(rng, spec)
     tables = _ztf(run, rng, spec)
-    run.loader.write({**tables, "allwise": allwise_rows(rng, spec), "gaiadr3_source": gaia_rows(rng, spec)}, rng)
+    run.loader.write(tables | source_rows(rng, spec), rng)
 
 
 def _chunks(total: int, size: int) -> list[int]:

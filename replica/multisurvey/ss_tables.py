@@ -1,16 +1,19 @@
-"""Rows of the solar-system objects: object, detection, lsst_detection, lsst_ss_detection, lsst_mpc_orbits."""
+"""Rows of the solar-system objects: object, detection, lsst_detection, lsst_ss_detection, lsst_mpc_orbits and
+probability."""
 
 import json
 
 import numpy as np
 import pandas as pd
 
+from replica.multisurvey.classifications import solar_system_probability_rows
 from replica.multisurvey.lsst_tables import created_dates, detection_frames
 from replica.multisurvey.orbits import ELEMENT_EPOCH_MJD, GAUSS_K
 from replica.multisurvey.sky import date_text, offset_positions
 from replica.multisurvey.ss_objects import SS_SID
+from replica.multisurvey.summaries import LSST_TID, object_rows
 
-__all__ = ["mpc_orbit_rows", "ss_detection_tables"]
+__all__ = ["ss_tables"]
 
 _EXPOSURE_H = 30.0 / 3600.0
 _PLACEHOLDER_DATE = "1970-01-01 00:00:00"
@@ -44,7 +47,7 @@ def _observed(rng: np.random.Generator, det: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def ss_detection_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def _detection_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
     """Return detection, lsst_detection and lsst_ss_detection rows of the solar-system detections."""
     det = _observed(rng, det)
     obj = det["_obj"].to_numpy()
@@ -69,7 +72,7 @@ def ss_detection_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.
         diadistancerank=np.where(rng.random(n) < 0.03, 2, 1),
         created_date=created_dates(det["mjd"].to_numpy(), rng),
     )
-    return {"detection": detection, "lsst_detection": lsst_detection, "lsst_ss_detection": ss}
+    return detection, lsst_detection, ss
 
 
 def _json(row: pd.Series) -> str:
@@ -87,7 +90,7 @@ def _add_uncertainties(rows: pd.DataFrame, looseness: np.ndarray) -> None:
     rows["peri_time_unc"] = rows["period_unc"]
 
 
-def mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: np.ndarray) -> pd.DataFrame:
+def _mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: np.ndarray) -> pd.DataFrame:
     """Return the latest MPC orbit of each object, with the service's placeholder columns."""
     n = len(orbits)
     a, e = orbits["a"].to_numpy(), orbits["e"].to_numpy()
@@ -124,3 +127,18 @@ def mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: np
     unfilled = rng.random(n) < _UNFILLED_SHARE
     rows.loc[unfilled, ["a", "period", "mean_anomaly", "mean_motion"]] = 0.0
     return rows
+
+
+def ss_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Every table's rows of solar-system objects: their orbits (a row each) and detections (``_obj`` indexes them)."""
+    detection, lsst_detection, ss_detection = _detection_tables(rng, orbits, det)
+    objects = object_rows(detection, pd.Series(dtype=np.int64), LSST_TID)
+    first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
+    return {
+        "object": objects,
+        "detection": detection,
+        "lsst_detection": lsst_detection,
+        "lsst_ss_detection": ss_detection,
+        "lsst_mpc_orbits": _mpc_orbit_rows(rng, orbits, first_mjd),
+        "probability": solar_system_probability_rows(objects),
+    }

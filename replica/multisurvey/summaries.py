@@ -7,7 +7,10 @@ from replica.multisurvey.cadence import BAND_ORDER
 from replica.multisurvey.lsst_tables import INGEST_START_MJD
 from replica.multisurvey.sky import date_text
 
-__all__ = ["dia_object_rows", "object_rows"]
+__all__ = ["LSST_TID", "dia_object_rows", "object_rows"]
+
+LSST_TID = 1
+"""The telescope id of LSST's objects (ZTF's is 0)."""
 
 
 def _mean_ra(ra: pd.Series, key: pd.Series) -> pd.Series:

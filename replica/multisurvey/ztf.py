@@ -10,6 +10,7 @@ import pandas as pd
 
 from replica.engine.draws import candid_of
 from replica.multisurvey.cadence import ZTF_CADENCE
+from replica.multisurvey.crossmatch import xmatch_rows
 from replica.multisurvey.dia_sources import observe
 from replica.multisurvey.ids import ztf_oid
 from replica.multisurvey.lsst_tables import created_dates
@@ -84,7 +85,7 @@ def _years(rng: np.random.Generator, spec: pd.DataFrame, firstmjd: np.ndarray) -
 
 
 def ztf_tables(rng: np.random.Generator, spec: pd.DataFrame, namer: ZtfNamer, gidx0: int, max_forced: int):
-    """Return (tables, spec with oid, measurements used) of ZTF objects; candids encode gidx0 onwards."""
+    """Return (tables, spec with oid, measurements used) of ZTF objects and their cross-matches; candids from gidx0."""
     spec, visits = observe(rng, spec, max_forced, ZTF_CADENCE)
     firstmjd = visits[visits["is_det"]].groupby("_obj")["mjd"].min().to_numpy()
     order = np.argsort(firstmjd, kind="stable")
@@ -114,5 +115,11 @@ def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame,
     n_det = detection.groupby("oid").size()
     non_det = pd.Series(rng.poisson(0.4 * n_det.to_numpy()), index=n_det.index)
     objects = object_rows(detection, forced.groupby("oid").size(), ZTF_TID, non_det)
-    tables = {"object": objects, "detection": detection[columns], "forced_photometry": forced[columns]}
+    in_object_order = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])].reset_index(drop=True)
+    tables = {
+        "object": objects,
+        "detection": detection[columns],
+        "forced_photometry": forced[columns],
+        "xmatch": xmatch_rows(in_object_order, objects, objects["created_date"].to_numpy()),
+    }
     return tables, spec, len(visits)

@@ -13,7 +13,7 @@ STAMP_VERSIONS = _ZTF.classifier("stamp_classifier").versions
 # the lc-classified objects' feature versions (current, older), and one more that a few objects also carry
 FEATURE_VERSIONS = ("lc_classifier_1.2.1-P", "lc_classifier_1.1.13")
 FEATURE_VERSION_TRANSITIONAL = "lc_classifier_1.2.1-P-transitional"
-STEP_ID_CORR = "bulk_version_0.0.1"
+STEP_ID_CORR = next(row["step_id"] for row in _ZTF.rows["step"] if row["name"] == "corr")  # the correction step
 
 TRANSIENT = _ZTF.classifier("lc_classifier_transient").classes
 STOCHASTIC = _ZTF.classifier("lc_classifier_stochastic").classes

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from defaults.catalog import DEFAULT_CATALOG
 from engines.errors import ErrorKind, ExecutionError, GuardError
 from metric.gold_cache import GoldCache, GoldResult
 
@@ -20,7 +21,7 @@ class _Result:
 class CountingExecutor:
     """A fake executor: 'fail:<kind>' raises, anything else returns a one-column frame; counts calls."""
 
-    def __init__(self, fingerprint: str = "fp0", delay_s: float = 0.0, catalog: str = "ztf") -> None:
+    def __init__(self, fingerprint: str = "fp0", delay_s: float = 0.0, catalog: str = DEFAULT_CATALOG) -> None:
         self.catalog = catalog
         self.calls: list[tuple[str, float | None]] = []
         self._fingerprint = fingerprint

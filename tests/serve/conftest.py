@@ -14,6 +14,7 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
+from defaults.catalog import DEFAULT_CATALOG
 from engines import EngineSettings
 from lms.fake import EXPLANATION, fake_lm, render_answer
 from modules.settings import ProgramSettings
@@ -39,7 +40,7 @@ def make_bench(
     lm: dspy.LM | None = None,
     *,
     timeout_s: float = 30.0,
-    catalog: str = "ztf",
+    catalog: str = DEFAULT_CATALOG,
     **settings: object,
 ) -> Workbench:
     """Build a workbench whose program answers every question with `sql` (or with `lm`) on the catalog's `dsn`,
@@ -59,7 +60,7 @@ def waiting_bench(dsn: str, wait: Callable[[], object], **settings: object) -> W
 
 
 def open_bench(
-    dsn: str, lm: dspy.LM, *, timeout_s: float = 30.0, catalog: str = "ztf", **settings: object
+    dsn: str, lm: dspy.LM, *, timeout_s: float = 30.0, catalog: str = DEFAULT_CATALOG, **settings: object
 ) -> Workbench:
     """Open a workbench on the catalog's `dsn` whose uncompiled program asks `lm`, as ``python -m serve`` opens
     one."""

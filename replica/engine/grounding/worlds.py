@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 __all__ = ["Atom", "Cone", "Diff", "Link", "RowRef", "World"]
 
+_ARCSEC = 1 / 3600
+
 
 @dataclass(frozen=True)
 class RowRef:
@@ -43,6 +45,13 @@ class Cone:
     columns: tuple[str, str]
     centres: tuple[tuple[float, float], ...]
     radius_deg: float
+
+    def position(self, outside: bool, variant: int) -> tuple[float, float]:
+        """(ra, dec) half a radius from the centre ``variant`` picks, or just outside the cone for a near miss."""
+        ra, dec = self.centres[variant % len(self.centres)]
+        r = self.radius_deg
+        offset = r * (1 + max(0.15, 2 * _ARCSEC / r)) if outside else r * 0.5  # a near miss: 2 arcsec out at least
+        return ra % 360.0, dec + offset if dec + offset <= 89.0 else dec - offset
 
 
 @dataclass(frozen=True)

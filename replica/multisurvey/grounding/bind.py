@@ -13,7 +13,7 @@ import math
 
 from replica.engine.grounding.diffs import apply_diffs
 from replica.engine.grounding.worlds import Cone, Link, RowRef, World
-from replica.multisurvey.grounding.bind_tables import BINDERS, PER_ROW, bind_rows
+from replica.multisurvey.grounding.bind_tables import BINDERS, bind_rows
 from replica.multisurvey.grounding.bodies import SOLAR_SYSTEM_TABLES, SOURCE_TABLES, bodies
 from replica.multisurvey.ids import designation_of
 from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id
@@ -21,7 +21,6 @@ from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id
 __all__ = ["bind_values"]
 
 _KIND_OF_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "asteroid": "moving", "bogus": "bogus"}
-_ARCSEC = 1 / 3600
 _ZTF_PREFIX = 1 << 55
 
 
@@ -37,10 +36,11 @@ def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tu
         spec["sid"] = _survey(found.primary, by_ref, entity.oid)
         for ref in found.primary:
             values = by_ref.get(ref, {})
-            if ref.table in PER_ROW:
+            binder = BINDERS.get(ref.table)
+            if binder is bind_rows:
                 bind_rows(entity, ref, values, whole={c for r, c in world.whole if r == ref})
-            elif ref.table in BINDERS:
-                BINDERS[ref.table](entity, ref.table, values)
+            elif binder is not None:
+                binder(entity, ref.table, values)
         _counts(spec, world.counts, set(found.primary))
         _precursors(spec, world.links)
         _twin(spec, found.companions, by_ref)
@@ -121,8 +121,5 @@ def _finish(spec: dict) -> None:
 
 def _place(spec: dict, cone: Cone, outside: bool, variant: int) -> None:
     """Put the object (or an orphan source) inside the cone, or just outside it for a near miss."""
-    ra, dec = cone.centres[variant % len(cone.centres)]
-    r = cone.radius_deg
-    offset = r * (1 + max(0.15, 2 * _ARCSEC / r)) if outside else r * 0.5
-    dec2 = dec + offset if dec + offset <= 89.0 else dec - offset
-    spec.update(ra=ra % 360.0, dec=dec2)
+    ra, dec = cone.position(outside, variant)
+    spec.update(ra=ra, dec=dec)

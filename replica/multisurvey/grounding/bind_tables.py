@@ -17,9 +17,10 @@ from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, classifie
 
 __all__ = ["BINDERS", "PER_ROW", "bind_rows"]
 
-PER_ROW = ("detection", "lsst_detection", "forced_photometry", "lsst_forced_photometry", "lsst_ss_detection")
 MEASURED = ("psfflux", "psffluxerr", "scienceflux", "sciencefluxerr", "snr", "isnegative")
 """Measurement columns the object's aggregates derive from: set before the aggregates are computed."""
+_OBJECT_MEASUREMENTS = ("detection", "forced_photometry")
+"""The measurement tables every survey shares (the lsst_ ones extend them): band and position go to the spec."""
 _SKIPPED = {"oid", "sid", "tid", "ssobjectid", "diaobjectid", "measurement_id", "oid_catalog"}
 _BAND_STAT = re.compile(r"^([ugrizy])_(\w+)$")
 _FLUX_STATS = ("psffluxmean", "sciencefluxmean", "psffluxmax", "fpfluxmean")
@@ -40,7 +41,7 @@ def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
     spec, table = entity.spec, ref.table
     used = set()
     band = _number(values.get("band"))
-    if band is not None and table in ("detection", "forced_photometry"):
+    if band is not None and table in _OBJECT_MEASUREMENTS:
         spec.setdefault("only_band", int(band))
         used.add("band")
     mjd = _number(values.get("mjd"))
@@ -48,7 +49,7 @@ def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
         spec.setdefault("mjd_hint", mjd)
         used.add("mjd")
     for column in ("ra", "dec"):  # a measurement's position is its object's, give or take an arcsecond
-        if _number(values.get(column)) is not None and table in ("detection", "forced_photometry"):
+        if _number(values.get(column)) is not None and table in _OBJECT_MEASUREMENTS:
             spec.setdefault(column, float(values[column]))
             used.add(column)
     if table == "lsst_ss_detection" and isinstance(values.get("designation"), str):
@@ -193,6 +194,11 @@ def _patch(entity, table: str, columns: dict) -> None:
 
 BINDERS = {
     "object": _bind_object,
+    "detection": bind_rows,
+    "lsst_detection": bind_rows,
+    "forced_photometry": bind_rows,
+    "lsst_forced_photometry": bind_rows,
+    "lsst_ss_detection": bind_rows,
     "lsst_dia_object": _bind_dia_object,
     "probability": _bind_probability,
     "feature": _bind_feature,
@@ -201,3 +207,6 @@ BINDERS = {
     "gaiadr3_source": _bind_source,
     "lsst_mpc_orbits": _bind_orbit,
 }
+"""Table -> its binder: ``bind_rows`` for the measurement tables, (entity, table, values) for the others."""
+PER_ROW = frozenset(table for table, binder in BINDERS.items() if binder is bind_rows)
+"""The measurement tables: many rows per object, half of an answer's rows miss a condition."""

@@ -11,21 +11,17 @@ import pandas as pd
 
 from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import LSST_CADENCE
-from replica.multisurvey.crossmatch import allwise_rows, attach_sources, xmatch_rows
-from replica.multisurvey.dia_objects import measured_rows, measurement_tables
+from replica.multisurvey.crossmatch import attach_sources, source_rows
+from replica.multisurvey.dia_objects import derived_tables, measured_rows, measurement_tables
 from replica.multisurvey.features import feature_rows
-from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.grounding.classes import grounded_probabilities
 from replica.multisurvey.grounding.visits import grounded_visits, plan_defaults
 from replica.multisurvey.grounding.ztf_objects import ZtfNames, ztf_objects
-from replica.multisurvey.lookups import LSST_BANDS
 from replica.multisurvey.population import random_spec
-from replica.multisurvey.summaries import dia_object_rows, object_rows
+from replica.multisurvey.summaries import LSST_TID, object_rows
 from replica.multisurvey.ztf import counterpart_spec, ztf_only_spec
 
 __all__ = ["dia_objects", "merged", "ztf_only_objects"]
-
-LSST_TID = 1
 
 
 def _wanted_sources(entities: list[Entity]) -> np.ndarray:
@@ -78,18 +74,16 @@ def dia_objects(
     objects = object_rows(tables["detection"], forced.groupby("oid").size(), LSST_TID)
     order = pd.Index(spec["oid"]).get_indexer(objects["oid"])
     spec, entities = spec.iloc[order].reset_index(drop=True), [entities[k] for k in order]
-    wise = allwise_rows(rng, spec)
-    tables |= {
-        "object": objects,
-        "lsst_dia_object": dia_object_rows(detections, forced, objects),
-        "probability": grounded_probabilities(
-            rng, objects, spec["kind"].to_numpy(), [e.spec.get("classes", {}) for e in entities]
-        ),
-        "feature": _features(rng, spec, detections, objects, wise=wise, entities=entities),
-        "xmatch": xmatch_rows(spec, objects, objects["created_date"].to_numpy()),
-        "allwise": wise,
-        "gaiadr3_source": gaia_rows(rng, spec),
-    }
+    wishes = [e.spec.get("classes", {}) for e in entities]
+    tables |= derived_tables(
+        rng,
+        spec,
+        objects,
+        detections,
+        forced,
+        probabilities=lambda rng, objects, kinds: grounded_probabilities(rng, objects, kinds, wishes),
+        features=lambda *rows: _features(*rows, entities=entities),
+    )
     twins = np.array(["twin" in e.spec for e in entities])
     if twins.any():
         first, span = objects["firstmjd"].to_numpy(), objects["deltamjd"].to_numpy()
@@ -110,15 +104,12 @@ def ztf_only_objects(rng: np.random.Generator, entities: list[Entity], names: Zt
     tables, oids = _ztf(rng, spec, [{**e.spec, "oid": e.oid} for e in entities], names)
     for entity, oid in zip(entities, oids, strict=True):
         entity.oid = int(oid)
-    return tables | {"allwise": allwise_rows(rng, spec), "gaiadr3_source": gaia_rows(rng, spec)}
+    return tables | source_rows(rng, spec)
 
 
 def _ztf(rng, spec: pd.DataFrame, wanted: list[dict], names: ZtfNames) -> tuple[dict[str, pd.DataFrame], np.ndarray]:
     """Tables of grounded ZTF objects with their cross-matches, and their oids in spec order."""
     tables, spec = ztf_objects(rng, spec, wanted, names)
-    objects = tables["object"]
-    order = pd.Index(spec["oid"]).get_indexer(objects["oid"])
-    tables["xmatch"] = xmatch_rows(spec.iloc[order].reset_index(drop=True), objects, objects["created_date"].to_numpy())
     return tables, spec["oid"].to_numpy()
 
 
@@ -131,9 +122,9 @@ def merged(first: dict[str, pd.DataFrame], second: dict[str, pd.DataFrame]) -> d
     }
 
 
-def _features(rng, spec, detections, objects, *, wise, entities: list[Entity]) -> pd.DataFrame:
+def _features(rng, spec, detections, objects, wise, *, entities: list[Entity]) -> pd.DataFrame:
     """The generator's feature rows, plus a row for each feature a query asks of an object that lacks it."""
-    rows = feature_rows(rng, spec, detections, objects, wise, LSST_BANDS)
+    rows = feature_rows(rng, spec, detections, objects, wise)
     have = set(zip(rows["oid"], rows["feature_id"], rows["band"], strict=True))
     n_det = dict(zip(objects["oid"], objects["n_det"], strict=True))
     extra = [

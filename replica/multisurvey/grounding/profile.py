@@ -48,7 +48,7 @@ def _unmakeable(entity: Entity) -> str | None:
 MULTISURVEY_PROFILE = Profile(
     catalog=CATALOG,
     identity=frozenset(IDENTITY),
-    per_row=frozenset(PER_ROW),
+    per_row=PER_ROW,
     classifier_column="classifier_id",
     class_column="class_id",
     domain=domain,

@@ -12,13 +12,11 @@ import pandas as pd
 
 from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import LSST_CADENCE, snap_to_visits
-from replica.multisurvey.classifications import solar_system_probability_rows
 from replica.multisurvey.ids import designation_of, lsst_ids
 from replica.multisurvey.orbits import GAUSS_K, apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 from replica.multisurvey.ss_objects import name_orbits, observed_epochs, random_designations
-from replica.multisurvey.ss_tables import mpc_orbit_rows, ss_detection_tables
-from replica.multisurvey.summaries import object_rows
+from replica.multisurvey.ss_tables import ss_tables
 
 __all__ = ["ss_objects"]
 
@@ -115,12 +113,8 @@ def ss_objects(
             elements.at[k, "ssobjectid"] = int(entity.oid)  # an id that encodes no designation keeps it
         entity.oid = int(elements.at[k, "ssobjectid"])
     det["measurement_id"] = lsst_ids(np.arange(counter, counter + len(det)))
-    tables = ss_detection_tables(rng, elements, det)
-    objects = object_rows(tables["detection"], pd.Series(dtype=np.int64), 1)
-    first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
-    orbits = mpc_orbit_rows(rng, elements, first_mjd)
-    _fill(orbits, elements, [bool(e.spec.get("unfilled")) for e in entities])
-    tables |= {"object": objects, "lsst_mpc_orbits": orbits, "probability": solar_system_probability_rows(objects)}
+    tables = ss_tables(rng, elements, det)
+    _fill(tables["lsst_mpc_orbits"], elements, [bool(e.spec.get("unfilled")) for e in entities])
     return tables, counter + len(det)
 
 

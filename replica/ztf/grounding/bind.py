@@ -15,13 +15,12 @@ from replica.ztf import CATALOG, vocab
 from replica.ztf.bookkeeping import bookkeeping_frames
 from replica.ztf.grounding.bind_probabilities import bind_probabilities
 
-__all__ = ["bind_values"]
+__all__ = ["PER_ROW", "bind_values"]
 
 _FEATURE_FIDS: dict[str, list[int]] = defaultdict(list)
 for _name, _fid in vocab.FEATURE_KEYS:
     _FEATURE_FIDS[_name].append(_fid)
 _DEFAULTS = {"probability": 0.5, "sgscore1": 0.6, "classtar": 0.5, "firstmjd": 59500.0}
-_ARCSEC = 1 / 3600
 
 
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
@@ -249,21 +248,21 @@ _BINDERS = {
     "xmatch": _bind_xmatch,
     "allwise": _bind_allwise,
 }
+PER_ROW = frozenset(table for table, binder in _BINDERS.items() if binder in (_bind_detection, _bind_per_row))
+"""The measurement tables: many rows per object, half of an answer's rows miss a condition."""
 _PARTITIONS = frozenset(t.name for t in load_catalog(CATALOG).tables if t.partition_of == "probability")
 """Partitions of probability by classifier_name: a row of one is a probability row of that classifier."""
-_NOT_BOUND = {"probability", *_PARTITIONS, *bookkeeping_frames()}
-"""Probability rows are bound together (``bind_probabilities``); the bookkeeping tables have fixed rows."""
+_NOT_BOUND = {"probability", *_PARTITIONS, *load_catalog(CATALOG).rows, *bookkeeping_frames()}
+"""Probability rows are bound together (``bind_probabilities``); the catalog's and the recipe's fixed tables are
+not bound."""
 
 
 def _place(entity, cone: Cone, outside: bool, variant: int) -> None:
-    ra, dec = cone.centres[variant % len(cone.centres)]
-    r = cone.radius_deg
-    offset = r * (1 + max(0.15, 2 * _ARCSEC / r)) if outside else r * 0.5
-    dec2 = dec + offset if dec + offset <= 89.0 else dec - offset
+    ra, dec = cone.position(outside, variant)
     if cone.ref.table == "allwise" and not entity.needs_object:
-        entity.allwise.append({"ra": ra % 360.0, "dec": dec2})
+        entity.allwise.append({"ra": ra, "dec": dec})
     else:
-        entity.spec.update(ra=ra % 360.0, dec=dec2)
+        entity.spec.update(ra=ra, dec=dec)
 
 
 def _finish(entity, state: dict) -> None:

@@ -7,7 +7,7 @@ import math
 from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.profile import Profile
 from replica.ztf import CATALOG
-from replica.ztf.grounding.bind import bind_values
+from replica.ztf.grounding.bind import PER_ROW, bind_values
 from replica.ztf.grounding.domains import categories, domain
 
 __all__ = ["ZTF_PROFILE"]
@@ -36,7 +36,7 @@ def _unmakeable(entity: Entity) -> str | None:
 ZTF_PROFILE = Profile(
     catalog=CATALOG,
     identity=frozenset({"oid"}),
-    per_row=frozenset({"dataquality", "non_detection", "forced_photometry", "detection"}),
+    per_row=PER_ROW,
     classifier_column="classifier_name",
     class_column="class_name",
     domain=domain,
