@@ -148,3 +148,29 @@ def flooding_answer(call) -> str:
     fields = {"tables": {"tables": ["object"]}, "columns": {"columns": {"object": ["oid"]}}}
     fields |= {"difficulty": {"difficulty": "simple"}, "explanation": EXPLANATION}
     return render_answer(fields.get(call.stage, {"sql": SLOW_SQL if slow else "SELECT 1 AS n"}))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium, for a module's page tests (a module may define its own ``page``)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.serve.test_browser import chromium_path
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path(), headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A page of a fresh browser context, 1280 x 900, that waits 30 s at most for anything."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(30_000)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 import pytest
 
 from tests.serve.conftest import make_bench, requests_outside, serving
-from tests.serve.test_browser import chromium_path
 
 
 @pytest.fixture(scope="module")
@@ -30,29 +29,6 @@ def multisurvey_url(multisurvey_dsn) -> Iterator[str]:
             yield url
     finally:
         bench.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium_path()
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, headless=True)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(30_000)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
 
 
 def most_detected(tiny_dsn: str) -> str:

@@ -17,7 +17,6 @@ from PIL import Image
 
 from tests.conftest import free_port
 from tests.serve.conftest import make_bench, requests_outside, serving
-from tests.serve.test_browser import chromium_path
 
 RADIUS_DEG = 0.5
 SKY = "document.getElementById('sky')"
@@ -119,29 +118,6 @@ def online_survey_url(tiny_dsn, cone) -> Iterator[str]:
     finally:
         bench.close()
         server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium_path()
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, headless=True)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    context.set_default_timeout(30_000)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
 
 
 def watch(page) -> tuple[list[str], list[str]]:
