@@ -12,7 +12,6 @@ Example (in a notebook)::
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -20,9 +19,10 @@ import numpy as np
 import pandas as pd
 
 from answering.errors import AnsweringError
-from answering.lightcurve import BAND_NAMES
-from answering.lsst_curves import AB_ZERO_POINT, SURVEYS, fetch_flux_curve
+from answering.formats import mjd_to_utc, sexagesimal
+from answering.lsst_curves import SURVEYS, fetch_flux_curve
 from answering.object_links import links_of
+from answering.object_points import POINT_COLUMNS, epochs_only, lsst_points, ztf_band, ztf_points
 from answering.object_sql import MULTISURVEY_QUERIES, ZTF_QUERIES, multisurvey_object_sql, ztf_object_sql
 from answering.sky_view import SkyView, sky_view_of
 from catalog.ztf_names import ZTF_NAME, is_ztf_oid, ztf_name_of, ztf_oid_of
@@ -31,9 +31,8 @@ if TYPE_CHECKING:
     from answering.notebook_plots import NotebookPlot
     from engines import Engine, EngineSettings
 
-__all__ = ["POINT_COLUMNS", "SUMMARY_UNITS", "ObjectView", "fetch_object", "sexagesimal", "view_object"]
+__all__ = ["POINT_COLUMNS", "SUMMARY_UNITS", "ObjectView", "fetch_object", "view_object"]
 
-POINT_COLUMNS = ("mjd", "band", "kind", "mag", "mag_err", "limit_mag", "flux", "flux_err")
 """The columns of ``ObjectView.points``: kind is detection, forced or non-detection; limit_mag is the faintest
 magnitude a non-detection (or a non-positive flux, at 3 sigma) allows; flux and its error in nJy."""
 SUMMARY_UNITS = {
@@ -56,7 +55,6 @@ MAX_POINTS = 500_000
 PERIOD_FEATURES = ("Multiband_period", "Period_band")
 """Feature names that hold a light curve's period in days, in order of preference."""
 _ZTF_OID = re.compile(r"ZTF\d{2}[a-z]{7}|[A-Za-z0-9_]{1,40}")
-_LN10_OVER_2_5 = math.log(10) / 2.5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -235,25 +233,6 @@ def fetch_object(
     return _multisurvey_view(run, _multisurvey_id(oid), sid)
 
 
-def sexagesimal(ra: float, dec: float) -> str:
-    """Format a position in degrees as ``hh:mm:ss.ss +dd:mm:ss.s``.
-
-    Examples:
-        >>> sexagesimal(150.0, -2.5)
-        '10:00:00.00 -02:30:00.0'
-        >>> sexagesimal(359.9999999, 89.99999999)
-        '00:00:00.00 +90:00:00.0'
-    """
-    seconds = round((ra % 360.0) / 15.0 * 3600.0, 2) % 86400.0
-    hours, rest = divmod(seconds, 3600.0)
-    minutes, secs = divmod(rest, 60.0)
-    sign = "-" if dec < 0 else "+"
-    arcsec = round(abs(dec) * 3600.0, 1)
-    degrees, rest = divmod(arcsec, 3600.0)
-    arcmin, asec = divmod(rest, 60.0)
-    return f"{int(hours):02d}:{int(minutes):02d}:{secs:05.2f} {sign}{int(degrees):02d}:{int(arcmin):02d}:{asec:04.1f}"
-
-
 def classifications(probabilities: pd.DataFrame) -> list[dict[str, Any]]:
     """Group probability rows per classifier and version, classes ranked (1 first)."""
     groups = []
@@ -287,7 +266,7 @@ def _ztf_view(run: _Runner, oid: str) -> ObjectView:
     row = found.iloc[0]
     parts = {part: run.frame(sql.format(oid=oid)) for part, sql in ZTF_QUERIES.items()}
     features = parts["features"].rename(columns={"fid": "band"})
-    features["band"] = features["band"].map(_ztf_band)
+    features["band"] = features["band"].map(ztf_band)
     ra, dec = _number(row["meanra"]), _number(row["meandec"])
     solar = parts["solar_system"].dropna(subset=["ssnamenr"])
     solar = parts["solar_system"] = solar[solar["ssnamenr"].astype(str).str.lower() != "null"]  # ZTF: none near
@@ -302,7 +281,7 @@ def _ztf_view(run: _Runner, oid: str) -> ObjectView:
         first_mjd=_number(row["firstmjd"]),
         last_mjd=_number(row["lastmjd"]),
         n_det=_int(row["ndet"]),
-        points=_ztf_points(parts["detections"], parts["non_detections"], parts["forced"]),
+        points=ztf_points(parts["detections"], parts["non_detections"], parts["forced"]),
         probabilities=parts["probabilities"],
         features=features,
         crossmatches=_ztf_crossmatches(parts),
@@ -337,14 +316,14 @@ def _multisurvey_view(run: _Runner, oid: int, sid: int | None) -> ObjectView:
     name = ztf_name_of(oid) if sid == 0 and is_ztf_oid(oid) else ""
     track = pd.DataFrame(columns=["mjd", "ra", "dec"])
     if sid == 0:
-        points = _epochs_only(parts["ztf_epochs"])
+        points = epochs_only(parts["ztf_epochs"])
         notes.append(
             "ZTF magnitudes are not in the multisurvey catalog (its detections hold times and bands only); "
             + (f"open {name} in the ztf catalog for its light curve" if name else "see the ztf catalog")
         )
     else:
         curve = fetch_flux_curve(run.engine, oid, sid, timeout_s=run.timeout_s)
-        points = _lsst_points(curve.detections, curve.forced)
+        points = lsst_points(curve.detections, curve.forced)
         if sid == 2:
             track = curve.detections[["mjd", "ra", "dec"]].dropna().reset_index(drop=True)
     orbit = None
@@ -379,81 +358,6 @@ def _multisurvey_view(run: _Runner, oid: int, sid: int | None) -> ObjectView:
         notes=notes,
         surveys=[other for other in surveys if other != sid],
     )
-
-
-def _ztf_points(detections: pd.DataFrame, non_detections: pd.DataFrame, forced: pd.DataFrame) -> pd.DataFrame:
-    seen = _from_magnitudes(detections, "magpsf", "sigmapsf", "detection")
-    limits = pd.DataFrame(
-        {
-            "mjd": non_detections["mjd"].astype(float),
-            "band": non_detections["fid"].map(_ztf_band),
-            "kind": "non-detection",
-            "limit_mag": pd.to_numeric(non_detections["diffmaglim"], errors="coerce").astype(float),
-        }
-    )
-    limits["flux"] = _flux_of(limits["limit_mag"])  # the brightest flux a non-detection allows
-    return _points(seen, limits, _from_magnitudes(forced, "mag", "e_mag", "forced"))
-
-
-def _from_magnitudes(frame: pd.DataFrame, mag: str, err: str, kind: str) -> pd.DataFrame:
-    """ZTF difference magnitudes to points: the flux takes the sign of isdiffpos (ZTF magnitudes are AB)."""
-    mags = pd.to_numeric(frame[mag], errors="coerce").astype(float)
-    errors = pd.to_numeric(frame[err], errors="coerce").astype(float)
-    sign = np.where(pd.to_numeric(frame["isdiffpos"], errors="coerce").fillna(1) < 0, -1.0, 1.0)
-    flux = _flux_of(mags) * sign
-    return pd.DataFrame(
-        {
-            "mjd": frame["mjd"].astype(float),
-            "band": frame["fid"].map(_ztf_band),
-            "kind": kind,
-            "mag": mags,
-            "mag_err": errors,
-            "flux": flux,
-            "flux_err": _LN10_OVER_2_5 * flux.abs() * errors,
-        }
-    )
-
-
-def _lsst_points(detections: pd.DataFrame, forced: pd.DataFrame) -> pd.DataFrame:
-    return _points(*(_from_fluxes(frame, kind) for frame, kind in ((detections, "detection"), (forced, "forced"))))
-
-
-def _from_fluxes(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """LSST fluxes (nJy) to points: a non-positive flux has no magnitude but a 3-sigma limit."""
-    flux = pd.to_numeric(frame["psfflux"], errors="coerce").astype(float)
-    errors = pd.to_numeric(frame["psffluxerr"], errors="coerce").astype(float)
-    positive = flux.where(flux > 0)
-    limit = AB_ZERO_POINT - 2.5 * np.log10((3 * errors).where(errors > 0))
-    return pd.DataFrame(
-        {
-            "mjd": frame["mjd"].astype(float),
-            "band": frame["band_name"].fillna("?").astype(str),
-            "kind": kind,
-            "mag": AB_ZERO_POINT - 2.5 * np.log10(positive),
-            "mag_err": errors / (_LN10_OVER_2_5 * positive),
-            "limit_mag": limit.where(positive.isna()),
-            "flux": flux,
-            "flux_err": errors,
-        }
-    )
-
-
-def _epochs_only(frame: pd.DataFrame) -> pd.DataFrame:
-    return _points(
-        pd.DataFrame({"mjd": frame["mjd"].astype(float), "band": frame["band_name"].fillna("?"), "kind": "detection"})
-    )
-
-
-def _points(*frames: pd.DataFrame) -> pd.DataFrame:
-    kept = [frame for frame in frames if len(frame)]
-    if not kept:
-        return pd.DataFrame({column: pd.Series(dtype=float) for column in POINT_COLUMNS})
-    joined = pd.concat(kept, ignore_index=True).reindex(columns=list(POINT_COLUMNS))
-    return joined.sort_values("mjd", kind="stable").reset_index(drop=True)
-
-
-def _flux_of(mags: pd.Series) -> pd.Series:
-    return 10.0 ** ((AB_ZERO_POINT - mags) / 2.5)
 
 
 def _ztf_crossmatches(parts: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
@@ -527,28 +431,10 @@ def _multisurvey_id(oid: object) -> int:
         ) from None
 
 
-def _ztf_band(fid: object) -> str:
-    try:
-        return BAND_NAMES.get(int(fid), f"fid {fid}")
-    except (TypeError, ValueError):
-        return str(fid)
-
-
 def _epoch(mjd: float | None) -> dict[str, Any] | None:
     if mjd is None:
         return None
     return {"mjd": mjd, "utc": mjd_to_utc(mjd)}
-
-
-def mjd_to_utc(mjd: float) -> str:
-    """ISO UTC time of an MJD (to the second; leap seconds ignored).
-
-    Examples:
-        >>> mjd_to_utc(61041.5)
-        '2026-01-01T12:00:00'
-    """
-    seconds = round((mjd - 40587.0) * 86400.0)
-    return pd.Timestamp(seconds, unit="s").strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -56,6 +56,7 @@ MEASURES: dict[str, tuple[str, ...]] = {
     "serve_cluster": ("serve", "engines/postgres_pool.py", "lms/fake.py", "benchmarks/common.py"),
     "object_view": (
         "answering/objects.py",
+        "answering/object_points.py",
         "answering/object_sql.py",
         "answering/lightcurve.py",
         "answering/sky_view.py",

@@ -16,7 +16,7 @@ import pandas as pd
 
 from answering.cells import plain_value
 from answering.columns import source_columns
-from answering.objects import sexagesimal
+from answering.formats import sexagesimal
 from catalog.object_ids import object_id_columns
 
 if TYPE_CHECKING:

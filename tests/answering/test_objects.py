@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import answering
-from answering.objects import fetch_object, sexagesimal
+from answering.formats import sexagesimal
+from answering.objects import fetch_object
 from catalog.ztf_names import ztf_name_of, ztf_oid_of
 from engines import EngineSettings
 from engines.postgres import PostgresEngine, PostgresSettings

@@ -7,7 +7,7 @@ import html.parser
 
 import pandas as pd
 
-from answering.objects import sexagesimal
+from answering.formats import sexagesimal
 from catalog import load_catalog
 from catalog.object_ids import object_id_columns
 from serve.result_table import summary
