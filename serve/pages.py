@@ -118,7 +118,7 @@ def _answer_routes(bench: Workbench) -> APIRouter:
         """Run the text of an answer's SQL or ADQL box with the target list sent along (default: the answer's);
         show the new answer, or the old one with the error."""
         try:
-            listed = (targets.file.read() if targets is not None else None) or bench.record(answer_id).answer.targets
+            listed = (targets.file.read() if targets is not None else None) or _kept_targets(bench, answer_id)
             record = run(text, question=question, session=request.state.session, targets=listed)
         except WorkbenchError as err:
             html = _answer_html(bench, bench.record(answer_id), message=str(err))
@@ -184,6 +184,14 @@ def _file_routes(bench: Workbench) -> APIRouter:
         return Response(png_bytes(figure), media_type="image/png")
 
     return router
+
+
+def _kept_targets(bench: Workbench, answer_id: str) -> Any:
+    """The target list of a kept answer; None when it has none or is no longer kept (its box's text runs alone)."""
+    try:
+        return bench.record(answer_id).answer.targets
+    except WorkbenchError:
+        return None
 
 
 async def _stream(job: Any) -> AsyncIterator[str]:
