@@ -73,11 +73,14 @@ def test_the_light_curve_zooms_and_hovers(page, ztf_url, tiny_dsn):
         f"() => document.getElementById('light-curve')._fullLayout.xaxis.range[1] - "
         f"document.getElementById('light-curve')._fullLayout.xaxis.range[0] < {(before[1] - before[0]) * 0.5}"
     )
-    page.dblclick("#light-curve .nsewdrag")  # back to the whole curve
+    page.dblclick("#light-curve .nsewdrag")  # back to the whole curve, both axes as they were
     page.wait_for_function(
-        f"() => document.getElementById('light-curve')._fullLayout.xaxis.range[1] - "
-        f"document.getElementById('light-curve')._fullLayout.xaxis.range[0] > {(before[1] - before[0]) * 0.9}"
+        "(before) => { const layout = document.getElementById('light-curve')._fullLayout;"
+        " return Math.abs(layout.xaxis.range[0] - before[0]) + Math.abs(layout.xaxis.range[1] - before[1])"
+        " < 1e-6 * (before[1] - before[0]); }",
+        arg=before,
     )
+    page.wait_for_timeout(500)  # the redraw after the reset
 
     # the screen position of the detection farthest in time from its neighbours, from the axes' own conversion
     x, y, mjd, mag = curve(
