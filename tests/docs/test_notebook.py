@@ -1,14 +1,11 @@
 """docs/notebooks/astronomer.ipynb runs top to bottom in a Jupyter kernel (nbclient): it asks a question, uploads a
 target list, cross-matches it and sends the result over SAMP to a client of astropy's hub started here."""
 
-import threading
-
 import nbformat
-import pytest
 from astropy.table import Table
 from nbclient import NotebookClient
-from pyvo.samp import SAMPHubServer, SAMPIntegratedClient
 
+from tests.answering.test_samp import hub, receiver  # noqa: F401 - a SAMP hub and a receiving client
 from tests.conftest import REPO_DIR
 from tests.docs.notebook_lm import LISTED_SQL, TOP_SQL
 
@@ -16,30 +13,7 @@ NOTEBOOK = REPO_DIR / "docs" / "notebooks" / "astronomer.ipynb"
 PARAMETERS = 'MODEL = "fake/notebook"\nfrom tests.docs.notebook_lm import notebook_lm\nlm = notebook_lm()'
 
 
-@pytest.fixture
-def receiver(tmp_path, monkeypatch):
-    """A SAMP hub of its own (named by $SAMP_HUB, which the kernel inherits) and a client that loads tables."""
-    lockfile = tmp_path / "samp.lock"
-    hub = SAMPHubServer(web_profile=False, lockfile=str(lockfile), pool_size=2)
-    hub.start()
-    monkeypatch.setenv("SAMP_HUB", f"std-lockurl:{lockfile.as_uri()}")
-    received, arrived = [], threading.Event()
-    client = SAMPIntegratedClient(name="topcat-stand-in")
-    client.connect()
-
-    def load(private_key, sender_id, mtype, params, extra):
-        received.append(Table.read(params["url"], format="votable"))
-        arrived.set()
-
-    client.bind_receive_notification("table.load.votable", load)
-    try:
-        yield received, arrived
-    finally:
-        client.disconnect()
-        hub.stop()
-
-
-def test_the_notebook_asks_crossmatches_and_sends_over_samp(tiny_dsn, receiver, tmp_path, monkeypatch):
+def test_the_notebook_asks_crossmatches_and_sends_over_samp(tiny_dsn, receiver, tmp_path, monkeypatch):  # noqa: F811
     received, arrived = receiver
     monkeypatch.setenv("ALERCE_DSN", tiny_dsn)
     monkeypatch.setenv("PYTHONPATH", str(REPO_DIR))
@@ -64,7 +38,7 @@ def test_the_notebook_asks_crossmatches_and_sends_over_samp(tiny_dsn, receiver, 
     targets = Table.read(tmp_path / "targets.csv", format="ascii.csv")
     assert len(targets) == 5
     assert arrived.wait(10), "the SAMP client got no table"
-    (sent,) = received
+    ((_, sent),) = received
     assert sorted(sent["name"]) == sorted(targets["name"]), "each target matched its object 1 arcsec away"
     assert all(0.9 < distance < 1.1 for distance in sent["dist_arcsec"])
     assert sent["meanra"].meta["ucd"].startswith("pos.eq.ra") and str(sent["meandec"].unit) == "deg"
