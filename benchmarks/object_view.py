@@ -15,26 +15,24 @@ current page, p50), the size of the object page, and whether the object page's p
 """
 
 import argparse
-import contextlib
 import json
 import logging
 import sys
-import threading
 import time
 
 import httpx
 import psycopg
-import uvicorn
 from psycopg import sql as pg_sql
 
 from answering.objects import fetch_object
 from benchmarks.common import free_port, latency_summary_ms, package_versions, throwaway_data_dir
+from benchmarks.served import served
 from db.server import ServerSettings, up
 from engines import EngineSettings
 from engines.errors import EngineError
 from lms.fake import fake_lm, render_answer
 from modules.settings import ProgramSettings
-from serve import ServeSettings, Workbench, create_app
+from serve import ServeSettings, Workbench
 from serve.workbench import open_workbench
 
 EXAMPLES = """examples:
@@ -88,22 +86,6 @@ def grow_object(admin_dsn: str, detections: int) -> tuple[str, int]:
                            (oid, oid))  # fmt: skip
         connection.execute("ANALYZE detection")
     return oid, before
-
-
-@contextlib.contextmanager
-def served(bench: Workbench):
-    """Serve the workbench with uvicorn on a free loopback port in a thread; yield its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(bench), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def timed(client: httpx.Client, paths: list[str], repeats: int) -> list[float]:

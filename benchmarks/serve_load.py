@@ -42,12 +42,13 @@ from psycopg import sql as pg_sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from benchmarks.common import free_port, latency_summary_ms, package_versions, throwaway_data_dir
+from benchmarks.served import served
 from db.server import ServerSettings, up
 from engines import EngineSettings
 from engines.errors import EngineError
 from lms.fake import Call, fake_lm, render_answer
 from modules.settings import ProgramSettings
-from serve import ServeSettings, Workbench, create_app
+from serve import ServeSettings, create_app
 from serve.workbench import open_workbench
 
 EXAMPLES = """examples:
@@ -320,22 +321,6 @@ def resident_mb() -> float:
         if line.startswith("VmRSS:"):
             return round(int(line.split()[1]) / 1024, 1)
     return float("nan")
-
-
-@contextlib.contextmanager
-def served(bench: Workbench):
-    """Serve the workbench with uvicorn on a free loopback port in a thread; yield its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(bench), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def run_load(url: str, args: argparse.Namespace) -> dict:

@@ -17,7 +17,13 @@ trap 'wait; rm -rf "$downloads"' EXIT
 bash scripts/install_system_packages.sh "$@" &
 system=$!
 "$python" -m venv "$venv"
-"$py" -m pip install --quiet --upgrade pip
+# pip, and the project's build backend: tests/test_install.py builds the project here without a network, and a new
+# venv's setuptools can be older than the one pyproject.toml asks for.
+readarray -t build_requires < <("$py" -c '
+import tomllib
+with open("pyproject.toml", "rb") as file:
+    print(*tomllib.load(file)["build-system"]["requires"], sep="\n")')
+"$py" -m pip install --quiet --upgrade pip "${build_requires[@]}"
 llama=$("$py" -c '
 import tomllib
 with open("pyproject.toml", "rb") as file:

@@ -35,13 +35,14 @@ def installed(tmp_path_factory) -> Path:
     # setuptools builds in the source folder (build/, *.egg-info): install a copy, so the checkout stays clean.
     source = tmp_path_factory.mktemp("source") / "repo"
     shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".*", "build", "site", "*.egg-info", "__pycache__"))
-    subprocess.run(
+    done = subprocess.run(
         [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", str(source)],
-        check=True,
         capture_output=True,
+        text=True,
         cwd=source,
         timeout=300,
     )
+    assert done.returncode == 0, f"pip install failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     return python
 
 

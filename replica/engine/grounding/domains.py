@@ -8,7 +8,7 @@ Example:
     ...     catalog="ztf", identity=frozenset({"oid"}), per_row=frozenset(),
     ...     classifier_column="classifier_name", class_column="class_name",
     ...     domain=lambda table, column: (0.0, 1.0, 0.02, 0.1), categories=lambda column, classifier: ("SNIa", "SNIbc"),
-    ...     bind=None, object_id=lambda column, value: None, unmakeable=lambda entity: None)
+    ...     bind=None, object_id=lambda column, value: None, row_counts=(), max_rows=1)
     >>> satisfying("probability", "probability", [(">", (0.7,))], profile=profile)
     0.8
     >>> violating("probability", "probability", [(">", (0.7,))], 0, profile=profile)

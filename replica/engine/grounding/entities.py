@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 from collections import defaultdict
 from collections.abc import Callable
 
@@ -79,10 +80,21 @@ def _query_entities(sql: str, profile: Profile, is_dense: Callable[[str], bool] 
     consistent = [world for world, why in zip(worlds, contradictions, strict=True) if not why]
     out = [entity for world in consistent for entity in _world_entities(world, profile, dense)]
     for entity in out:
-        why = profile.unmakeable(entity)
+        why = _unmakeable(entity, profile)
         if why:
             raise _CannotGroundError(why)
     return out
+
+
+def _unmakeable(entity: Entity, profile: Profile) -> str | None:
+    """Why the generator cannot make the entity (a non-finite spec value, too many rows of one object), or None."""
+    for key, value in entity.spec.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"it needs a {key.lstrip('_')} of {value}, which no object has"
+    rows = max((int(entity.spec.get(key, 0)) for key in profile.row_counts), default=0)
+    if rows > profile.max_rows:
+        return f"it needs {rows} measurements of one object; the generator makes at most {profile.max_rows}"
+    return None
 
 
 def _contradiction(world: World | str, profile: Profile) -> str | None:

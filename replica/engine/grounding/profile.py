@@ -38,7 +38,8 @@ class Profile:
         categories: (column, classifier) -> the known values of a categorical column, or None.
         bind: Turns chosen values into an entity's spec and patches.
         object_id: (column, literal) -> the object the literal names, or None when it names none.
-        unmakeable: Why the generator cannot make an entity (None when it can).
+        row_counts: Spec keys that count one object's rows of a table (detections, forced epochs).
+        max_rows: The most rows of one table the generator makes for an object (a build must not run out of memory).
         lookups: Tables of fixed content (table -> its rows): a condition on one is a condition on the columns it
             joins (``lookups.resolve_lookups``).
         owners: Columns naming the object a row belongs to (a whole object is deleted through them).
@@ -53,7 +54,8 @@ class Profile:
     categories: Callable[[str, object], tuple | None]
     bind: Binder
     object_id: Callable[[str, object], object]
-    unmakeable: Callable[[Entity], str | None]
+    row_counts: tuple[str, ...]
+    max_rows: int
     lookups: Mapping[str, tuple[dict, ...]] = field(default_factory=dict)
     owners: tuple[str, ...] = ("oid",)
 

@@ -14,7 +14,8 @@ import math
 from replica.engine.grounding.diffs import apply_diffs
 from replica.engine.grounding.worlds import Cone, Link, RowRef, World
 from replica.multisurvey.grounding.bind_tables import BINDERS, bind_rows
-from replica.multisurvey.grounding.bodies import SOLAR_SYSTEM_TABLES, SOURCE_TABLES, bodies
+from replica.multisurvey.grounding.bodies import bodies
+from replica.multisurvey.grounding.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.ids import designation_of
 from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id
 

@@ -12,6 +12,7 @@ import re
 
 from replica.engine.grounding.worlds import RowRef
 from replica.multisurvey.features import MULTIBAND_BAND, is_multiband
+from replica.multisurvey.grounding.roles import MEASUREMENT_EXTENSIONS, MEASUREMENTS
 from replica.multisurvey.ids import pack_designation, unpack_designation
 from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, classifier_version_code, feature_names
 
@@ -19,8 +20,6 @@ __all__ = ["BINDERS", "PER_ROW", "bind_rows"]
 
 MEASURED = ("psfflux", "psffluxerr", "scienceflux", "sciencefluxerr", "snr", "isnegative")
 """Measurement columns the object's aggregates derive from: set before the aggregates are computed."""
-_OBJECT_MEASUREMENTS = ("detection", "forced_photometry")
-"""The measurement tables every survey shares (the lsst_ ones extend them): band and position go to the spec."""
 _SKIPPED = {"oid", "sid", "tid", "ssobjectid", "diaobjectid", "measurement_id", "oid_catalog"}
 _BAND_STAT = re.compile(r"^([ugrizy])_(\w+)$")
 _FLUX_STATS = ("psffluxmean", "sciencefluxmean", "psffluxmax", "fpfluxmean")
@@ -41,7 +40,7 @@ def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
     spec, table = entity.spec, ref.table
     used = set()
     band = _number(values.get("band"))
-    if band is not None and table in _OBJECT_MEASUREMENTS:
+    if band is not None and table in MEASUREMENTS:
         spec.setdefault("only_band", int(band))
         used.add("band")
     mjd = _number(values.get("mjd"))
@@ -49,7 +48,7 @@ def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
         spec.setdefault("mjd_hint", mjd)
         used.add("mjd")
     for column in ("ra", "dec"):  # a measurement's position is its object's, give or take an arcsecond
-        if _number(values.get(column)) is not None and table in _OBJECT_MEASUREMENTS:
+        if _number(values.get(column)) is not None and table in MEASUREMENTS:
             spec.setdefault(column, float(values[column]))
             used.add(column)
     if table == "lsst_ss_detection" and isinstance(values.get("designation"), str):
@@ -58,8 +57,8 @@ def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
         used.add("designation")
     violate = {c: v for c, v in values.get("_violate", {}).items() if c not in whole}
     measured = {c: v for c, v in _rest(values, used).items() if c in MEASURED}
-    if measured and table in ("lsst_detection", "lsst_forced_photometry"):
-        kind = "detection" if table == "lsst_detection" else "forced"
+    if measured and table in MEASUREMENT_EXTENSIONS:
+        kind = "detection" if MEASUREMENT_EXTENSIONS[table] == "detection" else "forced"
         spec.setdefault("measured", []).append((kind, measured, {c: v for c, v in violate.items() if c in measured}))
         used |= set(measured)
     rest = _rest(values, used)

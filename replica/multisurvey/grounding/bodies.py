@@ -20,15 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from replica.engine.grounding.worlds import RowRef, World
+from replica.multisurvey.grounding.roles import SOURCE_TABLES
 
-__all__ = ["IDENTITY", "SOLAR_SYSTEM_TABLES", "SOURCE_TABLES", "Bodies", "bodies"]
+__all__ = ["IDENTITY", "Bodies", "bodies"]
 
 IDENTITY = ("oid", "ssobjectid")
 """Columns that name an object: a join on them joins rows of one object."""
-SOURCE_TABLES = ("allwise", "gaiadr3_source")
-"""Cross-match catalogues: their rows belong to the objects whose xmatch rows name them."""
-SOLAR_SYSTEM_TABLES = ("lsst_ss_detection", "lsst_mpc_orbits")
-"""Tables whose rows belong to a solar-system object, named by its ssobjectid."""
 
 
 @dataclass

@@ -7,9 +7,6 @@ a lookup is a condition on the ids it joins.
 
 from __future__ import annotations
 
-import math
-
-from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.profile import Profile
 from replica.multisurvey import CATALOG
 from replica.multisurvey.grounding.bind import bind_values
@@ -21,8 +18,6 @@ from replica.multisurvey.lookups import lookup_frames
 __all__ = ["MULTISURVEY_PROFILE"]
 
 _BIGINT_END = 2**63
-_MAX_ROWS = 5000
-"""Detections or forced epochs the generator makes for one object at most (a build must not run out of memory)."""
 
 
 def _object_id(column: str, value) -> int | None:
@@ -31,17 +26,6 @@ def _object_id(column: str, value) -> int | None:
         value = int(value.strip())
     if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
         return int(value) if 0 < value < _BIGINT_END else None
-    return None
-
-
-def _unmakeable(entity: Entity) -> str | None:
-    """Why the generator cannot make the entity (a non-finite value, too many rows), or None."""
-    for key, value in entity.spec.items():
-        if isinstance(value, float) and not math.isfinite(value):
-            return f"it needs a {key} of {value}, which no object has"
-    rows = max(int(entity.spec.get("n_det", 0)), int(entity.spec.get("n_forced", 0)))
-    if rows > _MAX_ROWS:
-        return f"it needs {rows} measurements of one object; the generator makes at most {_MAX_ROWS}"
     return None
 
 
@@ -55,7 +39,8 @@ MULTISURVEY_PROFILE = Profile(
     categories=categories,
     bind=bind_values,
     object_id=_object_id,
-    unmakeable=_unmakeable,
+    row_counts=("n_det", "n_forced"),
+    max_rows=5000,
     lookups={name: tuple(frame.to_dict("records")) for name, frame in lookup_frames().items()},
     owners=IDENTITY,
 )

@@ -210,12 +210,7 @@ def _bind_ss(entity, table: str, values: dict, state: dict) -> None:
 
 
 def _bind_xmatch(entity, table: str, values: dict, state: dict) -> None:
-    entity.spec["has_xmatch"] = True
-    rest = {k: v for k, v in values.items() if k not in ("catid",) and not k.startswith("_")}
-    if "oid_catalog" in rest:
-        entity.patches.append(("xmatch_catalog", {}, {"oid_catalog": rest.pop("oid_catalog")}))
-    if rest:
-        entity.patches.append((table, {}, rest))
+    _cross_matched(entity, table, {k: v for k, v in values.items() if k != "catid" and not k.startswith("_")})
 
 
 def _bind_allwise(entity, table: str, values: dict, state: dict) -> None:
@@ -227,11 +222,16 @@ def _bind_allwise(entity, table: str, values: dict, state: dict) -> None:
             entity.spec["_w2mpro"] = float(value)
         elif not column.startswith("_"):
             rest[column] = value
+    _cross_matched(entity, table, rest)
+
+
+def _cross_matched(entity, table: str, rest: dict) -> None:
+    """The object has a cross-match: a named oid_catalog goes to its xmatch row, the other values to the table."""
     entity.spec["has_xmatch"] = True
     if "oid_catalog" in rest:
         entity.patches.append(("xmatch_catalog", {}, {"oid_catalog": rest.pop("oid_catalog")}))
     if rest:
-        entity.patches.append(("allwise", {}, rest))
+        entity.patches.append((table, {}, rest))
 
 
 _BINDERS = {
