@@ -1,7 +1,10 @@
 """answer.send(): a real SAMP hub (pyvo.samp, astropy's) and a receiving client get table.load.votable and read the
 table with its positions' UCDs."""
 
+import contextlib
 import threading
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -26,16 +29,17 @@ def hub(tmp_path, monkeypatch):
         server.stop()
 
 
-@pytest.fixture
-def receiver(hub):
-    """A client called "receiver" that loads the tables it is sent and records them."""
-    received: list[tuple[dict, Table]] = []
+@contextlib.contextmanager
+def receiving_client(keep: Callable[[dict], Any]) -> Iterator[tuple[list, threading.Event]]:
+    """A client called "receiver" subscribed to table.load.votable: ``keep(params)`` of each table it is sent goes
+    to the list, and the event is set."""
+    received: list = []
     arrived = threading.Event()
     client = SAMPIntegratedClient(name="receiver")
     client.connect()
 
     def load(private_key, sender_id, mtype, params, extra):
-        received.append((params, Table.read(params["url"], format="votable")))
+        received.append(keep(params))
         arrived.set()
 
     client.bind_receive_notification("table.load.votable", load)
@@ -43,6 +47,13 @@ def receiver(hub):
         yield received, arrived
     finally:
         client.disconnect()
+
+
+@pytest.fixture
+def receiver(hub):
+    """A receiving client that loads the tables it is sent: (params, table) of each."""
+    with receiving_client(lambda params: (params, Table.read(params["url"], format="votable"))) as got:
+        yield got
 
 
 def test_send_reaches_a_receiving_client_with_positions_recognised(receiver):

@@ -17,6 +17,7 @@ from astropy.io.votable import parse
 from astropy.table import Table
 
 from serve.access import content_security_policy
+from tests.answering.test_samp import receiving_client
 from tests.conftest import free_port
 from tests.serve.conftest import POSITIONS_SQL, client_of, make_bench, serving
 from tests.serve.test_browser import chromium_path
@@ -68,23 +69,9 @@ def web_hub(tmp_path, monkeypatch) -> Iterator[tuple[str, AcceptingDialog]]:
 
 @pytest.fixture
 def receiver(web_hub) -> Iterator[tuple[list[dict], threading.Event]]:
-    """A standard-profile client called "receiver" subscribed to table.load.votable; records what it is sent."""
-    from pyvo.samp import SAMPIntegratedClient
-
-    received: list[dict] = []
-    arrived = threading.Event()
-    client = SAMPIntegratedClient(name="receiver")
-    client.connect()
-
-    def load(private_key, sender_id, mtype, params, extra):
-        received.append(params)
-        arrived.set()
-
-    client.bind_receive_notification("table.load.votable", load)
-    try:
-        yield received, arrived
-    finally:
-        client.disconnect()
+    """A standard-profile receiving client on the Web Profile hub; records the params of what it is sent."""
+    with receiving_client(lambda params: params) as got:
+        yield got
 
 
 @pytest.fixture
