@@ -7,6 +7,7 @@ import dataclasses
 
 from sqlglot import exp
 
+from engines.sql_constants import literal
 from engines.sql_tree import UNREADABLE_SQL, read_tree
 
 __all__ = ["Cone", "cones_of"]
@@ -65,20 +66,5 @@ def _cone_of(name: str, values: list[float | None]) -> Cone | None:
 
 def _number(node: exp.Expression) -> float | None:
     """The value of a numeric literal or of arithmetic on literals, else None."""
-    if isinstance(node, exp.Literal):
-        return None if node.is_string else float(node.this)
-    if isinstance(node, exp.Paren | exp.Cast):
-        return _number(node.this)
-    if isinstance(node, exp.Neg):
-        value = _number(node.this)
-        return None if value is None else -value
-    if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div):
-        left, right = _number(node.left), _number(node.right)
-        if left is None or right is None or (isinstance(node, exp.Div) and right == 0):
-            return None
-        if isinstance(node, exp.Add):
-            return left + right
-        if isinstance(node, exp.Sub):
-            return left - right
-        return left * right if isinstance(node, exp.Mul) else left / right
-    return None
+    value = literal(node)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

@@ -13,7 +13,7 @@ from benchmarks.replica_layout import layout
 from catalog import CATALOG_NAMES
 from replica.replicas import recipe, replica_scales
 
-MAX_LINES = 8_238
+MAX_LINES = 8_196
 """Ceiling on the package's lines (the issue's target, 7,300, needs the generators shrunk)."""
 MAX_TABLE_NAME_LISTS = 9
 """Ceiling on literal table-name lists (the issue's target is 2: one binder map per recipe)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from replica.engine.grounding.literals import literal
+from engines.sql_constants import literal
 from replica.engine.grounding.worlds import Cone, Link, World
 
 __all__ = ["ConeReader"]

@@ -27,9 +27,10 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 from sqlglot.schema import MappingSchema
 
 from catalog import load_catalog
+from engines.sql_constants import literal
 from replica.engine.grounding.cones import ConeReader
 from replica.engine.grounding.joins import JoinReader
-from replica.engine.grounding.literals import literal, values_catalogs
+from replica.engine.grounding.literals import values_catalogs
 from replica.engine.grounding.worlds import Atom, Diff, RowRef, World
 
 __all__ = ["read_worlds", "schema"]
