@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from replica.ztf import today, vocab
-from replica.ztf.probabilities import Hierarchy, block, hierarchical_matrix, hierarchy_rows, spread
+from replica.ztf.probabilities import Hierarchy, flat_rows, hierarchical_matrix, hierarchy_rows
 
 __all__ = ["probability_rows"]
 
@@ -54,13 +54,8 @@ def _stamp_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFra
         if bit == 2:
             both = ver[sel] == 3
             p1[both] = np.clip(p1[both] + rng.normal(0.0, 0.03, both.sum()), 0.25, 0.98)
-        m = sel.sum()
-        p_fixed = np.zeros((m, len(vocab.STAMP_CLASSES)))
-        fixed = np.zeros_like(p_fixed, dtype=bool)
-        p_fixed[np.arange(m), cls[sel]] = p1
-        fixed[np.arange(m), cls[sel]] = True
-        p = spread(rng, p_fixed, fixed, np.ones_like(p_fixed), 1.0)
-        out.append(block(spec["oid"].to_numpy()[sel], p, vocab.STAMP_CLASSES, "stamp_classifier", version))
+        oids = spec["oid"].to_numpy()[sel]
+        out.append(flat_rows(rng, oids, cls[sel], p1, vocab.STAMP_CLASSES, "stamp_classifier", version))
     return out
 
 

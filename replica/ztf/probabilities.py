@@ -8,9 +8,7 @@ import pandas as pd
 from replica.engine.draws import distinct_probabilities, ranks
 from replica.ztf import vocab
 
-__all__ = ["Hierarchy", "block", "hierarchical_matrix", "hierarchy_rows", "spread"]
-
-_PARTS = ("transient", "stochastic", "periodic")
+__all__ = ["Hierarchy", "block", "flat_rows", "hierarchical_matrix", "hierarchy_rows"]
 
 
 def block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
@@ -27,13 +25,24 @@ def block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> 
     )
 
 
-def spread(rng, p_fixed: np.ndarray, fixed_mask: np.ndarray, weights: np.ndarray, alpha: float) -> np.ndarray:
-    """Fill the non-fixed columns with the remaining mass, spread by random weights."""
-    w = rng.gamma(alpha, 1.0, p_fixed.shape) * weights
-    w[fixed_mask] = 0.0
+def _fixed(n_classes: int, cls: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(probabilities, mask) of rows whose class ``cls`` has probability ``p``, the other classes still 0."""
+    rows = np.arange(len(cls))
+    p_fixed = np.zeros((len(cls), n_classes))
+    fixed = np.zeros_like(p_fixed, dtype=bool)
+    p_fixed[rows, cls] = p
+    fixed[rows, cls] = True
+    return p_fixed, fixed
+
+
+def flat_rows(rng, oids: np.ndarray, cls: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
+    """Rows of a classifier without hierarchy: class index ``cls`` gets ``p``, the rest is spread at random."""
+    p_fixed, fixed = _fixed(len(classes), cls, p)
+    w = rng.gamma(1.0, 1.0, p_fixed.shape)
+    w[fixed] = 0.0
     w /= w.sum(axis=1, keepdims=True)
     rest = 1.0 - p_fixed.sum(axis=1, keepdims=True)
-    return np.where(fixed_mask, p_fixed, w * rest)
+    return block(oids, np.where(fixed, p_fixed, w * rest), classes, name, version)
 
 
 @dataclass(frozen=True)
@@ -59,7 +68,7 @@ class Hierarchy:
 
     def part(self, branch: int) -> str:
         """Name of the classifier of one branch."""
-        return f"{self.name}_{_PARTS[branch]}"
+        return f"{self.name}_{vocab.BRANCH_PARTS[branch]}"
 
 
 def hierarchical_matrix(
@@ -76,11 +85,8 @@ def hierarchical_matrix(
     m, k = len(top), len(hierarchy.classes)
     branch_of = hierarchy.branch_of
     cls = top[:, 0].astype(int)
-    p_fixed = np.zeros((m, k))
-    fixed = np.zeros_like(p_fixed, dtype=bool)
+    p_fixed, fixed = _fixed(k, cls, top[:, 1])
     rows = np.arange(m)
-    p_fixed[rows, cls] = top[:, 1]
-    fixed[rows, cls] = True
     has_second = np.zeros(m, dtype=bool) if second is None else second[:, 0] >= 0
     if has_second.any():
         idx2 = second[has_second, 0].astype(int)

@@ -8,11 +8,11 @@ from replica.engine.draws import allwise_sources
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe
 from replica.ztf.bookkeeping import bookkeeping_frames
-from replica.ztf.chunk import generate_chunk
 from replica.ztf.grounding import ZTF_PROFILE, grounded_tables
 from replica.ztf.objects import assign_oids, random_kinds, spec_for_kinds
 from replica.ztf.photometry import DATAQUALITY_SQL
 from replica.ztf.scales import SCALES, Scale
+from replica.ztf.tables import generate_chunk
 
 __all__ = ["RECIPE"]
 

@@ -21,7 +21,7 @@ import pandas as pd
 
 from catalog import Classifier
 from replica.ztf import vocab
-from replica.ztf.probabilities import Hierarchy, block, hierarchical_matrix, hierarchy_rows, spread
+from replica.ztf.probabilities import Hierarchy, flat_rows, hierarchical_matrix, hierarchy_rows
 
 __all__ = ["BHRF", "complete_spec", "lc_class_of", "probability_rows", "today_class_of"]
 
@@ -103,19 +103,10 @@ def _bhrf_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFram
     return hierarchy_rows(chosen["oid"].to_numpy(), p, BHRF, vocab.BHRF_VERSION)
 
 
-def _flat_rows(
-    rng, oids: np.ndarray, classes: np.ndarray, *, p_top: np.ndarray, classifier: Classifier
-) -> pd.DataFrame:
-    """Rows of a classifier without hierarchy: the chosen class gets `p_top`, the rest is spread at random."""
+def _flat_rows(rng, oids: np.ndarray, classes: np.ndarray, *, p_top: np.ndarray, classifier: Classifier):
     index = {c: i for i, c in enumerate(classifier.classes)}
-    m = len(oids)
-    p_fixed = np.zeros((m, len(classifier.classes)))
-    fixed = np.zeros_like(p_fixed, dtype=bool)
     cls = np.array([index[c] for c in classes], dtype=int)
-    p_fixed[np.arange(m), cls] = p_top
-    fixed[np.arange(m), cls] = True
-    p = spread(rng, p_fixed, fixed, np.ones_like(p_fixed), 1.0)
-    return block(oids, p, classifier.classes, classifier.name, classifier.versions[0])
+    return flat_rows(rng, oids, cls, p_top, classifier.classes, classifier.name, classifier.versions[0])
 
 
 def _beta_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:

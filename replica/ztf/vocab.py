@@ -15,8 +15,8 @@ FEATURE_VERSIONS = ("lc_classifier_1.2.1-P", "lc_classifier_1.1.13")
 FEATURE_VERSION_TRANSITIONAL = "lc_classifier_1.2.1-P-transitional"
 STEP_ID_CORR = next(row["step_id"] for row in _ZTF.rows["step"] if row["name"] == "corr")  # the correction step
 
-_BRANCH_PARTS = ("transient", "stochastic", "periodic")  # a hierarchical classifier's branches, in their order
-BRANCH_CLASSIFIERS = tuple(f"lc_classifier_{part}" for part in _BRANCH_PARTS)
+BRANCH_PARTS = ("transient", "stochastic", "periodic")  # a hierarchical classifier's branches, in their order
+BRANCH_CLASSIFIERS = tuple(f"lc_classifier_{part}" for part in BRANCH_PARTS)
 TRANSIENT, STOCHASTIC, PERIODIC = BRANCHES = tuple(_ZTF.classifier(name).classes for name in BRANCH_CLASSIFIERS)
 TOP = _ZTF.classifier("lc_classifier_top").classes
 LC_CLASSES = TRANSIENT + STOCHASTIC + PERIODIC
@@ -25,7 +25,7 @@ STAMP_CLASSES = _ZTF.classifier("stamp_classifier").classes
 # Today's classifiers (catalog `rules: name`): the hierarchical forced-photometry BHRF, two flat betas, the stamp beta.
 BHRF = "lc_classifier_BHRF_forced_phot"
 BHRF_VERSION = _ZTF.classifier(BHRF).versions[0]
-BHRF_BRANCHES = tuple(_ZTF.classifier(f"{BHRF}_{part}").classes for part in _BRANCH_PARTS)
+BHRF_BRANCHES = tuple(_ZTF.classifier(f"{BHRF}_{part}").classes for part in BRANCH_PARTS)
 BHRF_CLASSES = _ZTF.classifier(BHRF).classes
 LC_BETAS = tuple(
     _ZTF.classifier(name) for name in ("LC_classifier_ATAT_forced_phot(beta)", "LC_classifier_BHRF_forced_phot(beta)")

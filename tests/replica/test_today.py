@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from replica.ztf import vocab
-from replica.ztf.chunk import generate_chunk
 from replica.ztf.objects import assign_oids, spec_for_kinds
+from replica.ztf.tables import generate_chunk
 from replica.ztf.today import BHRF
 
 _N = 3000

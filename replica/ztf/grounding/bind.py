@@ -6,20 +6,16 @@ extremes, probabilities sum to 1 with rankings by probability, candids are share
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from catalog import load_catalog
 from replica.engine.grounding.diffs import apply_diffs
 from replica.engine.grounding.worlds import Cone, RowRef, World
-from replica.ztf import CATALOG, vocab
-from replica.ztf.bookkeeping import bookkeeping_frames
+from replica.ztf import CATALOG
+from replica.ztf.binders import bind_detection, bind_per_row
 from replica.ztf.grounding.bind_probabilities import bind_probabilities
+from replica.ztf.tables import TABLES
 
 __all__ = ["PER_ROW", "bind_values"]
 
-_FEATURE_FIDS: dict[str, list[int]] = defaultdict(list)
-for _name, _fid in vocab.FEATURE_KEYS:
-    _FEATURE_FIDS[_name].append(_fid)
 _DEFAULTS = {"probability": 0.5, "sgscore1": 0.6, "classtar": 0.5, "firstmjd": 59500.0}
 
 
@@ -30,8 +26,9 @@ def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tu
     tables = {ref.table for ref in by_ref}
     state = {"mjd_hint": None, "features": False, "band": set()}
     for ref, values in by_ref.items():
-        if ref.table not in _NOT_BOUND:
-            _BINDERS.get(ref.table, _patch_all)(entity, ref.table, values, state)
+        bind = TABLES[ref.table].bind if ref.table in TABLES else None
+        if bind is not None:
+            bind(entity, ref.table, values, state)
     probabilities = [
         {"classifier_name": r.table, **v} if r.table in _PARTITIONS else v
         for r, v in by_ref.items()
@@ -57,204 +54,10 @@ def _apply_counts(entity, counts: list[tuple[RowRef, str, float]]) -> None:
             entity.spec["_ndet"] = max(entity.spec.get("_ndet", 0), int(value) + (op == ">") + 2)
 
 
-def _patch_all(entity, table: str, values: dict, state: dict) -> None:
-    columns = {k: v for k, v in values.items() if not k.startswith("_")}
-    if columns:
-        entity.patches.append((table, {}, columns))
-
-
-def _bind_object(entity, table: str, values: dict, state: dict) -> None:
-    spec, rest = entity.spec, {}
-    for column, value in values.items():
-        if column == "ndet":
-            spec["_ndet"] = max(1, int(value))
-        elif column == "firstmjd":
-            spec["firstmjd"] = float(value)
-        elif column == "lastmjd":
-            spec["_lastmjd"] = float(value)
-        elif column == "deltajd":
-            spec["span"] = max(0.0, float(value))
-        elif column in ("meanra", "meandec"):
-            spec["ra" if column == "meanra" else "dec"] = float(value)
-        elif column == "_span":
-            if value:
-                spec["span"] = value
-        elif column in ("corrected", "stellar") and isinstance(value, bool):
-            spec["distnr"] = 0.3 if (value or column == "stellar") else 2.5
-            if column == "stellar":
-                spec.update(distpsnr1=0.4 if value else 3.0, sgscore1=0.9 if value else 0.1)
-        elif column == "reference_change" and isinstance(value, bool):
-            spec["ref_change"] = value
-        else:
-            rest[column] = value
-    if rest:
-        entity.patches.append(("object", {}, rest))
-
-
-def _bind_magstat(entity, table: str, values: dict, state: dict) -> None:
-    spec = entity.spec
-    fid = values.get("fid")
-    fids = [int(fid)] if isinstance(fid, int | float) and fid in (1, 2) else [1, 2]
-    rest = {}
-    for column, value in values.items():
-        if column == "fid":
-            continue
-        if column == "dmdt_first" and isinstance(value, int | float):
-            for f in fids:
-                spec[f"dmdt{f}"] = float(value)
-        elif column == "ndet" and isinstance(value, int | float):
-            spec["_ndet_g" if fids == [1] else "_ndet_r"] = max(1, int(value))
-        elif column == "_span":
-            if value:
-                spec["span"] = max(spec.get("span", 0.0), value)
-        elif column == "corrected" and isinstance(value, bool):
-            spec["distnr"] = 0.3 if value else 2.5
-        else:
-            rest[column] = value
-    state["band"].update(fids)
-    if rest:
-        entity.patches.append(("magstat", {"fid": fids[0]} if len(fids) == 1 else {}, rest))
-
-
-def _bind_feature(entity, table: str, values: dict, state: dict) -> None:
-    state["features"] = True
-    version = values.get("version")
-    version = version if version in vocab.FEATURE_VERSIONS else vocab.FEATURE_VERSIONS[0]
-    if version != vocab.FEATURE_VERSIONS[0]:
-        entity.spec["feat_old"] = True
-    name = values.get("name")
-    if not isinstance(name, str) or name not in _FEATURE_FIDS:
-        return
-    fid = values.get("fid")
-    fids = _FEATURE_FIDS[name]
-    fid = int(fid) if isinstance(fid, int | float) and int(fid) in fids else fids[0]
-    if isinstance(values.get("value"), int | float):
-        entity.patches.append(("feature", {"name": name, "fid": fid, "version": version}, {"value": values["value"]}))
-
-
-def _bind_detection(entity, table: str, values: dict, state: dict) -> None:
-    spec, rest = entity.spec, {}
-    fid = values.get("fid")
-    fid = int(fid) if isinstance(fid, int | float) and fid in (1, 2, 3) else None
-    if fid in (1, 2):
-        state["band"].add(fid)
-    for column, value in values.items():
-        if column == "fid":
-            continue
-        if column == "mjd" and isinstance(value, int | float):
-            state["mjd_hint"] = float(value)
-        elif column == "magpsf" and isinstance(value, int | float):
-            spec.update(mag_lo=float(value) - 0.4, mag_hi=float(value) + 0.2, color=0.0)
-        elif not column.startswith("_"):
-            rest[column] = value
-    if rest:
-        violate = {k: v for k, v in values.get("_violate", {}).items() if k in rest}
-        entity.alternating.append((table, {"fid": fid} if fid else {}, rest, violate))
-
-
-def _bind_per_row(entity, table: str, values: dict, state: dict) -> None:
-    if table == "forced_photometry":
-        entity.spec["forced"] = True
-    fid = values.get("fid")
-    filt = {"fid": int(fid)} if isinstance(fid, int | float) and table != "dataquality" else {}
-    rest = {k: v for k, v in values.items() if k != "fid" and not k.startswith("_")}
-    if table == "forced_photometry" and isinstance(rest.get("mjd"), int | float):
-        state["mjd_hint"] = float(rest.pop("mjd"))
-    if rest:
-        violate = {k: v for k, v in values.get("_violate", {}).items() if k in rest}
-        entity.alternating.append((table, filt, rest, violate))
-
-
-def _bind_ps1(entity, table: str, values: dict, state: dict) -> None:
-    entity.spec["ps1_both"] = True
-    state["band"].update((1, 2))
-    rest = {}
-    for column, value in values.items():
-        if column in ("sgscore1", "distpsnr1") and isinstance(value, int | float):
-            entity.spec[column] = float(value)
-        elif not column.startswith("_"):
-            rest[column] = value
-    if rest:
-        entity.patches.append((table, {}, rest))
-
-
-def _bind_gaia(entity, table: str, values: dict, state: dict) -> None:
-    entity.spec["has_gaia"] = True
-    rest = {}
-    for column, value in values.items():
-        if column == "unique1" and isinstance(value, bool):
-            entity.spec["gaia_unique1"] = value
-        elif not column.startswith("_"):
-            rest[column] = value
-    if rest:
-        entity.patches.append((table, {}, rest))
-
-
-def _bind_ss(entity, table: str, values: dict, state: dict) -> None:
-    spec = entity.spec
-    for column in ("ssnamenr", "ssdistnr", "ssmagnr"):
-        if values.get(column) is not None:
-            spec[column] = str(values[column]) if column == "ssnamenr" else float(values[column])
-    name = spec.get("ssnamenr")
-    if name == "null":
-        spec.update(ssdistnr=-999.0, ssmagnr=-999.0)
-    elif name or "ssdistnr" in spec or "ssmagnr" in spec:
-        # a named solar-system body near the object: an asteroid detection
-        spec.setdefault("kind", "asteroid")
-        spec.setdefault("ssdistnr", 1.0)
-        spec.setdefault("ssmagnr", 18.5)
-        spec.setdefault("ssnamenr", str(100000 + round(spec["ssdistnr"] * 7919 + spec["ssmagnr"] * 104729) % 500000))
-    rest = {k: v for k, v in values.items() if k not in ("ssnamenr", "ssdistnr", "ssmagnr") and not k.startswith("_")}
-    if rest:
-        entity.patches.append((table, {}, rest))
-
-
-def _bind_xmatch(entity, table: str, values: dict, state: dict) -> None:
-    _cross_matched(entity, table, {k: v for k, v in values.items() if k != "catid" and not k.startswith("_")})
-
-
-def _bind_allwise(entity, table: str, values: dict, state: dict) -> None:
-    rest = {}
-    for column, value in values.items():
-        if column == "w1mpro" and isinstance(value, int | float):
-            entity.spec["w1mpro"] = float(value)
-        elif column == "w2mpro" and isinstance(value, int | float):
-            entity.spec["_w2mpro"] = float(value)
-        elif not column.startswith("_"):
-            rest[column] = value
-    _cross_matched(entity, table, rest)
-
-
-def _cross_matched(entity, table: str, rest: dict) -> None:
-    """The object has a cross-match: a named oid_catalog goes to its xmatch row, the other values to the table."""
-    entity.spec["has_xmatch"] = True
-    if "oid_catalog" in rest:
-        entity.patches.append(("xmatch_catalog", {}, {"oid_catalog": rest.pop("oid_catalog")}))
-    if rest:
-        entity.patches.append((table, {}, rest))
-
-
-_BINDERS = {
-    "object": _bind_object,
-    "magstat": _bind_magstat,
-    "feature": _bind_feature,
-    "detection": _bind_detection,
-    "dataquality": _bind_per_row,
-    "non_detection": _bind_per_row,
-    "forced_photometry": _bind_per_row,
-    "ps1_ztf": _bind_ps1,
-    "gaia_ztf": _bind_gaia,
-    "ss_ztf": _bind_ss,
-    "xmatch": _bind_xmatch,
-    "allwise": _bind_allwise,
-}
-PER_ROW = frozenset(table for table, binder in _BINDERS.items() if binder in (_bind_detection, _bind_per_row))
+PER_ROW = frozenset(name for name, table in TABLES.items() if table.bind in (bind_detection, bind_per_row))
 """The measurement tables: many rows per object, half of an answer's rows miss a condition."""
 _PARTITIONS = frozenset(t.name for t in load_catalog(CATALOG).tables if t.partition_of == "probability")
 """Partitions of probability by classifier_name: a row of one is a probability row of that classifier."""
-_NOT_BOUND = {"probability", *_PARTITIONS, *load_catalog(CATALOG).rows, *bookkeeping_frames()}
-"""Probability rows are bound together (``bind_probabilities``); the catalog's and the recipe's fixed tables are
-not bound."""
 
 
 def _place(entity, cone: Cone, outside: bool, variant: int) -> None:

@@ -15,8 +15,8 @@ from replica.engine.grounding.constraints import conform, fitting
 from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.patching import apply_patches, fitted
 from replica.ztf import CATALOG, crossmatch, vocab
-from replica.ztf.chunk import generate_chunk
 from replica.ztf.objects import spec_for_kinds, year_of
+from replica.ztf.tables import generate_chunk
 
 __all__ = ["GROUNDED_GIDX", "grounded_name", "grounded_tables"]
 
