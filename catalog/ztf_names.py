@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ZTF_NAME", "is_ztf_oid", "ztf_name_of", "ztf_oid_of"]
+__all__ = ["ZTF_NAME", "is_ztf_oid", "ztf_name", "ztf_name_of", "ztf_oid_of"]
 
 ZTF_NAME = re.compile(r"ZTF(\d{2})([a-z]{7})")
 """A ZTF object name, e.g. ``ZTF26aacextk``."""
@@ -58,9 +58,18 @@ def ztf_name_of(oid: int) -> str:
     if not is_ztf_oid(oid):
         raise ValueError(f"{oid} is not a ZTF oid of the multi-survey catalog")
     rest = oid - _PREFIX
-    year, number = (rest // _LETTERS) % 100, rest % _LETTERS
+    return ztf_name((rest // _LETTERS) % 100, rest % _LETTERS)
+
+
+def ztf_name(year: int, number: int) -> str:
+    """Return the ZTF name of a year (its last two digits count) and a number below 26**7 (the letters, base 26).
+
+    Examples:
+        >>> ztf_name(2026, 1_000_308), ztf_name(18, 0)
+        ('ZTF26aacextk', 'ZTF18aaaaaaa')
+    """
     letters = []
     for _ in range(7):
         number, digit = divmod(number, 26)
         letters.append(chr(ord("a") + digit))
-    return f"ZTF{year:02d}{''.join(reversed(letters))}"
+    return f"ZTF{year % 100:02d}{''.join(reversed(letters))}"

@@ -6,6 +6,7 @@ Every other module derives its rows from the spec, so a grounded object only has
 import numpy as np
 import pandas as pd
 
+from catalog.ztf_names import ztf_name
 from replica.ztf import vocab
 
 __all__ = ["KIND_WEIGHTS", "assign_oids", "random_kinds", "spec_for_kinds", "year_of"]
@@ -215,14 +216,6 @@ def year_of(mjd: np.ndarray | float) -> np.ndarray:
     return years[np.maximum(np.searchsorted(starts, mjd, side="right") - 1, 0)]
 
 
-def _code(counter: int) -> str:
-    letters = []
-    for _ in range(7):
-        counter, r = divmod(counter, 26)
-        letters.append(chr(97 + r))
-    return "".join(reversed(letters))
-
-
 def assign_oids(spec: pd.DataFrame, counters: dict, rng: np.random.Generator, reserved: set[str]) -> None:
     """Fill spec.oid with 'ZTF<yy><7 letters>' names, increasing with firstmjd within a year.
 
@@ -239,10 +232,8 @@ def assign_oids(spec: pd.DataFrame, counters: dict, rng: np.random.Generator, re
     for i in order:
         year = int(years[i])
         c = counters.setdefault(year, int(rng.integers(26**3, 26**4)))
-        name = f"ZTF{year % 100:02d}{_code(c)}"
-        while name in reserved:
+        while (name := ztf_name(year, c)) in reserved:
             c += 1
-            name = f"ZTF{year % 100:02d}{_code(c)}"
         oids[i] = name
         counters[year] = c + int(gaps[i])
     spec["oid"] = oids

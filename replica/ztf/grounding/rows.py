@@ -11,6 +11,7 @@ import logging
 import numpy as np
 import pandas as pd
 
+from catalog.ztf_names import ztf_name
 from replica.engine.grounding.constraints import conform, fitting
 from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.patching import apply_patches, fitted
@@ -24,17 +25,14 @@ logger = logging.getLogger(__name__)
 
 GROUNDED_GIDX = 9_000_000_000
 """Global detection index of the first grounded detection: grounded candids never collide with the base ones."""
+_ZZ = (25 * 26 + 25) * 26**5  # the number of 'zzaaaaa'
 _MIN_LC_DETECTIONS = 6
 _MAX_FREE_DETECTIONS = 60
 
 
 def grounded_name(year: int, n: int) -> str:
     """Oid 'ZTF<yy>zz<5 letters>' of the n-th generated grounded object (base oids never hold 'zz' there)."""
-    letters = ""
-    for _ in range(5):
-        n, r = divmod(n, 26)
-        letters = chr(97 + r) + letters
-    return f"ZTF{year % 100:02d}zz{letters}"
+    return ztf_name(year, _ZZ + n)
 
 
 def _kind(spec: dict) -> str:
