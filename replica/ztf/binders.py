@@ -28,10 +28,26 @@ __all__ = [
 _FEATURE_FIDS: dict[str, list[int]] = defaultdict(list)
 for _name, _fid in vocab.FEATURE_KEYS:
     _FEATURE_FIDS[_name].append(_fid)
+_SS_COLUMNS = ("ssnamenr", "ssdistnr", "ssmagnr")
 
 
 def patch_all(entity, table: str, values: dict, state: dict) -> None:
-    columns = {k: v for k, v in values.items() if not k.startswith("_")}
+    _patch(entity, table, _to_spec(entity, values, {}))
+
+
+def _to_spec(entity, values: dict, spec_keys: dict[str, str]) -> dict:
+    """Set the spec key of each numeric value of a ``spec_keys`` column; return the values left to patch (the
+    grounding's internal ``_`` keys aside)."""
+    rest = {}
+    for column, value in values.items():
+        if column in spec_keys and isinstance(value, int | float):
+            entity.spec[spec_keys[column]] = float(value)
+        elif not column.startswith("_"):
+            rest[column] = value
+    return rest
+
+
+def _patch(entity, table: str, columns: dict) -> None:
     if columns:
         entity.patches.append((table, {}, columns))
 
@@ -141,31 +157,20 @@ def bind_per_row(entity, table: str, values: dict, state: dict) -> None:
 def bind_ps1(entity, table: str, values: dict, state: dict) -> None:
     entity.spec["ps1_both"] = True
     state["band"].update((1, 2))
-    rest = {}
-    for column, value in values.items():
-        if column in ("sgscore1", "distpsnr1") and isinstance(value, int | float):
-            entity.spec[column] = float(value)
-        elif not column.startswith("_"):
-            rest[column] = value
-    if rest:
-        entity.patches.append((table, {}, rest))
+    _patch(entity, table, _to_spec(entity, values, {"sgscore1": "sgscore1", "distpsnr1": "distpsnr1"}))
 
 
 def bind_gaia(entity, table: str, values: dict, state: dict) -> None:
     entity.spec["has_gaia"] = True
-    rest = {}
-    for column, value in values.items():
-        if column == "unique1" and isinstance(value, bool):
-            entity.spec["gaia_unique1"] = value
-        elif not column.startswith("_"):
-            rest[column] = value
-    if rest:
-        entity.patches.append((table, {}, rest))
+    rest = _to_spec(entity, values, {})
+    if isinstance(rest.get("unique1"), bool):
+        entity.spec["gaia_unique1"] = rest.pop("unique1")
+    _patch(entity, table, rest)
 
 
 def bind_ss(entity, table: str, values: dict, state: dict) -> None:
     spec = entity.spec
-    for column in ("ssnamenr", "ssdistnr", "ssmagnr"):
+    for column in _SS_COLUMNS:
         if values.get(column) is not None:
             spec[column] = str(values[column]) if column == "ssnamenr" else float(values[column])
     name = spec.get("ssnamenr")
@@ -177,25 +182,15 @@ def bind_ss(entity, table: str, values: dict, state: dict) -> None:
         spec.setdefault("ssdistnr", 1.0)
         spec.setdefault("ssmagnr", 18.5)
         spec.setdefault("ssnamenr", str(100000 + round(spec["ssdistnr"] * 7919 + spec["ssmagnr"] * 104729) % 500000))
-    rest = {k: v for k, v in values.items() if k not in ("ssnamenr", "ssdistnr", "ssmagnr") and not k.startswith("_")}
-    if rest:
-        entity.patches.append((table, {}, rest))
+    _patch(entity, table, {k: v for k, v in _to_spec(entity, values, {}).items() if k not in _SS_COLUMNS})
 
 
 def bind_xmatch(entity, table: str, values: dict, state: dict) -> None:
-    _cross_matched(entity, table, {k: v for k, v in values.items() if k != "catid" and not k.startswith("_")})
+    _cross_matched(entity, table, {k: v for k, v in _to_spec(entity, values, {}).items() if k != "catid"})
 
 
 def bind_allwise(entity, table: str, values: dict, state: dict) -> None:
-    rest = {}
-    for column, value in values.items():
-        if column == "w1mpro" and isinstance(value, int | float):
-            entity.spec["w1mpro"] = float(value)
-        elif column == "w2mpro" and isinstance(value, int | float):
-            entity.spec["_w2mpro"] = float(value)
-        elif not column.startswith("_"):
-            rest[column] = value
-    _cross_matched(entity, table, rest)
+    _cross_matched(entity, table, _to_spec(entity, values, {"w1mpro": "w1mpro", "w2mpro": "_w2mpro"}))
 
 
 def _cross_matched(entity, table: str, rest: dict) -> None:
@@ -203,5 +198,4 @@ def _cross_matched(entity, table: str, rest: dict) -> None:
     entity.spec["has_xmatch"] = True
     if "oid_catalog" in rest:
         entity.patches.append(("xmatch_catalog", {}, {"oid_catalog": rest.pop("oid_catalog")}))
-    if rest:
-        entity.patches.append((table, {}, rest))
+    _patch(entity, table, rest)
