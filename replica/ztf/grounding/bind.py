@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from catalog import load_catalog
-from replica.engine.grounding.diffs import apply_diffs
+from replica.engine.grounding.domains import apply_diffs
 from replica.engine.grounding.worlds import Cone, RowRef, World
 from replica.ztf import CATALOG, vocab
 from replica.ztf.bookkeeping import bookkeeping_frames
