@@ -11,7 +11,6 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from catalog import load_catalog
 from replica.engine.grounding.density import answers_many, unanswered
 from replica.engine.grounding.entities import Skipped, entities_for_queries, literal_oids
 from replica.engine.grounding.thinning import clear_base_rows, thin_unordered_limits
@@ -81,7 +80,7 @@ def build(
     rows are named in one warning line each.
     """
     size = scale_named(recipe.scales, scale)
-    schema = load_catalog(recipe.catalog).schema
+    schema = recipe.profile.schema
     started = time.monotonic()
     queries = list(ground)
     indexes = _prepare(conn, schema)

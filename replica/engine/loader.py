@@ -38,7 +38,8 @@ class Loader:
     def __init__(
         self, conn: psycopg.Connection, catalog: str, decimals: int | None, drawn: Mapping[str, Mapping[str, str]]
     ) -> None:
-        self.conn, self.schema, self.order = conn, load_catalog(catalog).schema, load_catalog(catalog).table_names
+        loaded = load_catalog(catalog)
+        self.conn, self.schema, self.order = conn, loaded.schema, loaded.table_names
         self.decimals, self.drawn = decimals, drawn
         self._columns: dict[str, list[tuple[str, str]]] = {}
 
