@@ -210,8 +210,7 @@ class _Reader(ConeReader):
         inner = self.scope_of.get(id(select))
         if not isinstance(select, exp.Select) or inner is None or len(select.expressions) != 1:
             return None
-        projection = select.expressions[0]
-        return self._column(projection.this if isinstance(projection, exp.Alias) else projection, inner)
+        return self._column(select.expressions[0].unalias(), inner)
 
     def _within(self, node, op: str, bound: float, scope: Scope, world: World) -> None:
         """``abs(column) < bound`` as ``-bound < column < bound``."""
@@ -271,8 +270,7 @@ class _Reader(ConeReader):
                 if found:
                     return found
             elif projection.alias_or_name == name:
-                target = projection.this if isinstance(projection, exp.Alias) else projection
-                return self._column(target, inner, depth + 1)
+                return self._column(projection.unalias(), inner, depth + 1)
         return None
 
     def _star(self, scope: Scope, star: exp.Expression, name: str, depth: int) -> tuple[RowRef, str] | None:

@@ -138,7 +138,7 @@ def _counting_queries(sql: str, profile: Profile) -> list[tuple[str, int]]:
 def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | None:
     for projection in select.expressions:
         if projection.alias_or_name in profile.owners and not isinstance(projection, exp.Star):
-            return projection.this if isinstance(projection, exp.Alias) else projection
+            return projection.unalias()
     if any(isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions):
         for source in [select.args.get("from_") or select.args.get("from"), *(select.args.get("joins") or [])]:
             table = source.this if source is not None else None
