@@ -1,2 +1,1 @@
-"""The replica engine every catalog's recipe runs on: the build loop, the table writer, schema operations and
-grounding."""
+"""The replica engine every catalog's recipe runs on: the build loop, the loader, shared draws and grounding."""

@@ -5,92 +5,111 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import psycopg
 from psycopg import sql
 
-from catalog import load_catalog
-from replica.engine.grounding.conflicts import clear_base_rows
 from replica.engine.grounding.density import answers_many, unanswered
-from replica.engine.grounding.entities import entities_for_queries, literal_oids
-from replica.engine.grounding.report import GroundingReport
-from replica.engine.grounding.thinning import thin_unordered_limits
+from replica.engine.grounding.entities import Skipped, entities_for_queries, literal_oids
+from replica.engine.grounding.thinning import clear_base_rows, thin_unordered_limits
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe, fixed_frames, scale_named
-from replica.engine.schema_ops import analyze, create_indexes, prepare, row_counts
-from replica.engine.writer import TableWriter
 
-__all__ = ["build", "ground_queries", "loader_for"]
+__all__ = ["GroundingReport", "build", "ground_queries"]
 
 log = logging.getLogger(__name__)
 
+_SECONDARY_INDEXES = """
+SELECT c.relname, pg_get_indexdef(c.oid) FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = %s
+WHERE c.relkind IN ('i', 'I')
+  AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid)
+  AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = c.oid)
+ORDER BY 1
+"""
+_UNPARTITIONED_TABLES = """
+SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = %s AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1
+"""
 
-def loader_for(conn: psycopg.Connection, recipe: Recipe) -> Loader:
-    """A loader writing the recipe's rows into its catalog's schema through ``conn``."""
-    catalog = load_catalog(recipe.catalog)
-    return Loader(TableWriter(conn, catalog.schema, recipe.decimals), catalog.table_names, recipe.drawn)
+
+@dataclass
+class GroundingReport:
+    """The queries grounded on, those skipped (with why), those still without rows, and the time per stage.
+
+    Example:
+        >>> report = GroundingReport(["q1", "q2", "q3"], [Skipped("q2", "it cannot be read")], entities=9)
+        >>> report.grounded
+        ['q1', 'q3']
+        >>> report.unanswered = ["q3"]
+        >>> report.summary()
+        'grounded 2 of 3 queries (1 skipped, 1 without rows): 9 entities, 0 base objects thinned, 0.0 s'
+    """
+
+    queries: list[str]
+    skipped: list[Skipped]
+    entities: int = 0
+    thinned: int = 0
+    unanswered: list[str] = field(default_factory=list)
+    stages_s: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def grounded(self) -> list[str]:
+        """The queries that were not skipped, in order."""
+        skipped = {s.query for s in self.skipped}
+        return [query for query in self.queries if query not in skipped]
+
+    def summary(self) -> str:
+        """One line: how many queries were grounded, skipped and left without rows, and what it took."""
+        return (
+            f"grounded {len(self.grounded)} of {len(self.queries)} queries ({len(self.skipped)} skipped, "
+            f"{len(self.unanswered)} without rows): {self.entities} entities, {self.thinned} base objects thinned, "
+            f"{sum(self.stages_s.values()):.1f} s"
+        )
 
 
 def build(
     conn: psycopg.Connection, recipe: Recipe, *, scale: str, seed: int, ground: Sequence[str] = ()
 ) -> dict[str, int]:
-    """Fill the catalog's schema (its tables must exist) with the recipe's rows and commit.
+    """Fill the catalog's schema (its tables must exist) with the recipe's rows and commit; return rows per table.
 
-    Args:
-        conn: A connection with rights to write the schema's tables.
-        recipe: The catalog's generator.
-        scale: One of the recipe's scales.
-        seed: Random seed; the same (scale, seed, ground) always gives the same rows.
-        ground: Gold queries whose answers (and near misses) are added on top of the random population (see
-            ``ground_queries``; grounded queries still without rows are named in one warning line each).
-
-    Returns:
-        Rows per table.
+    The same (scale, seed, ground) always gives the same rows. The answers (and near misses) of the gold queries
+    ``ground`` are added on top of the random population (see ``ground_queries``); grounded queries still without
+    rows are named in one warning line each.
     """
     size = scale_named(recipe.scales, scale)
-    schema = load_catalog(recipe.catalog).schema
+    schema = recipe.profile.schema
     started = time.monotonic()
     queries = list(ground)
-    indexes = prepare(conn, schema)
-    loader = loader_for(conn, recipe)
+    indexes = _prepare(conn, schema)
+    loader = Loader(conn, recipe.catalog, recipe.decimals, recipe.drawn)
     loader.write({**fixed_frames(recipe.catalog), **recipe.fixed_rows()})
     read_started = time.monotonic()
     reserved = literal_oids(queries, recipe.profile)  # reads (and caches) every query's worlds: it counts as grounding
     read_s = time.monotonic() - read_started
     recipe.populate(loader, seed, size, reserved)
-    report = ground_queries(conn, recipe, queries, seed=seed, scale=scale, loader=loader) if queries else None
-    create_indexes(conn, indexes)
+    report = ground_queries(conn, recipe, queries, seed=seed, scale=scale) if queries else None
+    for definition in indexes:
+        conn.execute(definition)
     if report is not None:
         _check_answers(conn, report, read_s)
     conn.execute("SET session_replication_role = origin")  # foreign-key triggers stay off until here
     conn.commit()
-    analyze(conn)
+    _analyze(conn)
     log.info("built %s scale %s (seed %d) in %.1f s", recipe.catalog, scale, seed, time.monotonic() - started)
-    return row_counts(conn, schema)
+    return _row_counts(conn, schema)
 
 
 def ground_queries(
-    conn: psycopg.Connection,
-    recipe: Recipe,
-    queries: list[str],
-    *,
-    seed: int,
-    scale: str,
-    loader: Loader | None = None,
+    conn: psycopg.Connection, recipe: Recipe, queries: list[str], *, seed: int, scale: str
 ) -> GroundingReport:
     """Add the entities grounded on ``queries`` to the data in the catalog's schema, then thin unordered LIMITs.
 
     Runs inside the caller's transaction, before the indexes are rebuilt. A query that cannot be grounded is
-    skipped and reported (see ``GroundingReport``); grounded rows respect every key of the catalog.
-
-    Args:
-        conn: A connection with rights to write the schema's tables.
-        recipe: The catalog's generator.
-        queries: Gold queries (PostgreSQL, unqualified table names).
-        seed: Random seed of the build (the grounded rows draw from their own stream of it).
-        scale: The build's scale.
-        loader: The build's loader (default: a new one on ``conn``).
+    skipped and reported (see ``GroundingReport``); grounded rows respect every key of the catalog. The gold
+    queries are PostgreSQL with unqualified table names; the grounded rows draw from their own stream of ``seed``.
     """
     profile = recipe.profile
     started = time.monotonic()
@@ -100,7 +119,7 @@ def ground_queries(
     size = scale_named(recipe.scales, scale)
     tables = recipe.grounded_tables(plan.entities, np.random.default_rng([seed, 4]), size)
     clear_base_rows(conn, tables, profile)
-    (loader or loader_for(conn, recipe)).write_grounded(tables)
+    Loader(conn, recipe.catalog, recipe.decimals, recipe.drawn).write_grounded(tables)
     written = time.monotonic()
     thinned = thin_unordered_limits(conn, queries, {e.oid for e in plan.entities if e.needs_object}, profile)
     stages = {"entities": chosen - started, "rows": written - chosen, "thinning": time.monotonic() - written}
@@ -117,3 +136,43 @@ def _check_answers(conn: psycopg.Connection, report: GroundingReport, read_s: fl
     report.stages_s = {"reading": read_s, **report.stages_s, "checking": time.monotonic() - started}
     log.debug("grounding: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in report.stages_s.items()))
     log.info(report.summary(), extra={"grounding_s": {k: round(v, 2) for k, v in report.stages_s.items()}})
+
+
+def _prepare(conn: psycopg.Connection, schema: str) -> list[str]:
+    """Empty the schema's tables, drop its secondary indexes and switch foreign-key triggers off if allowed.
+
+    Returns:
+        The definitions of the dropped indexes, to run again after the load.
+    """
+    tables = [
+        row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY 1", (schema,))
+    ]
+    if tables:
+        names = sql.SQL(", ").join(sql.Identifier(schema, table) for table in tables)
+        conn.execute(sql.SQL("TRUNCATE {} CASCADE").format(names))
+    indexes = conn.execute(_SECONDARY_INDEXES, (schema,)).fetchall()
+    for name, _ in indexes:
+        conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(schema, name)))
+    try:
+        with conn.transaction():
+            conn.execute("SET session_replication_role = replica")
+    except psycopg.Error:
+        log.info("cannot disable foreign-key triggers (not a superuser); loading with checks")
+    return [definition for _, definition in indexes]
+
+
+def _analyze(conn: psycopg.Connection) -> None:
+    """ANALYZE the database (outside a transaction)."""
+    was_autocommit = conn.autocommit
+    conn.autocommit = True
+    try:
+        conn.execute("ANALYZE")
+    finally:
+        conn.autocommit = was_autocommit
+
+
+def _row_counts(conn: psycopg.Connection, schema: str) -> dict[str, int]:
+    """The number of rows of each table of the schema (a partitioned table counts its partitions' rows)."""
+    query = sql.SQL("SELECT count(*) FROM {}")
+    tables = [row[0] for row in conn.execute(_UNPARTITIONED_TABLES, (schema,)).fetchall()]
+    return {table: conn.execute(query.format(sql.Identifier(schema, table))).fetchone()[0] for table in tables}

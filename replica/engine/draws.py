@@ -80,11 +80,7 @@ def candid_of(mjd: np.ndarray, gidx: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 def ranks(p: np.ndarray) -> np.ndarray:
     """Rank of each probability within its row, 1 = largest (ties keep column order)."""
-    order = np.argsort(-p, axis=1, kind="stable")
-    result = np.empty_like(order)
-    rows = np.arange(p.shape[0])[:, None]
-    result[rows, order] = np.arange(1, p.shape[1] + 1)
-    return result
+    return np.argsort(np.argsort(-p, axis=1, kind="stable"), axis=1) + 1
 
 
 def distinct_probabilities(p: np.ndarray) -> np.ndarray:

@@ -35,7 +35,7 @@ class Recipe:
         fixed_rows: Rows of fixed content the recipe makes (bookkeeping), by table, besides the catalog's ``rows``.
         populate: Writes the random population: (loader, seed, scale, object ids the gold queries name).
         grounded_tables: The rows of grounded entities: (entities, random generator, scale) -> rows by table.
-        drawn: Table -> column -> SQL expression the database draws it from (``TableWriter.write_generated``).
+        drawn: Table -> column -> SQL expression the database draws it from (``Loader``).
         decimals: Decimal places floats are written with (None: as given, real columns in float4 precision).
         null_columns: The ``table.column`` names the recipe leaves NULL in every row (tests/replica/test_columns.py
             checks that every other column of the catalog is generated).

@@ -119,7 +119,7 @@ def detection_rows(rng: np.random.Generator, spec: pd.DataFrame, gidx0: int) -> 
     )
 
 
-# server-side expressions for the dataquality columns that are pure noise (see TableWriter.write_generated)
+# server-side expressions for the dataquality columns that are pure noise (see replica.engine.loader.Loader)
 DATAQUALITY_SQL = {
     "xpos": "random() * 3072",
     "ypos": "random() * 3080",

@@ -8,9 +8,22 @@ from sqlglot.optimizer.scope import Scope
 from engines.sql_constants import literal
 from replica.engine.grounding.worlds import Cone, Link, World
 
-__all__ = ["ConeReader"]
+__all__ = ["ConeReader", "values_catalogs"]
 
 _CONE_FUNCTIONS = {"q3c_radial_query", "q3c_join", "q3c_ellipse_query", "q3c_ellipse_join"}
+
+
+def values_catalogs(tree: exp.Expression) -> dict[str, list[dict[str, object]]]:
+    """CTEs written as ``name (cols) AS (VALUES ...)``: name -> rows as dicts (qualify renames their columns)."""
+    out = {}
+    for cte in tree.find_all(exp.CTE):
+        values = cte.this if isinstance(cte.this, exp.Values) else cte.this.find(exp.Values)
+        names = [c.name for c in cte.args["alias"].columns] if cte.args.get("alias") else []
+        if values is not None and names:
+            out[cte.alias_or_name] = [
+                dict(zip(names, map(literal, row.expressions), strict=False)) for row in values.expressions
+            ]
+    return out
 
 
 class ConeReader:
@@ -19,13 +32,9 @@ class ConeReader:
     catalogs: dict[str, list[dict[str, object]]]
 
     def _cone(self, node: exp.Expression, scope: Scope, world: World) -> None:
-        name = node.name.lower()
-        if name not in _CONE_FUNCTIONS:
-            return
         args = list(node.expressions) if isinstance(node, exp.Anonymous) else list(node.args.values())
-        if len(args) < 5:
-            return
-        self._cone_from(args[:4], args[4], scope, world)
+        if node.name.lower() in _CONE_FUNCTIONS and len(args) >= 5:
+            self._cone_from(args[:4], args[4], scope, world)
 
     def _distance(self, node: exp.Expression, radius: float, scope: Scope, world: World) -> None:
         args = list(node.expressions) if isinstance(node, exp.Anonymous) else []

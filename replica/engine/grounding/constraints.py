@@ -12,6 +12,8 @@ Example:
     nan
     >>> primary_key("non_detection", "ztf")
     ('oid', 'fid', 'mjd')
+    >>> catalog_column("lc_classifier", "probability", "ztf").domain
+    (0.0, 1.0, 0.02, 0.1)
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import pandas as pd
 
 from catalog import Column, ForeignKey, Table, load_catalog
 
-__all__ = ["conform", "fitting", "foreign_keys", "primary_key", "referencing"]
+__all__ = ["catalog_column", "conform", "fitting", "foreign_keys", "primary_key", "referencing"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +46,8 @@ def _tables(catalog: str) -> dict[str, Table]:
     return {table.name: table for table in load_catalog(catalog).tables}
 
 
-def _column(table: str, column: str, catalog: str) -> Column | None:
+def catalog_column(table: str, column: str, catalog: str) -> Column | None:
+    """The catalog's description of a table's column (a partition's are its parent's), or None."""
     found = _tables(catalog).get(table)
     return found.column(column) if found is not None else None
 
@@ -75,7 +78,7 @@ def fitting(table: str, column: str, value, catalog: str):
     number when it holds text, or a fraction or an out-of-range number when it holds whole numbers. Columns of
     other types (dates, arrays) take the value as it is.
     """
-    found = _column(table, column, catalog)
+    found = catalog_column(table, column, catalog)
     if found is None:
         return ...
     if value is not None:

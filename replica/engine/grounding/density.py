@@ -16,7 +16,7 @@ from sqlglot.errors import SqlglotError
 from engines.errors import GuardError
 from engines.guard import check_sql
 
-__all__ = ["DENSE_ROWS", "answers_many", "guarded", "unanswered"]
+__all__ = ["DENSE_ROWS", "answers_many", "guarded", "rows_within", "unanswered"]
 
 logger = logging.getLogger(__name__)
 
@@ -49,20 +49,25 @@ def unanswered(conn: psycopg.Connection, queries: list[str]) -> list[str]:
     return out
 
 
+def rows_within(conn: psycopg.Connection, statement: str, timeout_ms: int) -> list[tuple] | None:
+    """The rows of ``statement``, run in a savepoint with a statement timeout; None if it fails."""
+    try:
+        with conn.transaction():
+            conn.execute(f"SET LOCAL statement_timeout = {timeout_ms}")
+            return conn.execute(statement).fetchall()
+    except psycopg.Error as err:
+        logger.debug("cannot count the rows of a gold query (%s): %.80s", str(err).strip(), statement)
+        return None
+
+
 def _answers(conn: psycopg.Connection, sql: str, enough: int) -> int | None:
     """Rows of ``sql``, counted up to ``enough``; None if the guard refuses it or it fails."""
     statement = guarded(sql)
     if statement is None:
         return None
-    statement = _unordered(statement)
-    try:
-        with conn.transaction():
-            conn.execute(f"SET LOCAL statement_timeout = {_TIMEOUT_MS}")
-            row = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM ({statement}) AS g LIMIT {enough}) AS s")
-            return row.fetchone()[0]
-    except psycopg.Error as err:
-        logger.debug("cannot count the answers of a gold query (%s): %.70s", str(err).strip(), sql)
-        return None
+    counting = f"SELECT count(*) FROM (SELECT 1 FROM ({_unordered(statement)}) AS g LIMIT {enough}) AS s"
+    rows = rows_within(conn, counting, _TIMEOUT_MS)
+    return None if rows is None else rows[0][0]
 
 
 def _unordered(statement: str) -> str:

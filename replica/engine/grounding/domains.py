@@ -1,4 +1,5 @@
-"""The choice of a value that meets, or just misses, a set of conditions on a column, within its domain.
+"""The choice of a value that meets, or just misses, a set of conditions on a column, within its domain; and of the
+two values of a difference condition (``a - b op c``), for every catalog's binder.
 
 The domains themselves (ranges, steps, categories) come from the catalog's grounding profile.
 
@@ -23,28 +24,29 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 
-from catalog import Column, load_catalog
 from replica.engine.grounding.predicates import schema
 from replica.engine.grounding.profile import Profile
+from replica.engine.grounding.worlds import Diff, RowRef
 
-__all__ = ["catalog_column", "is_integer", "meets", "satisfying", "violating"]
+__all__ = ["apply_diffs", "is_integer", "meets", "satisfying", "violating"]
 
 _DATE_MISS_DAYS = 1.2
 _ORDER = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
 
+def _numeric(conditions) -> list[tuple[str, float]]:
+    """(op, number) of the conditions whose first value is a number."""
+    firsts = [(op, values[0]) for op, values in conditions if values and not isinstance(values[0], bool)]
+    return [(op, float(value)) for op, value in firsts if isinstance(value, int | float)]
+
+
 def _bounds(conditions) -> tuple[float, float]:
     """The tightest lower and upper numeric bounds of the conditions (infinite when absent)."""
-    lo, hi = -math.inf, math.inf
-    for op, values in conditions:
-        if not values or not isinstance(values[0], int | float) or isinstance(values[0], bool):
-            continue
-        if op in (">", ">="):
-            lo = max(lo, float(values[0]))
-        if op in ("<", "<="):
-            hi = min(hi, float(values[0]))
-    return lo, hi
+    numeric = _numeric(conditions)
+    lower = max([-math.inf] + [bound for op, bound in numeric if op in (">", ">=")])
+    return lower, min([math.inf] + [bound for op, bound in numeric if op in ("<", "<=")])
 
 
 def satisfying(
@@ -115,10 +117,7 @@ def _meets_one(value, op: str, values: tuple) -> bool:
 def _whole_within(value: float, conditions) -> int:
     """The whole number nearest ``value`` that meets the conditions' bounds (an integer column takes no 36.3)."""
     low, high = -math.inf, math.inf
-    for op, values in conditions:
-        if not values or not isinstance(values[0], int | float) or isinstance(values[0], bool):
-            continue
-        bound = float(values[0])
+    for op, bound in _numeric(conditions):
         if op == ">":
             low = max(low, math.floor(bound) + 1)
         elif op == ">=":
@@ -157,10 +156,10 @@ def violating(
         return _rounded(float(value) - miss, step / 2)
     if op in ("<", "<="):
         return _rounded(float(value) + miss, step / 2)
-    if op in ("=", "in", "!=", "notin") and isinstance(value, bool):
-        return not value if op in ("=", "in") else value
     if op in ("!=", "notin"):
-        return values[0]
+        return value
+    if op in ("=", "in") and isinstance(value, bool):
+        return not value
     if op in ("=", "in"):
         known = profile.categories(column, classifier)
         if known:
@@ -169,11 +168,7 @@ def violating(
         if isinstance(value, float):
             return value + step if value + step <= high else value - step
         return ...
-    if op == "null":
-        return ...
-    if op == "notnull":
-        return None
-    return ...
+    return None if op == "notnull" else ...
 
 
 def _integer_miss(op: str, value, dense: bool) -> int:
@@ -182,15 +177,36 @@ def _integer_miss(op: str, value, dense: bool) -> int:
     return below if op in (">", ">=") else above
 
 
-def catalog_column(table: str, column: str, catalog: str) -> Column | None:
-    """The catalog's description of a table's column (a partition's are its parent's), or None.
+def apply_diffs(
+    by_ref: dict[RowRef, dict],
+    diffs: list[Diff],
+    *,
+    is_span: Callable[[str, str], bool],
+    default: Callable[[str], float],
+) -> None:
+    """Choose both columns of each ``a - b op c``: b from a (a's chosen value, else ``default(a)``), just past c.
 
-    Example:
-        >>> catalog_column("lc_classifier", "probability", "ztf").domain
-        (0.0, 1.0, 0.02, 0.1)
+    A diff of two MJD columns (``is_span(a, b)``) becomes the entity's ``_span`` instead, left to the binders.
+
+    Examples:
+        >>> a, b = RowRef("object", 0), RowRef("object", 0)
+        >>> by_ref = {}
+        >>> apply_diffs(by_ref, [Diff((a, "g"), (b, "r"), ">", 0.4)], is_span=lambda *_: False, default=lambda _: 15.0)
+        >>> by_ref[a]
+        {'g': 15.0, 'r': 14.4}
     """
-    found = load_catalog(catalog).table(table)
-    return found.column(column) if found is not None else None
+    for diff in diffs:
+        (ref_a, col_a), (ref_b, col_b) = diff.left, diff.right
+        if is_span(col_a, col_b):
+            by_ref.setdefault(ref_a, {})["_span"] = diff.value * 1.5 + 10 if diff.op in (">", ">=") else None
+            continue
+        a = by_ref.setdefault(ref_a, {}).get(col_a, default(col_a))
+        if not isinstance(a, int | float):
+            continue
+        margin = max(abs(diff.value) * 0.5, 0.05)
+        target = diff.value - margin if diff.op in ("<", "<=") else diff.value + margin
+        by_ref[ref_a][col_a] = a
+        by_ref.setdefault(ref_b, {})[col_b] = round(a - target, 4)
 
 
 def is_integer(table: str, column: str, catalog: str) -> bool:
@@ -203,8 +219,7 @@ def _neighbours(known: tuple, value) -> list:
     if value not in known:
         return list(known)
     i = known.index(value)
-    order = [known[(i + d) % len(known)] for d in range(1, len(known))]
-    return order
+    return [known[(i + d) % len(known)] for d in range(1, len(known))]
 
 
 def _rounded(value: float, step: float) -> float:

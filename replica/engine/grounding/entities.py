@@ -46,12 +46,8 @@ def entities_for_queries(
     """Entities answering (and nearly answering) each query; entities naming the same oid are merged.
 
     A query that cannot be grounded (unreadable, contradictory, or asking for a value its column or the generator
-    cannot take) adds no entity: it is logged in one line and listed in the plan's ``skipped``.
-
-    Args:
-        queries: Gold SQL.
-        profile: The catalog's grounding profile.
-        is_dense: Says whether a query has many answers already (see ``domains.violating``); default: all dense.
+    cannot take) adds no entity: it is logged in one line and listed in the plan's ``skipped``. ``is_dense`` says
+    whether a query has many answers already (see ``domains.violating``); without it every query is dense.
     """
     out: list[Entity] = []
     skipped: list[Skipped] = []
@@ -159,9 +155,9 @@ def _choose(conditions: dict, variant: int, profile: Profile) -> dict[tuple[RowR
     return chosen
 
 
-def _literal_oids(world: World | str, profile: Profile) -> list:
+def _literal_oids(world: World, profile: Profile) -> list:
     oids: list = []
-    for atom in [] if isinstance(world, str) else world.atoms:
+    for atom in world.atoms:
         if atom.column in profile.identity and atom.op in ("=", "in"):
             named = (profile.object_id(atom.column, value) for value in atom.values)
             oids.extend(oid for oid in named if oid is not None)
@@ -169,13 +165,8 @@ def _literal_oids(world: World | str, profile: Profile) -> list:
 
 
 def _flippable(conditions: dict, profile: Profile) -> list[tuple[tuple[RowRef, str], int]]:
-    return [
-        (key, i)
-        for key, conds in conditions.items()
-        if key[1] not in profile.identity
-        for i in range(len(conds))
-        if conds[i][0] not in ("notnull",)
-    ]
+    flips = [(key, i) for key, conds in conditions.items() for i, (op, _) in enumerate(conds) if op != "notnull"]
+    return [(key, i) for key, i in flips if key[1] not in profile.identity]
 
 
 def _violated(conditions: dict, chosen: dict, key, index: int, *, profile: Profile, dense: bool) -> dict | None:
@@ -187,9 +178,7 @@ def _violated(conditions: dict, chosen: dict, key, index: int, *, profile: Profi
         value = violating(
             ref.table, column, conditions[key], index, profile=profile, classifier=classifier, dense=dense
         )
-    if value is ...:
-        return None
-    return {**chosen, key: value}
+    return None if value is ... else {**chosen, key: value}
 
 
 def _other_classifier(conds: list, class_name, profile: Profile) -> object:
@@ -203,62 +192,51 @@ def _other_classifier(conds: list, class_name, profile: Profile) -> object:
 
 
 def _world_entities(world: World, profile: Profile, dense: bool) -> list[Entity]:
+    """Two answers and one near miss per condition and cone; or the named oids, the later half of them near misses.
+
+    With fewer than three oids, or no condition to break, every named oid is an answer.
+    """
     if not world.refs:
         return []
     conditions = _conditions(world)
     flips = _flippable(conditions, profile)
     oids = _literal_oids(world, profile)
-    if oids:
-        return _literal_entities(world, conditions, flips, oids, profile=profile, dense=dense)
     base = _choose(conditions, 0, profile)
     rows_violate = _row_violations(conditions, base, profile, dense)
-    build = _Builder(world, profile)
-    out = [build(_choose(conditions, v, profile), None, variant=v, rows_violate=rows_violate) for v in (0, 1)]
+    if oids:
+        keep = len(oids) if len(oids) < 3 or not flips else (len(oids) + 1) // 2
+        cycle = itertools.cycle(flips)
+        out = []
+        for i, oid in enumerate(oids):
+            if i < keep:
+                out.append(_entity(world, profile, base, oid, variant=i, violate=rows_violate))
+            else:
+                missed = _violated(conditions, base, *next(cycle), profile=profile, dense=dense)
+                out.append(_entity(world, profile, missed or base, oid, variant=i))
+        return out
+    out = [_entity(world, profile, _choose(conditions, v, profile), variant=v, violate=rows_violate) for v in (0, 1)]
     for key, index in flips:
         values = _violated(conditions, base, key, index, profile=profile, dense=dense)
         if values is not None:
-            out.append(build(values, None, variant=0))
-    for k in range(len(world.cones)):
-        out.append(build(base, None, variant=0, outside=k))
-    return [e for e in out if e is not None]
+            out.append(_entity(world, profile, values))
+    return out + [_entity(world, profile, base, outside=k) for k in range(len(world.cones))]
 
 
-def _literal_entities(
-    world: World, conditions: dict, flips: list, oids: list, *, profile: Profile, dense: bool
-) -> list[Entity]:
-    keep = len(oids) if len(oids) < 3 or not flips else (len(oids) + 1) // 2
-    base = _choose(conditions, 0, profile)
-    rows_violate = _row_violations(conditions, base, profile, dense)
-    build = _Builder(world, profile)
-    out = []
-    cycle = itertools.cycle(flips or [None])
-    for i, oid in enumerate(oids):
-        values = base
-        if i >= keep:
-            key_index = next(cycle)
-            values = _violated(conditions, base, *key_index, profile=profile, dense=dense) or base
-        out.append(build(values, oid, variant=i, rows_violate=rows_violate if i < keep else None))
-    return [e for e in out if e is not None]
+def _entity(world: World, profile: Profile, values: dict, oid=None, *, variant=0, outside=None, violate=None) -> Entity:
+    """One entity of the world, made by the profile's binder from chosen values (cone ``outside`` is missed).
 
-
-class _Builder:
-    """Makes the entities of one world through the profile's binder."""
-
-    def __init__(self, world: World, profile: Profile):
-        self.world, self.profile = world, profile
-
-    def __call__(self, values: dict, oid, *, variant: int, outside: int | None = None, rows_violate=None) -> Entity:
-        entity = Entity(oid=oid)
-        by_ref: dict[RowRef, dict[str, object]] = defaultdict(dict)
-        for (ref, column), value in values.items():
-            by_ref[ref][column] = value
-        for (ref, column), value in (rows_violate or {}).items():
-            by_ref[ref].setdefault("_violate", {})[column] = value
-        for ref in self.world.refs:
-            by_ref.setdefault(ref, {})
-        cones = [(cone, k == outside) for k, cone in enumerate(self.world.cones)]
-        self.profile.bind(entity, dict(by_ref), self.world, cones, variant)
-        return entity
+    ``violate`` holds the values that half the rows of a per-row table get instead.
+    """
+    entity = Entity(oid=oid)
+    by_ref: dict[RowRef, dict[str, object]] = defaultdict(dict)
+    for (ref, column), value in values.items():
+        by_ref[ref][column] = value
+    for (ref, column), value in (violate or {}).items():
+        by_ref[ref].setdefault("_violate", {})[column] = value
+    for ref in world.refs:
+        by_ref.setdefault(ref, {})
+    profile.bind(entity, dict(by_ref), world, [(cone, k == outside) for k, cone in enumerate(world.cones)], variant)
+    return entity
 
 
 def _row_violations(conditions: dict, chosen: dict, profile: Profile, dense: bool) -> dict:
@@ -274,15 +252,12 @@ def _row_violations(conditions: dict, chosen: dict, profile: Profile, dense: boo
 
 
 def _merge_by_oid(entities: list[Entity]) -> list[Entity]:
+    """The entities, each later one naming the oid of an earlier one merged into it (the earlier spec wins)."""
     merged: dict[str, Entity] = {}
     out = []
     for entity in entities:
-        if entity.oid is None:
-            out.append(entity)
-            continue
-        first = merged.get(entity.oid)
-        if first is None:
-            merged[entity.oid] = entity
+        first = merged.setdefault(entity.oid, entity) if entity.oid is not None else entity
+        if first is entity:
             out.append(entity)
             continue
         for key, value in entity.spec.items():

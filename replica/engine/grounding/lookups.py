@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from replica.engine.grounding.domains import meets
-from replica.engine.grounding.worlds import Atom, Link, RowRef, World
+from replica.engine.grounding.worlds import Atom, RowRef, World
 
 __all__ = ["resolve_lookups"]
 
@@ -43,7 +43,9 @@ def resolve_lookups(world: World, lookups: Mapping[str, tuple[dict, ...]]) -> Wo
     if not lookup_refs:
         return world
     rows = {ref: _matching(lookups[ref.table], [a for a in world.atoms if a.ref == ref]) for ref in lookup_refs}
-    joins = [(mine, theirs) for link in world.links if link.op == "=" for mine, theirs in _both_ways(link)]
+    joins = [
+        pair for link in world.links if link.op == "=" for pair in ((link.left, link.right), (link.right, link.left))
+    ]
     for _ in range(_MAX_ROUNDS):
         if not _narrow(rows, joins, world.atoms):
             break
@@ -62,10 +64,6 @@ def resolve_lookups(world: World, lookups: Mapping[str, tuple[dict, ...]]) -> Wo
         diffs=[diff for diff in world.diffs if diff.left[0] not in rows and diff.right[0] not in rows],
         links=[link for link in world.links if link.left[0] not in rows and link.right[0] not in rows],
     )
-
-
-def _both_ways(link: Link) -> list[tuple[tuple[RowRef, str], tuple[RowRef, str]]]:
-    return [(link.left, link.right), (link.right, link.left)]
 
 
 def _values(rows: list[dict], column: str) -> tuple:

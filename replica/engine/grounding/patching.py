@@ -116,11 +116,9 @@ def apply_patches(
 ) -> None:
     """Write every entity's patches and alternating values into its rows (found by the tables' oid column).
 
-    Args:
-        tables: The generated rows per table; a table without an oid column gets no patch.
-        objects: The entities, named (``oid`` set) by the generator.
-        catalog: The catalog whose keys and column types the values must respect.
-        special: Writers of patches that name no table (keyed by the name they use instead).
+    The entities are named (``oid`` set) by the generator; a table without an oid column gets no patch. The values
+    respect the catalog's keys and column types. ``special`` writes the patches that name no table (keyed by the
+    name they use instead).
     """
     index = _RowIndex(tables, catalog)
     for entity in objects:

@@ -28,10 +28,8 @@ from sqlglot.schema import MappingSchema
 
 from catalog import load_catalog
 from engines.sql_constants import literal
-from replica.engine.grounding.cones import ConeReader
-from replica.engine.grounding.joins import JoinReader
-from replica.engine.grounding.literals import values_catalogs
-from replica.engine.grounding.worlds import Atom, Diff, RowRef, World
+from replica.engine.grounding.cones import ConeReader, values_catalogs
+from replica.engine.grounding.worlds import Atom, Diff, Link, RowRef, World
 
 __all__ = ["read_worlds", "schema"]
 
@@ -80,16 +78,13 @@ def read_worlds(sql: str, catalog: str) -> tuple[World, ...]:
         return ()
 
 
-class _Reader(ConeReader, JoinReader):
+class _Reader(ConeReader):
     """Walks the qualified tree of one query."""
 
     def __init__(self, tree: exp.Expression, catalogs: dict[str, list[dict[str, object]]], tables: dict[str, dict]):
-        self.tree = tree
-        self.catalogs = catalogs
-        self.tables = tables
-        self.scopes = traverse_scope(tree)
+        self.catalogs, self.tables, self.scopes = catalogs, tables, traverse_scope(tree)
         self.scope_of = {id(s.expression): s for s in self.scopes}
-        self.unions = [n for n in tree.find_all(exp.Union)]
+        self.unions = list(tree.find_all(exp.Union))
 
     def choices(self) -> list[dict[int, int]]:
         """World choices: all left branches, then each union's right branch alone."""
@@ -116,27 +111,25 @@ class _Reader(ConeReader, JoinReader):
         return world
 
     def _active(self, node: exp.Expression, choice: dict[int, int]) -> bool:
-        child = node
-        for parent in _ancestors(node):
+        """Whether the world reads ``node``: not in a UNION branch it did not choose, the right side of an EXCEPT or
+        an OR, or a NOT IN / NOT EXISTS."""
+        child, parent = node, node.parent
+        while parent is not None:
             if isinstance(parent, exp.Union) and choice.get(id(parent), 0) != (child is parent.expression):
                 return False
-            if isinstance(parent, exp.Except) and child is parent.expression:
+            if isinstance(parent, exp.Except | exp.Or) and child is parent.expression:
                 return False
             if isinstance(parent, exp.Not) and isinstance(parent.this, exp.In | exp.Exists):
                 return False
-            if isinstance(parent, exp.Or) and child is parent.expression:
-                return False
-            child = parent
+            child, parent = parent, parent.parent
         return True
 
     def _conditions(self, node: exp.Expression, scope: Scope, world: World) -> None:
-        if isinstance(node, exp.Paren):
-            self._conditions(node.this, scope, world)
-        elif isinstance(node, exp.And):
+        while isinstance(node, exp.Paren | exp.Or):  # an OR contributes its first branch
+            node = node.this
+        if isinstance(node, exp.And):
             self._conditions(node.this, scope, world)
             self._conditions(node.expression, scope, world)
-        elif isinstance(node, exp.Or):
-            self._conditions(node.this, scope, world)
         else:
             self._atom(node, scope, world)
 
@@ -187,7 +180,7 @@ class _Reader(ConeReader, JoinReader):
             if isinstance(left, exp.Count):
                 self._count(left, op, value, scope, world)
                 return
-            ref = self._column(_unwrap_aggregate(left), scope)
+            ref = self._column(left.this if isinstance(left, _AGGREGATES) else left, scope)
             if ref:
                 world.atoms.append(Atom(ref[0], ref[1], op, (value,)))
                 if isinstance(left, _AGGREGATES):
@@ -202,6 +195,22 @@ class _Reader(ConeReader, JoinReader):
             return
         self._linear(left, right, op, scope, world)
         self._link(left, right, op, scope, world)
+
+    def _link(self, left, right, op: str, scope: Scope, world: World) -> None:
+        """``a op b`` between two columns (join keys, ``x IN (SELECT y ...)``) as a Link."""
+        a, b = self._column(left, scope), self._column(right, scope) or self._subquery_column(right)
+        if a and b and a[0] != b[0]:
+            world.links.append(Link(a, op, b))
+
+    def _subquery_column(self, node) -> tuple[RowRef, str] | None:
+        """The column a one-column subquery selects, resolved to its base table."""
+        while isinstance(node, exp.Paren):
+            node = node.this
+        select = node.this if isinstance(node, exp.Subquery) else node
+        inner = self.scope_of.get(id(select))
+        if not isinstance(select, exp.Select) or inner is None or len(select.expressions) != 1:
+            return None
+        return self._column(select.expressions[0].unalias(), inner)
 
     def _within(self, node, op: str, bound: float, scope: Scope, world: World) -> None:
         """``abs(column) < bound`` as ``-bound < column < bound``."""
@@ -256,15 +265,12 @@ class _Reader(ConeReader, JoinReader):
         if not isinstance(select, exp.Select):
             return None
         for projection in select.expressions:
-            if isinstance(projection, exp.Star) or (
-                isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
-            ):
+            if projection.is_star:
                 found = self._star(inner, projection, name, depth)
                 if found:
                     return found
             elif projection.alias_or_name == name:
-                target = projection.this if isinstance(projection, exp.Alias) else projection
-                return self._column(target, inner, depth + 1)
+                return self._column(projection.unalias(), inner, depth + 1)
         return None
 
     def _star(self, scope: Scope, star: exp.Expression, name: str, depth: int) -> tuple[RowRef, str] | None:
@@ -276,14 +282,3 @@ class _Reader(ConeReader, JoinReader):
             if found:
                 return found
         return None
-
-
-def _ancestors(node: exp.Expression):
-    parent = node.parent
-    while parent is not None:
-        yield parent
-        parent = parent.parent
-
-
-def _unwrap_aggregate(node: exp.Expression) -> exp.Expression:
-    return node.this if isinstance(node, _AGGREGATES) else node

@@ -1,7 +1,14 @@
-"""Keep gold results well defined: a LIMIT without ORDER BY must see fewer qualifying rows than it allows.
+"""Delete base objects that stand in the way of grounded rows: those holding their keys, and those filling a LIMIT.
 
-For every such LIMIT in a grounded query, the limited SELECT is run without its limit, counting rows per object;
-while the count reaches the limit, whole base (non-grounded) objects among them are deleted from every table.
+Gold results stay well defined: a LIMIT without ORDER BY must see fewer qualifying rows than it allows. For every
+such LIMIT in a grounded query, the limited SELECT is run without its limit, counting rows per object; while the
+count reaches the limit, whole base (non-grounded) objects among them are deleted from every table.
+
+Grounded rows take the place of the base rows that hold their keys, so that writing them breaks no key. The builder
+keeps the base population clear of grounded keys (it never draws an oid a query names, and grounded names and
+candids have ranges of their own), so in a fresh build only a chance AllWISE designation is replaced; grounding onto
+any other database relies on this step.
+
 Deleting whole objects keeps every invariant of the generator.
 """
 
@@ -9,17 +16,19 @@ from __future__ import annotations
 
 import logging
 
+import pandas as pd
 import psycopg
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from catalog import load_catalog
-from replica.engine.grounding.density import guarded
+from replica.engine.grounding.constraints import primary_key
+from replica.engine.grounding.density import guarded, rows_within
 from replica.engine.grounding.predicates import schema
 from replica.engine.grounding.profile import Profile
 
-__all__ = ["delete_objects", "thin_unordered_limits"]
+__all__ = ["clear_base_rows", "delete_objects", "thin_unordered_limits"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,24 +46,39 @@ WHERE n.nspname = %s AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER 
 """
 
 
+def clear_base_rows(conn: psycopg.Connection, tables: dict[str, pd.DataFrame], profile: Profile) -> None:
+    """Delete what the database holds under the keys of the grounded rows about to be written.
+
+    A base object named like a grounded object is deleted whole; in a table keyed by one column other than oid
+    (AllWISE sources), the base row with a grounded key is deleted. ``conn`` is the builder's, inside the build
+    transaction.
+    """
+    schema = profile.schema
+    oids = tables["object"]["oid"].tolist() if "object" in tables else []
+    taken = [row[0] for row in conn.execute(f"SELECT oid FROM {schema}.object WHERE oid = ANY(%s)", (oids,))]
+    if taken:
+        logger.info("%d base objects replaced by grounded objects of the same oid", len(taken))
+        delete_objects(conn, sorted(taken), profile)
+    for name, frame in tables.items():
+        key = primary_key(name, profile.catalog)
+        if len(key) == 1 and key != ("oid",) and not frame.empty:
+            conn.execute(f"DELETE FROM {schema}.{name} WHERE {key[0]} = ANY(%s)", (frame[key[0]].tolist(),))
+
+
 def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: set, profile: Profile) -> int:
     """Delete base objects until each unordered LIMIT of ``queries`` has headroom; return how many were deleted.
 
-    Deletions are collected over all queries and made once per table at the end.
-
-    Args:
-        conn: Connection of the builder (search_path on the catalog's schema), inside the build transaction.
-        queries: The grounded gold queries.
-        keep: Oids of grounded objects, never deleted.
-        profile: The catalog's grounding profile.
+    ``keep`` holds the oids of grounded objects, never deleted. Deletions are collected over all queries and made
+    once per table at the end, by the builder's ``conn`` (search_path on the catalog's schema) inside the build
+    transaction.
     """
     victims: set = set()
     for sql in queries:
         for counting, limit in _counting_queries(sql, profile):
-            per_oid = _counts(conn, counting)
-            if per_oid is None:
+            rows = rows_within(conn, counting, _TIMEOUT_MS)
+            if rows is None:
                 continue
-            per_oid = {oid: n for oid, n in per_oid.items() if oid not in victims}
+            per_oid = {oid: int(n) for oid, n in rows if oid not in victims}
             total = sum(per_oid.values())
             before = len(victims)
             for oid, count in sorted(per_oid.items(), key=lambda item: (-item[1], item[0])):
@@ -114,11 +138,9 @@ def _counting_queries(sql: str, profile: Profile) -> list[tuple[str, int]]:
 def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | None:
     for projection in select.expressions:
         if projection.alias_or_name in profile.owners and not isinstance(projection, exp.Star):
-            return projection.this if isinstance(projection, exp.Alias) else projection
+            return projection.unalias()
     if any(isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions):
-        sources = [select.args.get("from_") or select.args.get("from")]
-        sources += [join for join in select.args.get("joins") or []]
-        for source in sources:
+        for source in [select.args.get("from_") or select.args.get("from"), *(select.args.get("joins") or [])]:
             table = source.this if source is not None else None
             if isinstance(table, exp.Table):
                 columns = schema(profile.catalog).get(table.name, {})
@@ -128,16 +150,6 @@ def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | No
             if isinstance(table, exp.Subquery) and table.alias:
                 return exp.column("oid", table=table.alias)
     return None
-
-
-def _counts(conn: psycopg.Connection, counting: str) -> dict[str, int] | None:
-    try:
-        with conn.transaction():
-            conn.execute(f"SET LOCAL statement_timeout = {_TIMEOUT_MS}")
-            return {oid: int(n) for oid, n in conn.execute(counting).fetchall()}
-    except psycopg.Error as err:
-        logger.debug("cannot count rows for thinning (%s): %.80s", str(err).strip(), counting)
-        return None
 
 
 def delete_objects(conn: psycopg.Connection, oids: list, profile: Profile) -> None:

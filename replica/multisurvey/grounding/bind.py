@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from replica.engine.grounding.diffs import apply_diffs
+from replica.engine.grounding.domains import apply_diffs
 from replica.engine.grounding.worlds import Cone, Link, RowRef, World
 from replica.multisurvey.grounding.bind_tables import BINDERS, bind_rows
 from replica.multisurvey.grounding.bodies import bodies

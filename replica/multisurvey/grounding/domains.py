@@ -9,7 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from replica.engine.grounding.domains import catalog_column
+from replica.engine.grounding.constraints import catalog_column
 from replica.engine.grounding.profile import Domain
 from replica.multisurvey import CATALOG
 from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, class_id, classifier_version_code, feature_names

@@ -7,7 +7,7 @@ extremes, probabilities sum to 1 with rankings by probability, candids are share
 from __future__ import annotations
 
 from catalog import load_catalog
-from replica.engine.grounding.diffs import apply_diffs
+from replica.engine.grounding.domains import apply_diffs
 from replica.engine.grounding.worlds import Cone, RowRef, World
 from replica.ztf import CATALOG
 from replica.ztf.binders import bind_detection, bind_per_row

@@ -9,7 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from replica.engine.grounding.domains import catalog_column
+from replica.engine.grounding.constraints import catalog_column
 from replica.engine.grounding.profile import Domain
 from replica.ztf import CATALOG, vocab
 
