@@ -60,9 +60,9 @@ def probability_block(oids: np.ndarray, sid: np.ndarray, classifier: int, p: np.
     )
 
 
-def probability_rows(rng: np.random.Generator, objects: pd.DataFrame, kinds: np.ndarray) -> pd.DataFrame:
-    """Return the rows of both stamp classifiers for diaObjects (object rows and their kinds, same order)."""
-    truth = pd.Series(kinds).map(_TRUE_CLASS).map({name: k for k, name in enumerate(CLASS_NAMES)}).to_numpy()
+def probability_rows(rng: np.random.Generator, objects: pd.DataFrame, spec: pd.DataFrame) -> pd.DataFrame:
+    """Return the rows of both stamp classifiers for diaObjects (object rows and their spec, same order)."""
+    truth = spec["kind"].map(_TRUE_CLASS).map({name: k for k, name in enumerate(CLASS_NAMES)}).to_numpy()
     newest = _top_class(rng, truth, _HIT_RATE[STAMP_CLASSIFIERS[-1]])
     older = np.where(rng.random(len(truth)) < 0.8, newest, _top_class(rng, truth, _HIT_RATE[STAMP_CLASSIFIERS[0]]))
     oids, sid, lastmjd = (objects[c].to_numpy() for c in ("oid", "sid", "lastmjd"))

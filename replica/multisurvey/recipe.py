@@ -6,13 +6,14 @@ import pandas as pd
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe
 from replica.multisurvey.crossmatch import attach_sources, source_rows
-from replica.multisurvey.dia_objects import derived_tables, dia_chunk
+from replica.multisurvey.dia_objects import dia_tables
+from replica.multisurvey.dia_sources import observe
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
 from replica.multisurvey.lsst_tables import DETECTION_SQL
+from replica.multisurvey.population import random_spec
 from replica.multisurvey.scales import SCALES, Scale
 from replica.multisurvey.ss_objects import ss_observations
 from replica.multisurvey.ss_tables import ss_tables
-from replica.multisurvey.summaries import LSST_TID, object_rows
 from replica.multisurvey.ztf import ZtfNamer, counterpart_spec, ztf_only_spec, ztf_tables
 
 __all__ = ["RECIPE"]
@@ -39,12 +40,11 @@ def _ztf(run: _Run, rng: np.random.Generator, spec: pd.DataFrame) -> dict[str, p
 
 
 def _dia(run: _Run, rng: np.random.Generator, n: int) -> None:
-    chunk = dia_chunk(rng, n, run.lsst_counter, run.scale.max_forced_rows)
-    run.lsst_counter += chunk.ids_used
-    attach_sources(rng, chunk.spec)
-    objects = object_rows(chunk.tables["detection"], chunk.forced.groupby("oid").size(), LSST_TID)
-    spec = chunk.spec.set_index("oid").loc[objects["oid"].to_numpy()].reset_index()  # in the objects' order
-    run.loader.write(chunk.tables | derived_tables(rng, spec, objects, chunk.detections, chunk.forced), rng)
+    """Draw ``n`` candidate diaObjects; those detected at least once are written, with their ZTF counterparts."""
+    spec, visits = observe(rng, random_spec(rng, n), run.scale.max_forced_rows)
+    tables, spec, used = dia_tables(rng, spec, visits, run.lsst_counter)
+    run.lsst_counter += used
+    run.loader.write(tables, rng)
     run.loader.write(_ztf(run, rng, counterpart_spec(rng, spec)), rng)
 
 

@@ -62,10 +62,10 @@ def _spread(rng: np.random.Generator, total: float, n: int, *, low: float, high:
 
 
 def grounded_probabilities(
-    rng: np.random.Generator, objects: pd.DataFrame, kinds: np.ndarray, wishes: list[dict[int, Wish]]
+    rng: np.random.Generator, objects: pd.DataFrame, spec: pd.DataFrame, wishes: list[dict[int, Wish]]
 ) -> pd.DataFrame:
-    """Both stamp classifiers' rows of grounded diaObjects (object rows; kinds and wishes in the same order)."""
-    rows = probability_rows(rng, objects, kinds)
+    """Both stamp classifiers' rows of grounded diaObjects (object rows; spec and wishes in the same order)."""
+    rows = probability_rows(rng, objects, spec)
     oids, sids, lastmjd = (objects[column].to_numpy() for column in ("oid", "sid", "lastmjd"))
     blocks, replaced = [], set()
     for k, wanted in enumerate(wishes):

@@ -17,10 +17,9 @@ from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.patching import apply_patches, fitted
 from replica.multisurvey import CATALOG
 from replica.multisurvey.gaia import gaia_rows
-from replica.multisurvey.grounding.dia import dia_objects, merged, ztf_only_objects
+from replica.multisurvey.grounding.dia import ZtfNames, dia_objects, merged, ztf_only_objects
 from replica.multisurvey.grounding.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.grounding.ss import ss_objects
-from replica.multisurvey.grounding.ztf_objects import ZtfNames
 from replica.multisurvey.lookups import lookup_frames
 from replica.multisurvey.population import flux_of_mag
 from replica.multisurvey.sky import lsst_positions
