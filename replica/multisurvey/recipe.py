@@ -1,7 +1,6 @@
 """The multi-survey catalog's recipe for the replica engine: lookups, diaObjects, solar-system and ZTF objects."""
 
 import numpy as np
-import pandas as pd
 
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe
@@ -21,46 +20,6 @@ __all__ = ["RECIPE"]
 _SS_CHUNK = 1000
 
 
-class _Run:
-    """What the chunks share: the loader, the next LSST id counter and ZTF candid index, names taken."""
-
-    def __init__(self, loader: Loader, seed: int, scale: Scale) -> None:
-        self.loader, self.scale = loader, scale
-        self.lsst_counter = int(np.random.default_rng([seed, 0]).integers(10**6, 10**9))
-        self.ztf_index = 0
-        self.namer = ZtfNamer(np.random.default_rng([seed, 9]))
-        self.designations: set[str] = set()
-
-
-def _ztf(run: _Run, rng: np.random.Generator, spec: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """ZTF rows of the objects of `spec` (sources already attached), their cross-matches included."""
-    tables, _, used = ztf_tables(rng, spec, run.namer, run.ztf_index, run.scale.max_forced_rows)
-    run.ztf_index += used
-    return tables
-
-
-def _dia(run: _Run, rng: np.random.Generator, n: int) -> None:
-    """Draw ``n`` candidate diaObjects; those detected at least once are written, with their ZTF counterparts."""
-    spec, visits = observe(rng, random_spec(rng, n), run.scale.max_forced_rows)
-    tables, spec, used = dia_tables(rng, spec, visits, run.lsst_counter)
-    run.lsst_counter += used
-    run.loader.write(tables, rng)
-    run.loader.write(_ztf(run, rng, counterpart_spec(rng, spec)), rng)
-
-
-def _solar_system(run: _Run, rng: np.random.Generator, n: int) -> None:
-    orbits, det = ss_observations(rng, n, run.lsst_counter, run.designations)
-    run.lsst_counter += len(det)
-    run.loader.write(ss_tables(rng, orbits, det), rng)
-
-
-def _ztf_only(run: _Run, rng: np.random.Generator, n: int) -> None:
-    spec = ztf_only_spec(rng, n)
-    attach_sources(rng, spec)
-    tables = _ztf(run, rng, spec)
-    run.loader.write(tables | source_rows(rng, spec), rng)
-
-
 def _chunks(total: int, size: int) -> list[int]:
     return [min(size, total - start) for start in range(0, total, size)]
 
@@ -68,15 +27,29 @@ def _chunks(total: int, size: int) -> list[int]:
 def _populate(loader: Loader, seed: int, scale: Scale, reserved: set) -> None:
     """LSST diaObjects with their ZTF counterparts, then solar-system objects, then objects ZTF alone saw.
 
-    The population does not avoid the ids gold queries name: grounded objects take ids of a range of their own.
+    Candidates never detected are dropped. The population does not avoid the ids gold queries name: grounded
+    objects take ids of a range of their own.
     """
-    run = _Run(loader, seed, scale)
+    counter = int(np.random.default_rng([seed, 0]).integers(10**6, 10**9))  # the next LSST id counter
+    namer = ZtfNamer(np.random.default_rng([seed, 9]))
     for k, n in enumerate(_chunks(scale.n_dia, scale.chunk_objects)):
-        _dia(run, np.random.default_rng([seed, 1, k]), n)
+        rng = np.random.default_rng([seed, 1, k])
+        spec, visits = observe(rng, random_spec(rng, n), scale.max_forced_rows)
+        tables, spec, used = dia_tables(rng, spec, visits, counter)
+        counter += used
+        loader.write(tables, rng)
+        loader.write(ztf_tables(rng, counterpart_spec(rng, spec), namer, scale.max_forced_rows), rng)
+    designations: set[str] = set()
     for k, n in enumerate(_chunks(scale.n_ss, _SS_CHUNK)):
-        _solar_system(run, np.random.default_rng([seed, 2, k]), n)
+        rng = np.random.default_rng([seed, 2, k])
+        orbits, det = ss_observations(rng, n, counter, designations)
+        counter += len(det)
+        loader.write(ss_tables(rng, orbits, det), rng)
     for k, n in enumerate(_chunks(scale.n_ztf, scale.chunk_objects)):
-        _ztf_only(run, np.random.default_rng([seed, 3, k]), n)
+        rng = np.random.default_rng([seed, 3, k])
+        spec = ztf_only_spec(rng, n)
+        attach_sources(rng, spec)
+        loader.write(ztf_tables(rng, spec, namer, scale.max_forced_rows) | source_rows(rng, spec), rng)
 
 
 RECIPE = Recipe(

@@ -7,7 +7,7 @@ of each detection) and lsst_mpc_orbits the orbit, with the placeholders the serv
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.cadence import LSST_CADENCE, snap_to_visits
+from replica.multisurvey.cadence import snap_to_visits, visits_at
 from replica.multisurvey.ids import lsst_ids, pack_designation, ss_object_id
 from replica.multisurvey.lightcurves import DETECTION_SNR, band_flux, measure
 from replica.multisurvey.orbits import apparent_v, ephemeris, random_elements
@@ -58,13 +58,7 @@ def _epochs(rng: np.random.Generator, start: np.ndarray) -> pd.DataFrame:
     per_night = rng.integers(4, 31, len(night))
     obj, night = np.repeat(obj, per_night), np.repeat(night, per_night)
     step = np.concatenate([np.arange(k) for k in per_night])
-    mjd = snap_to_visits(night + rng.uniform(0.0, 0.05, len(night)) + step * 0.012)
-    names = np.array(list(LSST_CADENCE.band_codes))
-    band = names[rng.choice(len(names), size=len(obj), p=np.array(LSST_CADENCE.band_weights))]
-    noise = pd.Series(band).map(LSST_CADENCE.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(obj))
-    frame = pd.DataFrame({"_obj": obj, "mjd": mjd, "band_name": band, "noise": noise})
-    frame["band"] = frame["band_name"].map(LSST_CADENCE.band_codes)
-    return frame.sort_values(["_obj", "mjd"], kind="stable").drop_duplicates(["_obj", "mjd"]).reset_index(drop=True)
+    return visits_at(rng, obj, snap_to_visits(night + rng.uniform(0.0, 0.05, len(night)) + step * 0.012))
 
 
 def observed_epochs(rng: np.random.Generator, elements: pd.DataFrame, epochs: pd.DataFrame) -> pd.DataFrame:

@@ -128,9 +128,7 @@ def _ztf_objects(rng: np.random.Generator, spec: pd.DataFrame, wanted: list[dict
     _peaking(spec, plans)
     visits = grounded_visits(rng, spec, plans, ZTF_CADENCE)
     spec["oid"] = [int(p["oid"]) if p.get("oid") else ztf_oid(names.name(p["firstmjd"])) for p in plans]
-    tables, spec, used = ztf_rows(rng, spec, visits, names.gidx)
-    names.gidx += used
-    return tables, spec["oid"].to_numpy()
+    return ztf_rows(rng, spec, visits, names), spec["oid"].to_numpy()
 
 
 def merged(first: dict[str, pd.DataFrame], second: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from replica.engine.grounding.entity import Entity
-from replica.multisurvey.cadence import LSST_CADENCE, snap_to_visits
+from replica.multisurvey.cadence import snap_to_visits, visits_at
 from replica.multisurvey.ids import designation_of, lsst_ids
 from replica.multisurvey.orbits import GAUSS_K, apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
@@ -76,13 +76,7 @@ def _epochs(rng: np.random.Generator, spec: dict, start: float) -> np.ndarray:
 
 def _visits(rng: np.random.Generator, mjds: list[np.ndarray]) -> pd.DataFrame:
     """The detections' visits (``_obj`` indexes ``mjds``), bands and noise drawn as LSST's."""
-    obj = np.concatenate([np.full(len(m), k) for k, m in enumerate(mjds)])
-    names = np.array(list(LSST_CADENCE.band_codes))
-    band = names[rng.choice(len(names), size=len(obj), p=np.array(LSST_CADENCE.band_weights))]
-    frame = pd.DataFrame({"_obj": obj, "mjd": np.concatenate(mjds), "band_name": band})
-    frame["noise"] = frame["band_name"].map(LSST_CADENCE.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(obj))
-    frame["band"] = frame["band_name"].map(LSST_CADENCE.band_codes)
-    return frame
+    return visits_at(rng, np.concatenate([np.full(len(m), k) for k, m in enumerate(mjds)]), np.concatenate(mjds))
 
 
 def _detected(det: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:

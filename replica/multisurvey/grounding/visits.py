@@ -58,13 +58,12 @@ def _epochs(rng: np.random.Generator, plan: dict) -> np.ndarray:
 
 def _bands(rng: np.random.Generator, plan: dict, n: int, cadence: Cadence) -> np.ndarray:
     """Band names of n detections: a single band when one is asked for, else the bands asked for, then at random."""
-    names = np.array(list(cadence.band_codes))
     codes = {code: name for name, code in cadence.band_codes.items()}
     if plan.get("only_band") in codes:
         return np.full(n, codes[plan["only_band"]])
     chosen = [codes[band] for band, count in plan.get("bands", {}).items() if band in codes for _ in range(count)]
-    rest = names[rng.choice(len(names), size=max(n - len(chosen), 0), p=np.array(cadence.band_weights))]
-    return rng.permutation(np.concatenate([np.array(chosen, dtype=names.dtype), rest]))[:n]
+    rest = cadence.bands(rng, max(n - len(chosen), 0))
+    return rng.permutation(np.concatenate([np.array(chosen, dtype=rest.dtype), rest]))[:n]
 
 
 def _forced_epochs(rng: np.random.Generator, plan: dict, detections: np.ndarray) -> np.ndarray:
@@ -90,20 +89,19 @@ def grounded_visits(
         cadence: The survey's bands and noise.
     """
     columns: dict[str, list[np.ndarray]] = {"_obj": [], "mjd": [], "is_det": [], "is_forced": [], "band_name": []}
-    names = np.array(list(cadence.band_codes))
     for k, plan in enumerate(plans):
         detections = _epochs(rng, plan)
         forced = _forced_epochs(rng, plan, detections)
         mjd = np.unique(np.concatenate([detections, forced]))
         is_det = np.isin(mjd, detections)
-        band_name = names[rng.choice(len(names), size=len(mjd), p=np.array(cadence.band_weights))]
+        band_name = cadence.bands(rng, len(mjd))
         band_name[is_det] = _bands(rng, plan, int(is_det.sum()), cadence)
         values = (np.full(len(mjd), k), mjd, is_det, np.isin(mjd, forced), band_name)
         for column, value in zip(columns, values, strict=True):
             columns[column].append(value)
     visits = pd.DataFrame({column: np.concatenate(values) for column, values in columns.items()})
     visits["band"] = visits["band_name"].map(cadence.band_codes).to_numpy()
-    visits["noise"] = visits["band_name"].map(cadence.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(visits))
+    visits["noise"] = cadence.noise(rng, visits["band_name"].to_numpy())
     diff, template = true_fluxes(spec, visits)
     brief = np.isin(spec["kind"].to_numpy()[visits["_obj"].to_numpy()], ("bogus", "moving"))
     s = spec.iloc[visits["_obj"].to_numpy()]
