@@ -23,10 +23,7 @@ _GAIA_LIMIT_MAG = 20.8
 def attach_sources(rng: np.random.Generator, spec: pd.DataFrame, wanted: np.ndarray | None = None) -> None:
     """Add wise_name, wise_ra, wise_dec, gaia_id, gaia_ra, gaia_dec (empty when unmatched) to `spec`.
 
-    Args:
-        rng: random generator.
-        spec: the objects' spec.
-        wanted: per object, whether it must have (1) or lack (0) an AllWISE and a Gaia counterpart; NaN draws.
+    `wanted` says per object whether it must have (1) or lack (0) an AllWISE and a Gaia counterpart; NaN draws.
     """
     n = len(spec)
     kind = spec["kind"].to_numpy()

@@ -131,12 +131,13 @@ def _ztf_objects(rng: np.random.Generator, spec: pd.DataFrame, wanted: list[dict
     return ztf_rows(rng, spec, visits, names), spec["oid"].to_numpy()
 
 
-def merged(first: dict[str, pd.DataFrame], second: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """The rows of both, table by table."""
-    frames = {name: [t[name] for t in (first, second) if name in t and not t[name].empty] for name in first | second}
+def merged(*parts: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The rows of all the parts, table by table."""
+    names = dict.fromkeys(name for part in parts for name in part)
+    frames = {name: [p[name] for p in parts if name in p and not p[name].empty] for name in names}
     return {
-        name: pd.concat(parts, ignore_index=True) if parts else first.get(name, second.get(name))
-        for name, parts in frames.items()
+        name: pd.concat(found, ignore_index=True) if found else next(p[name] for p in parts if name in p)
+        for name, found in frames.items()
     }
 
 

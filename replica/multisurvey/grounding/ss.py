@@ -74,11 +74,6 @@ def _epochs(rng: np.random.Generator, spec: dict, start: float) -> np.ndarray:
     return np.unique(snap_to_visits(night + rng.uniform(0.0, 0.05, n_det) + step))
 
 
-def _visits(rng: np.random.Generator, mjds: list[np.ndarray]) -> pd.DataFrame:
-    """The detections' visits (``_obj`` indexes ``mjds``), bands and noise drawn as LSST's."""
-    return visits_at(rng, np.concatenate([np.full(len(m), k) for k, m in enumerate(mjds)]), np.concatenate(mjds))
-
-
 def _detected(det: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
     """Every visit detected: the noise is lowered where the flux is below the detection threshold."""
     sigma = np.minimum(
@@ -90,16 +85,15 @@ def _detected(det: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
     return det
 
 
-def ss_objects(
-    rng: np.random.Generator, entities: list[Entity], counter: int, taken: set[str]
-) -> tuple[dict[str, pd.DataFrame], int]:
-    """Rows of grounded solar-system objects (entities named as they are written), and the next free id counter."""
+def ss_objects(rng: np.random.Generator, entities: list[Entity], counter: int) -> dict[str, pd.DataFrame]:
+    """Rows of grounded solar-system objects (entities named as they are written); ids from LSST id ``counter`` on."""
     starts = np.array([_start(rng, entity.spec) for entity in entities])
     elements = _orbits(rng, [entity.spec for entity in entities], starts)
-    epochs = _visits(rng, [_epochs(rng, e.spec, s) for e, s in zip(entities, starts, strict=True)])
+    mjds = [_epochs(rng, e.spec, s) for e, s in zip(entities, starts, strict=True)]
+    epochs = visits_at(rng, np.concatenate([np.full(len(m), k) for k, m in enumerate(mjds)]), np.concatenate(mjds))
     det = _detected(observed_epochs(rng, elements, epochs), rng)
     named = [e.spec.get("designation") or (designation_of(e.oid) if e.oid else None) for e in entities]
-    drawn = iter(random_designations(rng, sum(name is None for name in named), taken))
+    drawn = iter(random_designations(rng, sum(name is None for name in named), set()))
     elements["designation"] = [name if name is not None else next(drawn) for name in named]
     name_orbits(elements)
     for k, entity in enumerate(entities):
@@ -109,7 +103,7 @@ def ss_objects(
     det["measurement_id"] = lsst_ids(np.arange(counter, counter + len(det)))
     tables = ss_tables(rng, elements, det)
     _fill(tables["lsst_mpc_orbits"], elements, [bool(e.spec.get("unfilled")) for e in entities])
-    return tables, counter + len(det)
+    return tables
 
 
 def _fill(orbits: pd.DataFrame, elements: pd.DataFrame, unfilled: list[bool]) -> None:

@@ -82,11 +82,7 @@ def grounded_visits(
 ) -> pd.DataFrame:
     """Measured visits of grounded objects (``_obj`` indexes ``spec`` and ``plans``), with is_det and is_forced.
 
-    Args:
-        rng: Random generator.
-        spec: The objects' generator spec (kind, flux, colour, light-curve parameters).
-        plans: Per object, its spec after ``plan_defaults``.
-        cadence: The survey's bands and noise.
+    ``plans`` are the objects' specs after ``plan_defaults``.
     """
     columns: dict[str, list[np.ndarray]] = {"_obj": [], "mjd": [], "is_det": [], "is_forced": [], "band_name": []}
     for k, plan in enumerate(plans):
