@@ -5,13 +5,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from replica.multisurvey.ids import VISIT_SLOT_D
 from replica.multisurvey.lookups import LSST_BANDS, ZTF_BANDS
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD, solar_elongation
 
 __all__ = ["BAND_ORDER", "LSST_CADENCE", "ZTF_CADENCE", "Cadence", "coverage", "snap_to_visits", "visits_at"]
 
 BAND_ORDER = ("u", "g", "r", "i", "z", "y")
-_VISIT_SLOT_D = 40.0 / 86400.0
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ ZTF_CADENCE = Cadence(
 
 def snap_to_visits(mjd: np.ndarray) -> np.ndarray:
     """Round epochs to the 40-second grid of visit start times."""
-    return np.round(np.asarray(mjd) / _VISIT_SLOT_D) * _VISIT_SLOT_D
+    return np.round(np.asarray(mjd) / VISIT_SLOT_D) * VISIT_SLOT_D
 
 
 def _observed_nights(rng: np.random.Generator, ra, dec, deep, cadence: Cadence) -> tuple[np.ndarray, np.ndarray]:

@@ -6,6 +6,7 @@ __all__ = [
     "DEEP_FIELDS",
     "LSST_END_MJD",
     "LSST_START_MJD",
+    "MJD_UNIX_EPOCH",
     "OBLIQUITY_DEG",
     "date_text",
     "ecliptic_to_equatorial",
@@ -24,7 +25,7 @@ OBLIQUITY_DEG = 23.4392911
 DEEP_FIELDS = ((9.45, -44.0), (35.57, -4.82), (53.13, -28.10), (150.10, 2.18), (61.24, -48.42))
 DEEP_FIELD_RADIUS_DEG = 1.75
 _MJD_J2000 = 51544.5
-_MJD_UNIX_EPOCH = 40587.0
+MJD_UNIX_EPOCH = 40587.0
 
 
 def uniform_sky(rng: np.random.Generator, n: int, dec_min: float, dec_max: float) -> tuple[np.ndarray, np.ndarray]:
@@ -97,5 +98,5 @@ def date_text(mjd: np.ndarray) -> np.ndarray:
     >>> date_text(np.array([61084.5]))[0]
     '2026-02-13 12:00:00'
     """
-    seconds = np.round((np.asarray(mjd, dtype=float) - _MJD_UNIX_EPOCH) * 86400.0).astype("int64")
+    seconds = np.round((np.asarray(mjd, dtype=float) - MJD_UNIX_EPOCH) * 86400.0).astype("int64")
     return np.char.replace(seconds.astype("datetime64[s]").astype(str), "T", " ").astype(object)

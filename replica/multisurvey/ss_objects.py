@@ -13,13 +13,13 @@ from replica.multisurvey.lightcurves import DETECTION_SNR, band_flux, measure
 from replica.multisurvey.orbits import apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
-__all__ = ["SS_SID", "name_orbits", "observed_epochs", "random_designations", "ss_observations"]
+__all__ = ["G_SLOPE", "SS_SID", "name_orbits", "observed_epochs", "random_designations", "ss_observations"]
 
 SS_SID = 2
 _HALF_MONTHS = "ABCDEFGHJKLMNOPQRSTUVWXY"
 _ORDER_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _V_MINUS_R = 0.2
-_G_SLOPE = 0.15
+G_SLOPE = 0.15
 
 
 def random_designations(rng: np.random.Generator, n: int, taken: set[str]) -> list[str]:
@@ -45,9 +45,9 @@ def _visible_orbits(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, np.
     elements = elements.iloc[keep].reset_index(drop=True)
     first_v = rng.uniform(19.0, 23.0, len(keep))
     elements["h"] = first_v - (
-        apparent_v(0.0, _G_SLOPE, eph["heliorange"][keep], eph["toporange"][keep], eph["phaseangle"][keep])
+        apparent_v(0.0, G_SLOPE, eph["heliorange"][keep], eph["toporange"][keep], eph["phaseangle"][keep])
     )
-    elements["g"] = _G_SLOPE
+    elements["g"] = G_SLOPE
     return elements, start[keep]
 
 

@@ -13,13 +13,6 @@ LSST_TID = 1
 """The telescope id of LSST's objects (ZTF's is 0)."""
 
 
-def _mean_ra(ra: pd.Series, key: pd.Series) -> pd.Series:
-    """Mean RA per key, safe across RA = 0 (offsets from each group's first RA, wrapped to +-180 deg)."""
-    first = ra.groupby(key).transform("first")
-    offset = (ra - first + 180.0) % 360.0 - 180.0
-    return (first.groupby(key).first() + offset.groupby(key).mean()) % 360.0
-
-
 def object_rows(detections: pd.DataFrame, n_forced: pd.Series, tid: int, n_non_det: pd.Series | None = None):
     """Return one object row per (oid, sid) of `detections` (columns oid, sid, mjd, ra, dec).
 
@@ -28,11 +21,12 @@ def object_rows(detections: pd.DataFrame, n_forced: pd.Series, tid: int, n_non_d
     key = detections["oid"]
     grouped = detections.groupby(key, sort=True)
     cos_dec = np.cos(np.radians(grouped["dec"].mean()))
+    # RA from each object's first RA, wrapped to +-180 deg: means and spreads safe across RA = 0
     ra_offset = (detections["ra"] - grouped["ra"].transform("first") + 180.0) % 360.0 - 180.0
     obj = pd.DataFrame(
         {
             "sid": grouped["sid"].first(),
-            "meanra": _mean_ra(detections["ra"], key),
+            "meanra": (grouped["ra"].first() + ra_offset.groupby(key).mean()) % 360.0,
             "meandec": grouped["dec"].mean(),
             "sigmara": ra_offset.groupby(key).std(ddof=0) * cos_dec,
             "sigmadec": grouped["dec"].std(ddof=0),

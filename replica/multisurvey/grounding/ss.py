@@ -12,17 +12,16 @@ import pandas as pd
 
 from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import snap_to_visits, visits_at
+from replica.multisurvey.grounding.fluxes import DETECTION_FLOOR_SNR
 from replica.multisurvey.ids import designation_of, lsst_ids
 from replica.multisurvey.orbits import GAUSS_K, apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
-from replica.multisurvey.ss_objects import name_orbits, observed_epochs, random_designations
+from replica.multisurvey.ss_objects import G_SLOPE, name_orbits, observed_epochs, random_designations
 from replica.multisurvey.ss_tables import ss_tables
 
 __all__ = ["ss_objects"]
 
 _CANDIDATES = 64
-_G_SLOPE = 0.15
-_DETECTION_SNR = 5.5
 
 
 def _start(rng: np.random.Generator, spec: dict) -> float:
@@ -54,10 +53,10 @@ def _orbits(rng: np.random.Generator, specs: list[dict], starts: np.ndarray) -> 
     best = eph["elongation"].reshape(len(specs), _CANDIDATES).argmax(axis=1)  # near opposition: it moves fast
     chosen = np.arange(len(specs)) * _CANDIDATES + best
     orbits = candidates.iloc[chosen].reset_index(drop=True)
-    geometry = apparent_v(0.0, _G_SLOPE, eph["heliorange"][chosen], eph["toporange"][chosen], eph["phaseangle"][chosen])
+    geometry = apparent_v(0.0, G_SLOPE, eph["heliorange"][chosen], eph["toporange"][chosen], eph["phaseangle"][chosen])
     drawn = rng.uniform(19.0, 22.0, len(specs)) - geometry
     orbits["h"] = [spec.get("orbit", {}).get("h", h) for spec, h in zip(specs, drawn, strict=True)]
-    orbits["g"] = _G_SLOPE
+    orbits["g"] = G_SLOPE
     return orbits
 
 
@@ -77,7 +76,8 @@ def _epochs(rng: np.random.Generator, spec: dict, start: float) -> np.ndarray:
 def _detected(det: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
     """Every visit detected: the noise is lowered where the flux is below the detection threshold."""
     sigma = np.minimum(
-        det["psffluxerr"].to_numpy(), np.abs(det["psfflux"].to_numpy()) / rng.uniform(_DETECTION_SNR, 9.0, len(det))
+        det["psffluxerr"].to_numpy(),
+        np.abs(det["psfflux"].to_numpy()) / rng.uniform(DETECTION_FLOOR_SNR, 9.0, len(det)),
     )
     det["psfflux"] = np.abs(det["psfflux"].to_numpy())
     det["psffluxerr"], det["sciencefluxerr"] = sigma, sigma * 0.9

@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 
 from replica.multisurvey.cadence import LSST_CADENCE, Cadence, snap_to_visits
+from replica.multisurvey.dia_sources import PRECOVERY_D
 from replica.multisurvey.grounding.fluxes import adjust_fluxes
+from replica.multisurvey.ids import VISIT_SLOT_D
 from replica.multisurvey.lightcurves import band_flux, measure, true_fluxes
 
 __all__ = ["grounded_visits", "plan_defaults"]
 
 _SPAN_D = {"SN": (25.0, 80.0), "VS": (120.0, 300.0), "AGN": (120.0, 300.0), "bogus": (0.01, 0.15), "moving": (0.0, 0.0)}
-_PRECOVERY_D = 30.0
-_SLOT_D = 40.0 / 86400.0
 
 
 def plan_defaults(rng: np.random.Generator, spec: dict, cadence: Cadence) -> dict:
@@ -52,7 +52,7 @@ def _epochs(rng: np.random.Generator, plan: dict) -> np.ndarray:
     n, first, span = plan["n_det"], plan["firstmjd"], plan["span"]
     inner = np.sort(rng.uniform(first, first + span, max(n - 2, 0)))
     times = snap_to_visits(np.concatenate([[first], inner, [first + span]])[:n] if n > 1 else np.array([first]))
-    steps = np.arange(n) * _SLOT_D  # distinct visits: each at least one slot after the one before
+    steps = np.arange(n) * VISIT_SLOT_D  # distinct visits: each at least one slot after the one before
     return np.maximum.accumulate(times - steps) + steps
 
 
@@ -69,7 +69,7 @@ def _bands(rng: np.random.Generator, plan: dict, n: int, cadence: Cadence) -> np
 def _forced_epochs(rng: np.random.Generator, plan: dict, detections: np.ndarray) -> np.ndarray:
     """Epochs of forced photometry: precursors, then the detection epochs, then later epochs, n_forced in all."""
     first = plan["firstmjd"]
-    precursors = np.sort(first - rng.uniform(0.5, _PRECOVERY_D, plan.get("precursors", 0)))
+    precursors = np.sort(first - rng.uniform(0.5, PRECOVERY_D, plan.get("precursors", 0)))
     wanted = plan.get("n_forced")
     wanted = len(detections) + int(rng.integers(0, 6)) if wanted is None else int(wanted)
     later = first + plan["span"] + np.cumsum(rng.uniform(1.0, 4.0, max(wanted - len(detections) - len(precursors), 0)))
