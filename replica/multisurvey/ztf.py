@@ -40,12 +40,8 @@ class ZtfNamer:
         out = []
         for year in years:
             counter = self.next_counter.setdefault(int(year), int(self.rng.integers(26**3, 26**4)))
-            letters = []
-            value = counter
-            for _ in range(7):
-                value, digit = divmod(value, 26)
-                letters.append(chr(ord("a") + digit))
-            out.append(f"ZTF{int(year) % 100:02d}{''.join(reversed(letters))}")
+            letters = "".join(chr(ord("a") + counter // 26**k % 26) for k in reversed(range(7)))  # base 26, 'a' = 0
+            out.append(f"ZTF{int(year) % 100:02d}{letters}")
             self.next_counter[int(year)] = counter + int(self.rng.integers(1, 40))
         return out
 

@@ -43,21 +43,14 @@ class ZtfNames:
 
     def name(self, firstmjd: float) -> str:
         """The next name, in the year of ``firstmjd``."""
-        n, letters = self.count, ""
+        letters = "".join(chr(ord("a") + self.count // 26**k % 26) for k in reversed(range(5)))  # base 26, 'a' = 0
         self.count += 1
-        for _ in range(5):
-            n, r = divmod(n, 26)
-            letters = chr(97 + r) + letters
         return f"ZTF{str(date_text(np.array([firstmjd]))[0])[2:4]}zz{letters}"
 
 
 def _wanted_sources(entities: list[Entity]) -> np.ndarray:
     """(AllWISE, Gaia) per entity: 1 when a query asks for the counterpart, NaN to draw."""
-    wanted = np.full((len(entities), 2), np.nan)
-    for k, entity in enumerate(entities):
-        sources = entity.spec.get("sources", {})
-        wanted[k] = [1.0 if sources.get("wise") else np.nan, 1.0 if sources.get("gaia") else np.nan]
-    return wanted
+    return np.array([[1.0 if e.spec.get("sources", {}).get(s) else np.nan for s in ("wise", "gaia")] for e in entities])
 
 
 def _placed(spec: pd.DataFrame, asked: list[dict]) -> pd.DataFrame:

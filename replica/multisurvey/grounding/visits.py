@@ -84,7 +84,7 @@ def grounded_visits(
 
     ``plans`` are the objects' specs after ``plan_defaults``.
     """
-    columns: dict[str, list[np.ndarray]] = {"_obj": [], "mjd": [], "is_det": [], "is_forced": [], "band_name": []}
+    frames = []
     for k, plan in enumerate(plans):
         detections = _epochs(rng, plan)
         forced = _forced_epochs(rng, plan, detections)
@@ -92,10 +92,11 @@ def grounded_visits(
         is_det = np.isin(mjd, detections)
         band_name = cadence.bands(rng, len(mjd))
         band_name[is_det] = _bands(rng, plan, int(is_det.sum()), cadence)
-        values = (np.full(len(mjd), k), mjd, is_det, np.isin(mjd, forced), band_name)
-        for column, value in zip(columns, values, strict=True):
-            columns[column].append(value)
-    visits = pd.DataFrame({column: np.concatenate(values) for column, values in columns.items()})
+        is_forced = np.isin(mjd, forced)
+        frames.append(
+            pd.DataFrame({"_obj": k, "mjd": mjd, "is_det": is_det, "is_forced": is_forced, "band_name": band_name})
+        )
+    visits = pd.concat(frames, ignore_index=True)
     visits["band"] = visits["band_name"].map(cadence.band_codes).to_numpy()
     visits["noise"] = cadence.noise(rng, visits["band_name"].to_numpy())
     diff, template = true_fluxes(spec, visits)
