@@ -8,12 +8,11 @@ import numpy as np
 import pandas as pd
 
 from replica.multisurvey.cadence import snap_to_visits, visits_at
-from replica.multisurvey.ids import lsst_ids, pack_designation, ss_object_id
 from replica.multisurvey.lightcurves import DETECTION_SNR, band_flux, measure
 from replica.multisurvey.orbits import apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
-__all__ = ["G_SLOPE", "SS_SID", "name_orbits", "observed_epochs", "random_designations", "ss_observations"]
+__all__ = ["G_SLOPE", "SS_SID", "observed_epochs", "random_designations", "ss_observations"]
 
 SS_SID = 2
 _HALF_MONTHS = "ABCDEFGHJKLMNOPQRSTUVWXY"
@@ -76,17 +75,8 @@ def observed_epochs(rng: np.random.Generator, elements: pd.DataFrame, epochs: pd
     return det
 
 
-def name_orbits(elements: pd.DataFrame) -> None:
-    """Add the packed designation and the ssObjectId of each orbit's (unpacked) designation."""
-    elements["packed"] = [pack_designation(name) for name in elements["designation"]]
-    elements["ssobjectid"] = [ss_object_id(packed) for packed in elements["packed"]]
-
-
-def ss_observations(rng: np.random.Generator, n: int, first_counter: int, taken: set[str]):
-    """Return (orbits with designations and ssobjectid, detections with their ephemeris) of `n` candidates.
-
-    Only objects detected twice or more are kept; detections carry measurement ids from `first_counter` on.
-    """
+def ss_observations(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return (orbits, detections with their ephemeris) of `n` candidates; only those detected twice or more."""
     elements, start = _visible_orbits(rng, n)
     det = observed_epochs(rng, elements, _epochs(rng, start))
     det = det[det["snr"].to_numpy() >= DETECTION_SNR]
@@ -95,7 +85,4 @@ def ss_observations(rng: np.random.Generator, n: int, first_counter: int, taken:
     det = det[det["_obj"].isin(seen)].reset_index(drop=True)
     elements = elements.iloc[seen].reset_index(drop=True)
     det["_obj"] = np.searchsorted(seen, det["_obj"].to_numpy())
-    elements["designation"] = random_designations(rng, len(elements), taken)
-    name_orbits(elements)
-    det["measurement_id"] = lsst_ids(np.arange(first_counter, first_counter + len(det)))
     return elements, det

@@ -7,10 +7,11 @@ import numpy as np
 import pandas as pd
 
 from replica.multisurvey.classifications import solar_system_probability_rows
+from replica.multisurvey.ids import lsst_ids, pack_designation, ss_object_id
 from replica.multisurvey.lsst_tables import created_dates, detection_frames
 from replica.multisurvey.orbits import ELEMENT_EPOCH_MJD, GAUSS_K
 from replica.multisurvey.sky import date_text, offset_positions
-from replica.multisurvey.ss_objects import SS_SID
+from replica.multisurvey.ss_objects import SS_SID, random_designations
 from replica.multisurvey.summaries import LSST_TID, object_rows
 
 __all__ = ["ss_tables"]
@@ -129,8 +130,27 @@ def _mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: n
     return rows
 
 
-def ss_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Every table's rows of solar-system objects: their orbits (a row each) and detections (``_obj`` indexes them)."""
+def ss_tables(
+    rng: np.random.Generator,
+    orbits: pd.DataFrame,
+    det: pd.DataFrame,
+    first_counter: int,
+    designations: list[str | None],
+    taken: set[str],
+    ids: list[int | None] | None = None,
+) -> dict[str, pd.DataFrame]:
+    """Every table's rows of solar-system objects: their orbits (a row each) and detections (``_obj`` indexes them).
+
+    Each orbit is named: the designation given (None: a new one, not in ``taken``, which is updated) and the
+    ssObjectId it encodes, unless ``ids`` gives another; detections take the LSST ids of consecutive counters from
+    ``first_counter`` on.
+    """
+    drawn = iter(random_designations(rng, sum(name is None for name in designations), taken))
+    orbits["designation"] = [name if name is not None else next(drawn) for name in designations]
+    orbits["packed"] = [pack_designation(name) for name in orbits["designation"]]
+    own = ids or [None] * len(orbits)
+    orbits["ssobjectid"] = [i if i is not None else ss_object_id(p) for i, p in zip(own, orbits["packed"], strict=True)]
+    det["measurement_id"] = lsst_ids(np.arange(first_counter, first_counter + len(det)))
     detection, lsst_detection, ss_detection = _detection_tables(rng, orbits, det)
     objects = object_rows(detection, pd.Series(dtype=np.int64), LSST_TID)
     first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()

@@ -13,10 +13,10 @@ import pandas as pd
 from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import snap_to_visits, visits_at
 from replica.multisurvey.grounding.fluxes import DETECTION_FLOOR_SNR
-from replica.multisurvey.ids import designation_of, lsst_ids
+from replica.multisurvey.ids import designation_of
 from replica.multisurvey.orbits import GAUSS_K, apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
-from replica.multisurvey.ss_objects import G_SLOPE, name_orbits, observed_epochs, random_designations
+from replica.multisurvey.ss_objects import G_SLOPE, observed_epochs
 from replica.multisurvey.ss_tables import ss_tables
 
 __all__ = ["ss_objects"]
@@ -93,15 +93,11 @@ def ss_objects(rng: np.random.Generator, entities: list[Entity], counter: int) -
     epochs = visits_at(rng, np.concatenate([np.full(len(m), k) for k, m in enumerate(mjds)]), np.concatenate(mjds))
     det = _detected(observed_epochs(rng, elements, epochs), rng)
     named = [e.spec.get("designation") or (designation_of(e.oid) if e.oid else None) for e in entities]
-    drawn = iter(random_designations(rng, sum(name is None for name in named), set()))
-    elements["designation"] = [name if name is not None else next(drawn) for name in named]
-    name_orbits(elements)
-    for k, entity in enumerate(entities):
-        if entity.oid is not None and designation_of(entity.oid) is None:
-            elements.at[k, "ssobjectid"] = int(entity.oid)  # an id that encodes no designation keeps it
-        entity.oid = int(elements.at[k, "ssobjectid"])
-    det["measurement_id"] = lsst_ids(np.arange(counter, counter + len(det)))
-    tables = ss_tables(rng, elements, det)
+    # an id that encodes no designation keeps it
+    ids = [int(e.oid) if e.oid is not None and designation_of(e.oid) is None else None for e in entities]
+    tables = ss_tables(rng, elements, det, counter, named, set(), ids)
+    for entity, oid in zip(entities, elements["ssobjectid"], strict=True):
+        entity.oid = int(oid)
     _fill(tables["lsst_mpc_orbits"], elements, [bool(e.spec.get("unfilled")) for e in entities])
     return tables
 
