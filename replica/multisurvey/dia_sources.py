@@ -49,8 +49,7 @@ def observe(
     visits = coverage(rng, spec["ra"].to_numpy(), spec["dec"].to_numpy(), spec["deep"].to_numpy(), cadence)
     diff, template = true_fluxes(spec, visits)
     _one_night_events(rng, spec, visits, diff)
-    for name, values in measure(rng, diff, template, visits["noise"].to_numpy()).items():
-        visits[name] = values
+    visits = visits.assign(**measure(rng, diff, template, visits["noise"].to_numpy()))
     visits["is_det"] = visits["snr"].to_numpy() >= DETECTION_SNR
     seen = np.unique(visits.loc[visits["is_det"], "_obj"].to_numpy())
     spec = spec.iloc[seen].reset_index(drop=True)

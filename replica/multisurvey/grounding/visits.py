@@ -104,7 +104,6 @@ def grounded_visits(
     s = spec.iloc[visits["_obj"].to_numpy()]
     flash = band_flux(s["flux"].to_numpy(), s["color"].to_numpy(), visits["band_name"].to_numpy())
     diff = np.where(brief & visits["is_det"].to_numpy(), flash, diff)
-    for name, values in measure(rng, diff, template, visits["noise"].to_numpy()).items():
-        visits[name] = values
+    visits = visits.assign(**measure(rng, diff, template, visits["noise"].to_numpy()))
     adjust_fluxes(rng, visits, plans)
     return visits
