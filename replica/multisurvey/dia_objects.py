@@ -112,7 +112,7 @@ def dia_tables(
         "lsst_dia_object": dia_object_rows(detections, forced, objects),
         "probability": probabilities(rng, objects, spec),
         "feature": features(rng, spec, detections, objects, wise),
-        "xmatch": xmatch_rows(spec, objects, objects["created_date"].to_numpy()),
+        "xmatch": xmatch_rows(spec, objects),
         "allwise": wise,
         "gaiadr3_source": gaia_rows(rng, spec),
     }

@@ -121,5 +121,5 @@ def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame,
         "object": objects,
         "detection": detection[columns],
         "forced_photometry": forced[columns],
-        "xmatch": xmatch_rows(in_object_order, objects, objects["created_date"].to_numpy()),
+        "xmatch": xmatch_rows(in_object_order, objects),
     }
