@@ -14,7 +14,7 @@ from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import snap_to_visits, visits_at
 from replica.multisurvey.grounding.fluxes import DETECTION_FLOOR_SNR
 from replica.multisurvey.ids import designation_of
-from replica.multisurvey.orbits import GAUSS_K, apparent_v, ephemeris, random_elements
+from replica.multisurvey.orbits import apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 from replica.multisurvey.ss_objects import G_SLOPE, observed_epochs
 from replica.multisurvey.ss_tables import ss_tables
@@ -95,21 +95,8 @@ def ss_objects(rng: np.random.Generator, entities: list[Entity], counter: int) -
     named = [e.spec.get("designation") or (designation_of(e.oid) if e.oid else None) for e in entities]
     # an id that encodes no designation keeps it
     ids = [int(e.oid) if e.oid is not None and designation_of(e.oid) is None else None for e in entities]
-    tables = ss_tables(rng, elements, det, counter, named, set(), ids)
+    unfilled = [bool(e.spec.get("unfilled")) for e in entities]
+    tables = ss_tables(rng, elements, det, counter, named, set(), ids, unfilled)
     for entity, oid in zip(entities, elements["ssobjectid"], strict=True):
         entity.oid = int(oid)
-    _fill(tables["lsst_mpc_orbits"], elements, [bool(e.spec.get("unfilled")) for e in entities])
     return tables
-
-
-def _fill(orbits: pd.DataFrame, elements: pd.DataFrame, unfilled: list[bool]) -> None:
-    """The placeholder zeros where a query asks for them, the orbit's own values everywhere else."""
-    motion = np.degrees(GAUSS_K / elements["a"].to_numpy() ** 1.5)
-    filled = {
-        "a": elements["a"],
-        "period": 360.0 / motion,
-        "mean_anomaly": elements["mean_anomaly"],
-        "mean_motion": motion,
-    }
-    for column, values in filled.items():
-        orbits[column] = np.where(np.array(unfilled), 0.0, np.asarray(values, dtype=float))
