@@ -123,7 +123,7 @@ def _per_band(rng: np.random.Generator, stats: pd.DataFrame) -> list[pd.DataFram
     }
     out = [_long(oids, band, name, v) for name, v in derived.items()]
     for name in feature_names():
-        if name in _MULTIBAND or name in derived or _COLOUR.match(name) or _WISE_COLOUR.match(name):
+        if is_multiband(name) or name in derived:
             continue
         need = next((k for prefix, k in _MIN_POINTS.items() if name.startswith(prefix)), 3)
         low, high = _RANGES.get(name, (0.0, 1.0))

@@ -85,19 +85,19 @@ def dia_objects(
         counter,
         names=[e.oid for e in entities],
         wanted=_wanted_sources(entities),
-        probabilities=lambda rng, objects, spec: grounded_probabilities(
-            rng, objects, spec, [wishes[k] for k in spec.index]
+        probabilities=lambda rng, objects, ordered: grounded_probabilities(
+            rng, objects, ordered, [wishes[k] for k in ordered.index]
         ),
         features=lambda *rows: _features(*rows, entities=entities),
     )
-    entities = [entities[k] for k in spec.index]  # in the objects' order
-    for entity, oid in zip(entities, spec["oid"], strict=True):
+    ordered = [entities[k] for k in spec.index]  # the entities in the objects' order
+    for entity, oid in zip(ordered, spec["oid"], strict=True):
         entity.oid = int(oid)
-    twins = np.array(["twin" in e.spec for e in entities])
+    twins = np.array(["twin" in e.spec for e in ordered])
     if twins.any():
         objects = tables["object"]
         first, span = objects["firstmjd"].to_numpy(), objects["deltamjd"].to_numpy()
-        wanted = [e.spec["twin"] | {"firstmjd": first[k], "span": span[k]} for k, e in enumerate(entities) if twins[k]]
+        wanted = [e.spec["twin"] | {"firstmjd": first[k], "span": span[k]} for k, e in enumerate(ordered) if twins[k]]
         tables = merged(tables, _ztf_objects(rng, counterpart_spec(rng, spec, twins), wanted, names)[0])
     return tables, counter + used
 
@@ -135,7 +135,10 @@ def merged(*parts: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 
 def _features(rng, spec, detections, objects, wise, *, entities: list[Entity]) -> pd.DataFrame:
-    """The generator's feature rows, plus a row for each feature a query asks of an object that lacks it."""
+    """The generator's feature rows, plus a row for each feature a query asks of an object that lacks it.
+
+    ``entities`` are in the order the objects were drawn: ``spec.index`` places each object among them.
+    """
     rows = feature_rows(rng, spec, detections, objects, wise)
     have = set(zip(rows["oid"], rows["feature_id"], rows["band"], strict=True))
     n_det = dict(zip(objects["oid"], objects["n_det"], strict=True))
