@@ -69,10 +69,7 @@ def observed_epochs(rng: np.random.Generator, elements: pd.DataFrame, epochs: pd
     measured = measure(rng, flux, np.zeros(len(v)), epochs["noise"].to_numpy())
     det = epochs.assign(**measured, ephvmag=v, **{k: eph[k] for k in eph if np.ndim(eph[k]) == 1})
     vectors = {"helio_": "helio_xyz", "helio_v": "helio_vxyz", "topo_": "topo_xyz", "topo_v": "topo_vxyz"}
-    for prefix, key in vectors.items():
-        for axis, column in enumerate("xyz"):
-            det[prefix + column] = eph[key][:, axis]
-    return det
+    return det.assign(**{p + axis: eph[key][:, k] for p, key in vectors.items() for k, axis in enumerate("xyz")})
 
 
 def ss_observations(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, pd.DataFrame]:
