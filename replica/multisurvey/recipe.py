@@ -43,7 +43,7 @@ def _populate(loader: Loader, seed: int, scale: Scale, reserved: set) -> None:
     for k, n in enumerate(_chunks(scale.n_ss, _SS_CHUNK)):
         rng = np.random.default_rng([seed, 2, k])
         orbits, det = ss_observations(rng, n)
-        loader.write(ss_tables(rng, orbits, det, counter, [None] * len(orbits), designations), rng)
+        loader.write(ss_tables(rng, orbits, det, counter, designations), rng)
         counter += len(det)
     for k, n in enumerate(_chunks(scale.n_ztf, scale.chunk_objects)):
         rng = np.random.default_rng([seed, 3, k])

@@ -135,18 +135,19 @@ def ss_tables(
     orbits: pd.DataFrame,
     det: pd.DataFrame,
     first_counter: int,
-    designations: list[str | None],
     taken: set[str],
+    designations: list[str | None] | None = None,
     ids: list[int | None] | None = None,
     unfilled: list[bool] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Every table's rows of solar-system objects: their orbits (a row each) and detections (``_obj`` indexes them).
 
-    Each orbit is named: the designation given (None: a new one, not in ``taken``, which is updated) and the
+    Each orbit is named: the designation given (none: a new one, not in ``taken``, which is updated) and the
     ssObjectId it encodes, unless ``ids`` gives another; detections take the LSST ids of consecutive counters from
     ``first_counter`` on. ``unfilled`` says which orbits read 0 in a, period, mean anomaly and mean motion (None:
     a share drawn at random).
     """
+    designations = designations or [None] * len(orbits)
     drawn = iter(random_designations(rng, sum(name is None for name in designations), taken))
     orbits["designation"] = [name if name is not None else next(drawn) for name in designations]
     orbits["packed"] = [pack_designation(name) for name in orbits["designation"]]
