@@ -5,13 +5,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from replica.multisurvey.ids import VISIT_SLOT_D
 from replica.multisurvey.lookups import LSST_BANDS, ZTF_BANDS
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD, solar_elongation
 
-__all__ = ["BAND_ORDER", "LSST_CADENCE", "ZTF_CADENCE", "Cadence", "coverage", "snap_to_visits"]
+__all__ = ["BAND_ORDER", "LSST_CADENCE", "ZTF_CADENCE", "Cadence", "coverage", "snap_to_visits", "visits_at"]
 
 BAND_ORDER = ("u", "g", "r", "i", "z", "y")
-_VISIT_SLOT_D = 40.0 / 86400.0
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,15 @@ class Cadence:
     noise_njy: dict[str, float]
     min_elongation_deg: float = 75.0
 
+    def bands(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Return the band names of ``n`` visits, drawn with the survey's shares."""
+        names = np.array(list(self.band_codes))
+        return names[rng.choice(len(names), size=n, p=np.array(self.band_weights))]
+
+    def noise(self, rng: np.random.Generator, band_name: np.ndarray) -> np.ndarray:
+        """Return the one-sigma noise (nJy) of visits in these bands, varied from visit to visit."""
+        return pd.Series(band_name, dtype=object).map(self.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(band_name))
+
 
 # LSST depths u 23.9, g 25.0, r 24.7, i 24.0, z 23.3, y 22.1; ZTF g and r 20.5, i 20.0.
 LSST_CADENCE = Cadence(
@@ -63,7 +72,7 @@ ZTF_CADENCE = Cadence(
 
 def snap_to_visits(mjd: np.ndarray) -> np.ndarray:
     """Round epochs to the 40-second grid of visit start times."""
-    return np.round(np.asarray(mjd) / _VISIT_SLOT_D) * _VISIT_SLOT_D
+    return np.round(np.asarray(mjd) / VISIT_SLOT_D) * VISIT_SLOT_D
 
 
 def _observed_nights(rng: np.random.Generator, ra, dec, deep, cadence: Cadence) -> tuple[np.ndarray, np.ndarray]:
@@ -86,15 +95,19 @@ def coverage(rng: np.random.Generator, ra, dec, deep, cadence: Cadence = LSST_CA
     step = np.concatenate([np.arange(k) for k in n_visits]) if len(n_visits) else np.zeros(0)
     start = np.repeat(rng.uniform(0.0, 0.3, len(n_visits)), n_visits)
     mjd = snap_to_visits(night + start + step * rng.uniform(0.021, 0.035, len(obj)))
-    names, n = np.array(list(cadence.band_codes)), len(obj)
-    chosen = names[rng.choice(len(names), size=n, p=np.array(cadence.band_weights))]
+    return visits_at(rng, obj, mjd, cadence)
+
+
+def visits_at(rng: np.random.Generator, obj: np.ndarray, mjd: np.ndarray, cadence: Cadence = LSST_CADENCE):
+    """Return visits of objects at epochs, one per (object, epoch), sorted: _obj, mjd, band (code), band_name, noise."""
+    band_name = cadence.bands(rng, len(obj))
     visits = pd.DataFrame(
         {
             "_obj": obj,
             "mjd": mjd,
-            "band": pd.Series(chosen, dtype=object).map(cadence.band_codes).to_numpy(),
-            "band_name": chosen,
-            "noise": pd.Series(chosen, dtype=object).map(cadence.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, n),
+            "band": pd.Series(band_name, dtype=object).map(cadence.band_codes).to_numpy(),
+            "band_name": band_name,
+            "noise": cadence.noise(rng, band_name),
         }
     )
     return visits.sort_values(["_obj", "mjd"], kind="stable").drop_duplicates(["_obj", "mjd"]).reset_index(drop=True)

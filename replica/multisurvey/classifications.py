@@ -43,31 +43,30 @@ def _matrix(rng: np.random.Generator, top: np.ndarray) -> np.ndarray:
     return distinct_probabilities(rest)
 
 
-def probability_block(oids: np.ndarray, sid: np.ndarray, classifier: int, p: np.ndarray, lastmjd: np.ndarray):
-    """Return one classifier's rows for objects whose class probabilities (CLASS_NAMES order) are the rows of `p`."""
+def probability_block(objects: pd.DataFrame, classifier: int, p: np.ndarray) -> pd.DataFrame:
+    """Return one classifier's rows for objects (object rows) whose class probabilities are the rows of `p`."""
     n, k = p.shape
     return pd.DataFrame(
         {
-            "oid": np.repeat(oids, k),
-            "sid": np.repeat(sid, k),
+            "oid": np.repeat(objects["oid"].to_numpy(), k),
+            "sid": np.repeat(objects["sid"].to_numpy(), k),
             "classifier_id": classifier,
             "classifier_version": classifier_version_code(classifier),
             "class_id": np.tile([class_id(classifier, name) for name in CLASS_NAMES], n),
             "probability": p.astype(np.float32).ravel(),
             "ranking": ranks(p).ravel(),
-            "lastmjd": np.repeat(lastmjd, k),
+            "lastmjd": np.repeat(objects["lastmjd"].to_numpy(), k),
         }
     )
 
 
-def probability_rows(rng: np.random.Generator, objects: pd.DataFrame, kinds: np.ndarray) -> pd.DataFrame:
-    """Return the rows of both stamp classifiers for diaObjects (object rows and their kinds, same order)."""
-    truth = pd.Series(kinds).map(_TRUE_CLASS).map({name: k for k, name in enumerate(CLASS_NAMES)}).to_numpy()
+def probability_rows(rng: np.random.Generator, objects: pd.DataFrame, spec: pd.DataFrame) -> pd.DataFrame:
+    """Return the rows of both stamp classifiers for diaObjects (object rows and their spec, same order)."""
+    truth = spec["kind"].map(_TRUE_CLASS).map({name: k for k, name in enumerate(CLASS_NAMES)}).to_numpy()
     newest = _top_class(rng, truth, _HIT_RATE[STAMP_CLASSIFIERS[-1]])
     older = np.where(rng.random(len(truth)) < 0.8, newest, _top_class(rng, truth, _HIT_RATE[STAMP_CLASSIFIERS[0]]))
-    oids, sid, lastmjd = (objects[c].to_numpy() for c in ("oid", "sid", "lastmjd"))
     blocks = [
-        probability_block(oids, sid, classifier, _matrix(rng, top), lastmjd)
+        probability_block(objects, classifier, _matrix(rng, top))
         for classifier, top in zip(STAMP_CLASSIFIERS, (older, newest), strict=True)
     ]
     return pd.concat(blocks, ignore_index=True)
@@ -77,5 +76,4 @@ def solar_system_probability_rows(objects: pd.DataFrame) -> pd.DataFrame:
     """Return asteroid = 1 (ranking 1; the other classes 0, ranked in class order) from both classifiers."""
     p = np.zeros((len(objects), len(CLASS_NAMES)))
     p[:, CLASS_NAMES.index("asteroid")] = 1.0
-    oids, sid, lastmjd = (objects[c].to_numpy() for c in ("oid", "sid", "lastmjd"))
-    return pd.concat([probability_block(oids, sid, c, p, lastmjd) for c in STAMP_CLASSIFIERS], ignore_index=True)
+    return pd.concat([probability_block(objects, c, p) for c in STAMP_CLASSIFIERS], ignore_index=True)

@@ -23,10 +23,7 @@ _GAIA_LIMIT_MAG = 20.8
 def attach_sources(rng: np.random.Generator, spec: pd.DataFrame, wanted: np.ndarray | None = None) -> None:
     """Add wise_name, wise_ra, wise_dec, gaia_id, gaia_ra, gaia_dec (empty when unmatched) to `spec`.
 
-    Args:
-        rng: random generator.
-        spec: the objects' spec.
-        wanted: per object, whether it must have (1) or lack (0) an AllWISE and a Gaia counterpart; NaN draws.
+    `wanted` says per object whether it must have (1) or lack (0) an AllWISE and a Gaia counterpart; NaN draws.
     """
     n = len(spec)
     kind = spec["kind"].to_numpy()
@@ -54,9 +51,9 @@ def _separation_arcsec(ra1, dec1, ra2, dec2) -> np.ndarray:
     return np.hypot(d_ra, dec2 - dec1) * 3600.0
 
 
-def xmatch_rows(spec: pd.DataFrame, objects: pd.DataFrame, created_date: np.ndarray) -> pd.DataFrame:
-    """Return xmatch rows of the objects (object rows, same order as spec) with a counterpart."""
-    rows = []
+def xmatch_rows(spec: pd.DataFrame, objects: pd.DataFrame) -> pd.DataFrame:
+    """Return xmatch rows of the objects (object rows, same order as spec) with a counterpart, dated like them."""
+    rows, created_date = [], objects["created_date"].to_numpy()
     for catid, name_col, ra_col, dec_col in (
         (ALLWISE_CATID, "wise_name", "wise_ra", "wise_dec"),
         (GAIA_CATID, "gaia_id", "gaia_ra", "gaia_dec"),

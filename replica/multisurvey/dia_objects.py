@@ -1,37 +1,26 @@
-"""LSST diaObjects (sid 1) of one chunk: ids, detections and forced photometry with their LSST measurements, and the
-tables derived from them."""
+"""LSST diaObjects (sid 1): from their measured visits, the rows of every table that describes them.
+
+The base population and grounding both build diaObjects with ``dia_tables``; they differ in how the visits are
+chosen, and grounding names some objects and adds the classes and features a query asks for.
+"""
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from replica.multisurvey.classifications import probability_rows
-from replica.multisurvey.crossmatch import allwise_rows, xmatch_rows
-from replica.multisurvey.dia_sources import observe
+from replica.multisurvey.crossmatch import allwise_rows, attach_sources, xmatch_rows
 from replica.multisurvey.features import feature_rows
 from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.ids import lsst_ids
 from replica.multisurvey.lsst_tables import detection_frames, forced_frames
-from replica.multisurvey.population import random_spec
 from replica.multisurvey.sky import offset_positions
-from replica.multisurvey.summaries import dia_object_rows
+from replica.multisurvey.summaries import LSST_TID, dia_object_rows, object_rows
 
-__all__ = ["DiaChunk", "derived_tables", "dia_chunk", "measured_rows", "measurement_tables"]
+__all__ = ["dia_tables"]
 
 LSST_DIA_SID = 1
-
-
-@dataclass
-class DiaChunk:
-    """The diaObjects of one chunk: spec (with oid), measured detections and forced epochs (with `_obj`), rows."""
-
-    spec: pd.DataFrame
-    detections: pd.DataFrame
-    forced: pd.DataFrame
-    tables: dict[str, pd.DataFrame]
-    ids_used: int
 
 
 def _detection_extras(rng: np.random.Generator, kind: np.ndarray) -> dict[str, np.ndarray]:
@@ -69,81 +58,62 @@ def _scattered(rng: np.random.Generator, detections: pd.DataFrame) -> pd.DataFra
     return detections.assign(ra=ra, dec=dec)
 
 
-def dia_chunk(rng: np.random.Generator, n: int, first_counter: int, max_forced: int) -> DiaChunk:
-    """Draw `n` candidate diaObjects and keep those detected at least once.
-
-    Args:
-        rng: random generator of this chunk.
-        n: candidate objects (some are never detected and are dropped).
-        first_counter: first unused LSST id counter (ids are `lsst_ids` of consecutive counters).
-        max_forced: cap on forced-photometry epochs per object.
-    """
-    spec, visits = observe(rng, random_spec(rng, n), max_forced)
-    spec, detections, forced, ids_used = measured_rows(rng, spec, visits, first_counter)
-    tables = measurement_tables(rng, detections, forced)
-    return DiaChunk(spec, detections, forced, tables, ids_used)
-
-
-def measured_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame, first_counter: int):
-    """Name the objects and their measurements: (spec with oid, detections, forced epochs, ids used).
-
-    Args:
-        rng: random generator.
-        spec: the objects' spec (each detected at least once in `visits`).
-        visits: measured visits with `_obj`, `is_det` and `is_forced` (see `dia_sources.observe`).
-        first_counter: first unused LSST id counter.
-    """
+def _measured(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame, first_counter: int, names):
+    """Name the objects and their measurements: (spec with oid, detections, forced epochs, ids used)."""
     det_visits, forced_visits = visits[visits["is_det"]], visits[visits["is_forced"]]
     ids = lsst_ids(np.arange(first_counter, first_counter + len(det_visits) + len(forced_visits)))
     det_ids, forced_ids = ids[: len(det_visits)], ids[len(det_visits) :]
-    first_row = np.r_[True, det_visits["_obj"].to_numpy()[1:] != det_visits["_obj"].to_numpy()[:-1]]
-    spec["oid"] = det_ids[first_row]  # a diaObject is named after its first diaSource
+    obj = det_visits["_obj"].to_numpy()
+    first_rows = np.flatnonzero(np.r_[True, obj[1:] != obj[:-1]])
+    if names is not None:  # a named diaObject's first diaSource takes its name
+        own = [name if name is not None else oid for name, oid in zip(names, det_ids[first_rows], strict=True)]
+        det_ids[first_rows] = own
+    spec = spec.assign(oid=det_ids[first_rows])  # a diaObject is named after its first diaSource
     detections = _scattered(rng, _identified(spec, det_visits, det_ids))
     kind = spec["kind"].to_numpy()[detections["_obj"].to_numpy()]
     detections = detections.assign(diaobjectid=detections["oid"], **_detection_extras(rng, kind))
-    forced = _identified(spec, forced_visits, forced_ids)
-    return spec, detections, forced, len(ids)
+    return spec, detections, _identified(spec, forced_visits, forced_ids), len(ids)
 
 
-def measurement_tables(rng: np.random.Generator, detections: pd.DataFrame, forced: pd.DataFrame) -> dict:
-    """Return the detection, lsst_detection, forced_photometry and lsst_forced_photometry rows of measurements.
+def dia_tables(
+    rng: np.random.Generator,
+    spec: pd.DataFrame,
+    visits: pd.DataFrame,
+    first_counter: int,
+    *,
+    names: list | None = None,
+    wanted: np.ndarray | None = None,
+    probabilities: Callable[..., pd.DataFrame] = probability_rows,
+    features: Callable[..., pd.DataFrame] = feature_rows,
+) -> tuple[dict[str, pd.DataFrame], pd.DataFrame, int]:
+    """Every table's rows of diaObjects: (tables, spec with oid in the objects' order, LSST id counters used).
 
-    Adds each detection's `raerr` to `detections` (lsst_dia_object's position error is computed from it).
+    ``visits`` are measured (``dia_sources.observe``; each object detected at least once); measurement ids are
+    ``lsst_ids`` of consecutive counters from ``first_counter``. ``names`` gives objects the oid a query names (None:
+    their first diaSource's id), ``wanted`` their cross-matches (``crossmatch.attach_sources``). ``probabilities``
+    (rng, object rows, spec) and ``features`` (rng, spec, detections, object rows, AllWISE rows) make those tables
+    (grounding adds the rows a query asks for). The returned spec keeps, as its index, each object's place in the
+    given one.
     """
+    spec, detections, forced, used = _measured(rng, spec, visits, first_counter, names)
     detection, lsst_detection = detection_frames(rng, detections)
-    detections["raerr"] = lsst_detection["raerr"].to_numpy()
+    detections["raerr"] = lsst_detection["raerr"].to_numpy()  # lsst_dia_object's position error is computed from it
     forced_photometry, lsst_forced = forced_frames(rng, forced)
-    return {
+    attach_sources(rng, spec, wanted)
+    objects = object_rows(detection, forced.groupby("oid").size(), LSST_TID)
+    spec = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])]
+    wise = allwise_rows(rng, spec)  # drawn before the probabilities, the features, then Gaia
+    tables = {
+        "object": objects,
         "detection": detection,
         "lsst_detection": lsst_detection,
         "forced_photometry": forced_photometry,
         "lsst_forced_photometry": lsst_forced,
-    }
-
-
-def derived_tables(
-    rng: np.random.Generator,
-    spec: pd.DataFrame,
-    objects: pd.DataFrame,
-    detections: pd.DataFrame,
-    forced: pd.DataFrame,
-    *,
-    probabilities: Callable[..., pd.DataFrame] = probability_rows,
-    features: Callable[..., pd.DataFrame] = feature_rows,
-) -> dict[str, pd.DataFrame]:
-    """The rows of diaObjects derived from their object rows and measurements (``spec`` in the objects' order).
-
-    ``probabilities`` (rng, objects, kinds) and ``features`` (rng, spec, detections, objects, AllWISE rows) make those
-    tables (grounding adds the rows a query asks for); the draws are made in the order AllWISE, probabilities,
-    features, Gaia.
-    """
-    wise = allwise_rows(rng, spec)
-    return {
-        "object": objects,
         "lsst_dia_object": dia_object_rows(detections, forced, objects),
-        "probability": probabilities(rng, objects, spec["kind"].to_numpy()),
+        "probability": probabilities(rng, objects, spec),
         "feature": features(rng, spec, detections, objects, wise),
-        "xmatch": xmatch_rows(spec, objects, objects["created_date"].to_numpy()),
+        "xmatch": xmatch_rows(spec, objects),
         "allwise": wise,
         "gaiadr3_source": gaia_rows(rng, spec),
     }
+    return tables, spec, used

@@ -6,9 +6,9 @@ import pandas as pd
 from replica.multisurvey.cadence import LSST_CADENCE, Cadence, coverage
 from replica.multisurvey.lightcurves import DETECTION_SNR, band_flux, measure, true_fluxes
 
-__all__ = ["observe"]
+__all__ = ["PRECOVERY_D", "observe"]
 
-_PRECOVERY_D = 30.0  # forced photometry starts this long before the first detection
+PRECOVERY_D = 30.0  # forced photometry starts this long before the first detection
 _FADED_D = {"SN": 90.0, "bogus": 20.0, "moving": 20.0}  # and stops this long after the last one (else: survey end)
 
 
@@ -33,7 +33,7 @@ def _forced_window(spec: pd.DataFrame, visits: pd.DataFrame, max_forced: int) ->
     last = det.groupby("_obj")["mjd"].max().reindex(range(len(spec))).to_numpy()
     after = spec["kind"].map(_FADED_D).fillna(np.inf).to_numpy()
     obj, mjd = visits["_obj"].to_numpy(), visits["mjd"].to_numpy()
-    inside = (mjd >= first[obj] - _PRECOVERY_D) & (mjd <= last[obj] + after[obj])
+    inside = (mjd >= first[obj] - PRECOVERY_D) & (mjd <= last[obj] + after[obj])
     order = pd.Series(inside.astype(int)).groupby(obj).cumsum().to_numpy()
     return inside & (order <= max_forced)
 
@@ -49,8 +49,7 @@ def observe(
     visits = coverage(rng, spec["ra"].to_numpy(), spec["dec"].to_numpy(), spec["deep"].to_numpy(), cadence)
     diff, template = true_fluxes(spec, visits)
     _one_night_events(rng, spec, visits, diff)
-    for name, values in measure(rng, diff, template, visits["noise"].to_numpy()).items():
-        visits[name] = values
+    visits = visits.assign(**measure(rng, diff, template, visits["noise"].to_numpy()))
     visits["is_det"] = visits["snr"].to_numpy() >= DETECTION_SNR
     seen = np.unique(visits.loc[visits["is_det"], "_obj"].to_numpy())
     spec = spec.iloc[seen].reset_index(drop=True)

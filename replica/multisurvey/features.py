@@ -60,7 +60,7 @@ def _long(oids, band, name: str, values) -> pd.DataFrame:
     return pd.DataFrame({"oid": oids, "band": band, "name": name, "feature_value": np.asarray(values, dtype=float)})
 
 
-def _colours(stats: pd.DataFrame, band_codes: dict[str, int]) -> list[pd.DataFrame]:
+def _colours(stats: pd.DataFrame) -> list[pd.DataFrame]:
     out = []
     for name in feature_names():
         match = _COLOUR.match(name)
@@ -69,8 +69,8 @@ def _colours(stats: pd.DataFrame, band_codes: dict[str, int]) -> list[pd.DataFra
         first, second, stat, corr = match.groups()
         column = ("sci_" if corr else "psf_") + stat
         wide = stats.pivot(index="oid", columns="band", values=column)
-        if band_codes[first] in wide and band_codes[second] in wide:
-            colour = _mag(wide[band_codes[first]].to_numpy()) - _mag(wide[band_codes[second]].to_numpy())
+        if LSST_BANDS[first] in wide and LSST_BANDS[second] in wide:
+            colour = _mag(wide[LSST_BANDS[first]].to_numpy()) - _mag(wide[LSST_BANDS[second]].to_numpy())
             out.append(_long(wide.index.to_numpy(), MULTIBAND_BAND, name, colour))
     return out
 
@@ -97,12 +97,12 @@ def _multiband(rng: np.random.Generator, spec: pd.DataFrame, objects: pd.DataFra
     return [_long(oids, MULTIBAND_BAND, name, v) for name, v in values.items()]
 
 
-def _wise_colours(spec, wise: pd.DataFrame, stats: pd.DataFrame, band_codes: dict[str, int]) -> list[pd.DataFrame]:
+def _wise_colours(spec, wise: pd.DataFrame, stats: pd.DataFrame) -> list[pd.DataFrame]:
     matched = spec[["oid", "wise_name"]].merge(wise, left_on="wise_name", right_on="oid_catalog")
     oids = matched["oid"].to_numpy()
     mags = {f"W{k}": matched[f"w{k}mpro"].to_numpy() for k in (1, 2, 3, 4)}
     science = stats.pivot(index="oid", columns="band", values="sci_mean").reindex(oids)
-    mags |= {b: _mag(science[code].to_numpy()) for b, code in band_codes.items() if code in science}
+    mags |= {b: _mag(science[code].to_numpy()) for b, code in LSST_BANDS.items() if code in science}
     out = []
     for name in feature_names():
         match = _WISE_COLOUR.match(name)
@@ -123,7 +123,7 @@ def _per_band(rng: np.random.Generator, stats: pd.DataFrame) -> list[pd.DataFram
     }
     out = [_long(oids, band, name, v) for name, v in derived.items()]
     for name in feature_names():
-        if name in _MULTIBAND or name in derived or _COLOUR.match(name) or _WISE_COLOUR.match(name):
+        if is_multiband(name) or name in derived:
             continue
         need = next((k for prefix, k in _MIN_POINTS.items() if name.startswith(prefix)), 3)
         low, high = _RANGES.get(name, (0.0, 1.0))
@@ -132,22 +132,16 @@ def _per_band(rng: np.random.Generator, stats: pd.DataFrame) -> list[pd.DataFram
     return out
 
 
-def feature_rows(rng, spec, det, objects, wise, band_codes: dict[str, int] = LSST_BANDS) -> pd.DataFrame:
+def feature_rows(rng, spec, det, objects, wise) -> pd.DataFrame:
     """Return the feature rows of the diaObjects with two detections or more.
 
-    Args:
-        rng: random generator.
-        spec: the objects' spec (oid, kind, period, ra, dec, wise_name), same order as `objects`.
-        det: their detections (oid, band, psfflux, scienceflux).
-        objects: their object rows (a feature row is dated like its object's last update).
-        wise: the AllWISE rows of their counterparts.
-        band_codes: band name -> code (LSST's).
+    `spec` (oid, kind, period, ra, dec, wise_name) is in the order of `objects`, the object rows (a feature row is
+    dated like its object's last update); `wise` holds the AllWISE rows of their counterparts.
     """
     enough = objects["n_det"].to_numpy() >= 2
     spec, objects = spec[enough].reset_index(drop=True), objects[enough].reset_index(drop=True)
     stats = _band_stats(det[det["oid"].isin(objects["oid"])])
-    parts = _colours(stats, band_codes) + _multiband(rng, spec, objects) + _per_band(rng, stats)
-    parts += _wise_colours(spec, wise, stats, band_codes)
+    parts = _colours(stats) + _multiband(rng, spec, objects) + _per_band(rng, stats) + _wise_colours(spec, wise, stats)
     rows = pd.concat(parts, ignore_index=True).dropna(subset=["feature_value"])
     rows = rows[np.isfinite(rows["feature_value"].to_numpy())]
     ids = {name: k for k, name in enumerate(feature_names())}

@@ -101,7 +101,7 @@ def gaia_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataFrame:
     photometry = _photometry(rng, spec)
     astrometry = _astrometry(rng, star, photometry["phot_g_mean_mag"])
     distance = astrometry.pop("_distance")
-    rows = pd.DataFrame(
+    return pd.DataFrame(
         {
             "oid_catalog": spec["gaia_id"].astype("int64").to_numpy(),
             "ra": spec["gaia_ra"].to_numpy(),
@@ -112,4 +112,3 @@ def gaia_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataFrame:
             **_stellar(rng, star, photometry["bp_rp"], distance),
         }
     )
-    return rows

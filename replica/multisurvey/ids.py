@@ -9,8 +9,10 @@ import numpy as np
 
 from catalog.ztf_names import ztf_name_of as ztf_name
 from catalog.ztf_names import ztf_oid_of as ztf_oid
+from replica.multisurvey.sky import MJD_UNIX_EPOCH
 
 __all__ = [
+    "VISIT_SLOT_D",
     "designation_of",
     "lsst_ids",
     "pack_designation",
@@ -27,8 +29,7 @@ _CYCLE_TENS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _LSST_ID_BASE = 160_000_000_000_000_000
 _LSST_ID_SPAN = 1 << 57
 _LSST_ID_MULTIPLIER = 0x9E3779B97F4A7C15  # odd, so k -> k * m mod 2**57 is a bijection
-_MJD_UNIX_EPOCH = 40587.0
-_VISIT_SLOT_D = 40.0 / 86400.0
+VISIT_SLOT_D = 40.0 / 86400.0  # visits start on a 40-second grid
 
 
 def pack_designation(unpacked: str) -> str:
@@ -99,6 +100,6 @@ def visit_ids(mjd: np.ndarray) -> np.ndarray:
     """
     shifted = np.asarray(mjd, dtype=float) - 0.5
     night = np.floor(shifted)
-    days = (night - _MJD_UNIX_EPOCH).astype("int64").astype("datetime64[D]")
+    days = (night - MJD_UNIX_EPOCH).astype("int64").astype("datetime64[D]")
     yyyymmdd = np.char.replace(days.astype(str), "-", "").astype(np.int64)
-    return yyyymmdd * 100_000 + np.floor((shifted - night) / _VISIT_SLOT_D).astype(np.int64)
+    return yyyymmdd * 100_000 + np.floor((shifted - night) / VISIT_SLOT_D).astype(np.int64)

@@ -3,7 +3,7 @@
 Example:
     >>> LSST_BANDS["u"], LSST_BANDS["y"]
     (6, 5)
-    >>> class_id(3, "SN"), version_code("2.0.2")
+    >>> class_id(3, "SN"), classifier_version_code(3)
     (0, 202)
     >>> feature_names()[27]
     'Multiband_period'
@@ -24,7 +24,6 @@ __all__ = [
     "classifier_version_code",
     "feature_names",
     "lookup_frames",
-    "version_code",
 ]
 
 
@@ -46,11 +45,6 @@ def feature_names() -> tuple[str, ...]:
     return tuple(row["feature_name"] for row in _raw()["feature_name_lut"])
 
 
-def version_code(version: str) -> int:
-    """Return the smallint code probability.classifier_version stores for a version string ('2.0.2' -> 202)."""
-    return int(version.replace(".", ""))
-
-
 def class_id(classifier: int, name: str) -> int:
     """Return the class_id of class `name` in classifier `classifier` (class ids repeat across classifiers)."""
     rows = _raw()["taxonomy"]
@@ -58,8 +52,9 @@ def class_id(classifier: int, name: str) -> int:
 
 
 def classifier_version_code(classifier: int) -> int:
-    """Return the version code of a classifier's rows in probability."""
-    return version_code(next(r["classifier_version"] for r in _raw()["classifier"] if r["classifier_id"] == classifier))
+    """Return the smallint code of a classifier's version in probability.classifier_version ('2.0.2' -> 202)."""
+    version = next(r["classifier_version"] for r in _raw()["classifier"] if r["classifier_id"] == classifier)
+    return int(version.replace(".", ""))
 
 
 LSST_BANDS = _bands(1)

@@ -102,10 +102,8 @@ DETECTION_SQL = {
 def detection_frames(rng: np.random.Generator, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return (detection, lsst_detection) frames of measured detections.
 
-    Args:
-        rng: random generator.
-        rows: one row per detection with the generic columns (but created_date), the fluxes, snr, reliability,
-            extendedness, isdipole, diaobjectid, ssobjectid, traillength and trailangle.
+    `rows` has one row per detection with the generic columns (but created_date), the fluxes, snr, reliability,
+    extendedness, isdipole, diaobjectid, ssobjectid, traillength and trailangle.
     """
     n = len(rows)
     rows = rows.assign(created_date=created_dates(rows["mjd"].to_numpy(), rng))

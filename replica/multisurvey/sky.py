@@ -6,6 +6,7 @@ __all__ = [
     "DEEP_FIELDS",
     "LSST_END_MJD",
     "LSST_START_MJD",
+    "MJD_UNIX_EPOCH",
     "OBLIQUITY_DEG",
     "date_text",
     "ecliptic_to_equatorial",
@@ -13,7 +14,6 @@ __all__ = [
     "offset_positions",
     "radec_of",
     "solar_elongation",
-    "sun_vector",
     "uniform_sky",
 ]
 
@@ -24,7 +24,7 @@ OBLIQUITY_DEG = 23.4392911
 DEEP_FIELDS = ((9.45, -44.0), (35.57, -4.82), (53.13, -28.10), (150.10, 2.18), (61.24, -48.42))
 DEEP_FIELD_RADIUS_DEG = 1.75
 _MJD_J2000 = 51544.5
-_MJD_UNIX_EPOCH = 40587.0
+MJD_UNIX_EPOCH = 40587.0
 
 
 def uniform_sky(rng: np.random.Generator, n: int, dec_min: float, dec_max: float) -> tuple[np.ndarray, np.ndarray]:
@@ -51,12 +51,6 @@ def lsst_positions(rng: np.random.Generator, n: int, deep_fraction: float):
     return ra, dec, deep
 
 
-def unit_vectors(ra: np.ndarray, dec: np.ndarray) -> np.ndarray:
-    """Return (n, 3) unit vectors of equatorial positions in degrees."""
-    r, d = np.radians(ra), np.radians(dec)
-    return np.stack([np.cos(d) * np.cos(r), np.cos(d) * np.sin(r), np.sin(d)], axis=-1)
-
-
 def radec_of(xyz: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return (ra, dec) in degrees of (n, 3) vectors (any length)."""
     norm = np.linalg.norm(xyz, axis=-1)
@@ -78,16 +72,12 @@ def sun_longitude(mjd: np.ndarray) -> np.ndarray:
     return (280.460 + 0.9856474 * days + 1.915 * np.sin(mean_anomaly) + 0.020 * np.sin(2 * mean_anomaly)) % 360.0
 
 
-def sun_vector(mjd: np.ndarray) -> np.ndarray:
-    """Return (n, 3) geocentric ecliptic unit vectors towards the Sun."""
-    lon = np.radians(sun_longitude(mjd))
-    return np.stack([np.cos(lon), np.sin(lon), np.zeros_like(lon)], axis=-1)
-
-
 def solar_elongation(ra: np.ndarray, dec: np.ndarray, mjd: np.ndarray) -> np.ndarray:
     """Return the angle (deg) between each position and the Sun, for every (position, mjd) pair: shape (n, m)."""
-    towards = unit_vectors(ra, dec)
-    sun = ecliptic_to_equatorial(sun_vector(mjd))
+    r, d = np.radians(ra), np.radians(dec)
+    towards = np.stack([np.cos(d) * np.cos(r), np.cos(d) * np.sin(r), np.sin(d)], axis=-1)
+    lon = np.radians(sun_longitude(mjd))
+    sun = ecliptic_to_equatorial(np.stack([np.cos(lon), np.sin(lon), np.zeros_like(lon)], axis=-1))
     return np.degrees(np.arccos(np.clip(towards @ sun.T, -1.0, 1.0)))
 
 
@@ -97,5 +87,5 @@ def date_text(mjd: np.ndarray) -> np.ndarray:
     >>> date_text(np.array([61084.5]))[0]
     '2026-02-13 12:00:00'
     """
-    seconds = np.round((np.asarray(mjd, dtype=float) - _MJD_UNIX_EPOCH) * 86400.0).astype("int64")
+    seconds = np.round((np.asarray(mjd, dtype=float) - MJD_UNIX_EPOCH) * 86400.0).astype("int64")
     return np.char.replace(seconds.astype("datetime64[s]").astype(str), "T", " ").astype(object)

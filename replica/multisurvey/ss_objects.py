@@ -7,19 +7,18 @@ of each detection) and lsst_mpc_orbits the orbit, with the placeholders the serv
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.cadence import LSST_CADENCE, snap_to_visits
-from replica.multisurvey.ids import lsst_ids, pack_designation, ss_object_id
+from replica.multisurvey.cadence import snap_to_visits, visits_at
 from replica.multisurvey.lightcurves import DETECTION_SNR, band_flux, measure
 from replica.multisurvey.orbits import apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
-__all__ = ["SS_SID", "name_orbits", "observed_epochs", "random_designations", "ss_observations"]
+__all__ = ["G_SLOPE", "SS_SID", "observed_epochs", "random_designations", "ss_observations"]
 
 SS_SID = 2
 _HALF_MONTHS = "ABCDEFGHJKLMNOPQRSTUVWXY"
 _ORDER_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _V_MINUS_R = 0.2
-_G_SLOPE = 0.15
+G_SLOPE = 0.15
 
 
 def random_designations(rng: np.random.Generator, n: int, taken: set[str]) -> list[str]:
@@ -45,9 +44,9 @@ def _visible_orbits(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, np.
     elements = elements.iloc[keep].reset_index(drop=True)
     first_v = rng.uniform(19.0, 23.0, len(keep))
     elements["h"] = first_v - (
-        apparent_v(0.0, _G_SLOPE, eph["heliorange"][keep], eph["toporange"][keep], eph["phaseangle"][keep])
+        apparent_v(0.0, G_SLOPE, eph["heliorange"][keep], eph["toporange"][keep], eph["phaseangle"][keep])
     )
-    elements["g"] = _G_SLOPE
+    elements["g"] = G_SLOPE
     return elements, start[keep]
 
 
@@ -58,13 +57,7 @@ def _epochs(rng: np.random.Generator, start: np.ndarray) -> pd.DataFrame:
     per_night = rng.integers(4, 31, len(night))
     obj, night = np.repeat(obj, per_night), np.repeat(night, per_night)
     step = np.concatenate([np.arange(k) for k in per_night])
-    mjd = snap_to_visits(night + rng.uniform(0.0, 0.05, len(night)) + step * 0.012)
-    names = np.array(list(LSST_CADENCE.band_codes))
-    band = names[rng.choice(len(names), size=len(obj), p=np.array(LSST_CADENCE.band_weights))]
-    noise = pd.Series(band).map(LSST_CADENCE.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(obj))
-    frame = pd.DataFrame({"_obj": obj, "mjd": mjd, "band_name": band, "noise": noise})
-    frame["band"] = frame["band_name"].map(LSST_CADENCE.band_codes)
-    return frame.sort_values(["_obj", "mjd"], kind="stable").drop_duplicates(["_obj", "mjd"]).reset_index(drop=True)
+    return visits_at(rng, obj, snap_to_visits(night + rng.uniform(0.0, 0.05, len(night)) + step * 0.012))
 
 
 def observed_epochs(rng: np.random.Generator, elements: pd.DataFrame, epochs: pd.DataFrame) -> pd.DataFrame:
@@ -76,23 +69,11 @@ def observed_epochs(rng: np.random.Generator, elements: pd.DataFrame, epochs: pd
     measured = measure(rng, flux, np.zeros(len(v)), epochs["noise"].to_numpy())
     det = epochs.assign(**measured, ephvmag=v, **{k: eph[k] for k in eph if np.ndim(eph[k]) == 1})
     vectors = {"helio_": "helio_xyz", "helio_v": "helio_vxyz", "topo_": "topo_xyz", "topo_v": "topo_vxyz"}
-    for prefix, key in vectors.items():
-        for axis, column in enumerate("xyz"):
-            det[prefix + column] = eph[key][:, axis]
-    return det
+    return det.assign(**{p + axis: eph[key][:, k] for p, key in vectors.items() for k, axis in enumerate("xyz")})
 
 
-def name_orbits(elements: pd.DataFrame) -> None:
-    """Add the packed designation and the ssObjectId of each orbit's (unpacked) designation."""
-    elements["packed"] = [pack_designation(name) for name in elements["designation"]]
-    elements["ssobjectid"] = [ss_object_id(packed) for packed in elements["packed"]]
-
-
-def ss_observations(rng: np.random.Generator, n: int, first_counter: int, taken: set[str]):
-    """Return (orbits with designations and ssobjectid, detections with their ephemeris) of `n` candidates.
-
-    Only objects detected twice or more are kept; detections carry measurement ids from `first_counter` on.
-    """
+def ss_observations(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return (orbits, detections with their ephemeris) of `n` candidates; only those detected twice or more."""
     elements, start = _visible_orbits(rng, n)
     det = observed_epochs(rng, elements, _epochs(rng, start))
     det = det[det["snr"].to_numpy() >= DETECTION_SNR]
@@ -101,7 +82,4 @@ def ss_observations(rng: np.random.Generator, n: int, first_counter: int, taken:
     det = det[det["_obj"].isin(seen)].reset_index(drop=True)
     elements = elements.iloc[seen].reset_index(drop=True)
     det["_obj"] = np.searchsorted(seen, det["_obj"].to_numpy())
-    elements["designation"] = random_designations(rng, len(elements), taken)
-    name_orbits(elements)
-    det["measurement_id"] = lsst_ids(np.arange(first_counter, first_counter + len(det)))
     return elements, det

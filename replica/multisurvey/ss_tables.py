@@ -7,10 +7,11 @@ import numpy as np
 import pandas as pd
 
 from replica.multisurvey.classifications import solar_system_probability_rows
+from replica.multisurvey.ids import lsst_ids, pack_designation, ss_object_id
 from replica.multisurvey.lsst_tables import created_dates, detection_frames
 from replica.multisurvey.orbits import ELEMENT_EPOCH_MJD, GAUSS_K
 from replica.multisurvey.sky import date_text, offset_positions
-from replica.multisurvey.ss_objects import SS_SID
+from replica.multisurvey.ss_objects import SS_SID, random_designations
 from replica.multisurvey.summaries import LSST_TID, object_rows
 
 __all__ = ["ss_tables"]
@@ -90,8 +91,8 @@ def _add_uncertainties(rows: pd.DataFrame, looseness: np.ndarray) -> None:
     rows["peri_time_unc"] = rows["period_unc"]
 
 
-def _mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: np.ndarray) -> pd.DataFrame:
-    """Return the latest MPC orbit of each object, with the service's placeholder columns."""
+def _mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: np.ndarray, unfilled) -> pd.DataFrame:
+    """Return the latest MPC orbit of each object, with the service's placeholder columns (zeros where unfilled)."""
     n = len(orbits)
     a, e = orbits["a"].to_numpy(), orbits["e"].to_numpy()
     motion = np.degrees(GAUSS_K / a**1.5)
@@ -124,13 +125,35 @@ def _mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: n
     rows["nobs_total_sel"] = np.floor(rows["nobs_total"] * rng.uniform(0.9, 1.0, n)).astype(np.int64)
     _add_uncertainties(rows, 10 ** (u_param / 2))
     rows["mpc_orb_jsonb"] = rows.apply(_json, axis=1)
-    unfilled = rng.random(n) < _UNFILLED_SHARE
-    rows.loc[unfilled, ["a", "period", "mean_anomaly", "mean_motion"]] = 0.0
+    drawn = rng.random(n) < _UNFILLED_SHARE
+    rows.loc[drawn if unfilled is None else np.array(unfilled), ["a", "period", "mean_anomaly", "mean_motion"]] = 0.0
     return rows
 
 
-def ss_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Every table's rows of solar-system objects: their orbits (a row each) and detections (``_obj`` indexes them)."""
+def ss_tables(
+    rng: np.random.Generator,
+    orbits: pd.DataFrame,
+    det: pd.DataFrame,
+    first_counter: int,
+    taken: set[str],
+    designations: list[str | None] | None = None,
+    ids: list[int | None] | None = None,
+    unfilled: list[bool] | None = None,
+) -> dict[str, pd.DataFrame]:
+    """Every table's rows of solar-system objects: their orbits (a row each) and detections (``_obj`` indexes them).
+
+    Each orbit is named: the designation given (none: a new one, not in ``taken``, which is updated) and the
+    ssObjectId it encodes, unless ``ids`` gives another; detections take the LSST ids of consecutive counters from
+    ``first_counter`` on. ``unfilled`` says which orbits read 0 in a, period, mean anomaly and mean motion (None:
+    a share drawn at random).
+    """
+    designations = designations or [None] * len(orbits)
+    drawn = iter(random_designations(rng, sum(name is None for name in designations), taken))
+    orbits["designation"] = [name if name is not None else next(drawn) for name in designations]
+    orbits["packed"] = [pack_designation(name) for name in orbits["designation"]]
+    own = ids or [None] * len(orbits)
+    orbits["ssobjectid"] = [i if i is not None else ss_object_id(p) for i, p in zip(own, orbits["packed"], strict=True)]
+    det["measurement_id"] = lsst_ids(np.arange(first_counter, first_counter + len(det)))
     detection, lsst_detection, ss_detection = _detection_tables(rng, orbits, det)
     objects = object_rows(detection, pd.Series(dtype=np.int64), LSST_TID)
     first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
@@ -139,6 +162,6 @@ def ss_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.DataFrame)
         "detection": detection,
         "lsst_detection": lsst_detection,
         "lsst_ss_detection": ss_detection,
-        "lsst_mpc_orbits": _mpc_orbit_rows(rng, orbits, first_mjd),
+        "lsst_mpc_orbits": _mpc_orbit_rows(rng, orbits, first_mjd, unfilled),
         "probability": solar_system_probability_rows(objects),
     }

@@ -13,30 +13,20 @@ LSST_TID = 1
 """The telescope id of LSST's objects (ZTF's is 0)."""
 
 
-def _mean_ra(ra: pd.Series, key: pd.Series) -> pd.Series:
-    """Mean RA per key, safe across RA = 0 (offsets from each group's first RA, wrapped to +-180 deg)."""
-    first = ra.groupby(key).transform("first")
-    offset = (ra - first + 180.0) % 360.0 - 180.0
-    return (first.groupby(key).first() + offset.groupby(key).mean()) % 360.0
-
-
 def object_rows(detections: pd.DataFrame, n_forced: pd.Series, tid: int, n_non_det: pd.Series | None = None):
     """Return one object row per (oid, sid) of `detections` (columns oid, sid, mjd, ra, dec).
 
-    Args:
-        detections: the detections of the objects.
-        n_forced: forced-photometry rows per oid (missing oids have none).
-        tid: telescope id of these objects.
-        n_non_det: non-detections per oid (None: 0, as for LSST).
+    `n_forced` and `n_non_det` count rows per oid (a missing oid has none; no `n_non_det`: 0, as for LSST).
     """
     key = detections["oid"]
     grouped = detections.groupby(key, sort=True)
     cos_dec = np.cos(np.radians(grouped["dec"].mean()))
+    # RA from each object's first RA, wrapped to +-180 deg: means and spreads safe across RA = 0
     ra_offset = (detections["ra"] - grouped["ra"].transform("first") + 180.0) % 360.0 - 180.0
     obj = pd.DataFrame(
         {
             "sid": grouped["sid"].first(),
-            "meanra": _mean_ra(detections["ra"], key),
+            "meanra": (grouped["ra"].first() + ra_offset.groupby(key).mean()) % 360.0,
             "meandec": grouped["dec"].mean(),
             "sigmara": ra_offset.groupby(key).std(ddof=0) * cos_dec,
             "sigmadec": grouped["dec"].std(ddof=0),
@@ -99,10 +89,8 @@ def _band_statistics(det: pd.DataFrame, forced: pd.DataFrame) -> pd.DataFrame:
 def dia_object_rows(det: pd.DataFrame, forced: pd.DataFrame, objects: pd.DataFrame) -> pd.DataFrame:
     """Return the latest lsst_dia_object row of each diaObject, from all its detections and forced epochs.
 
-    Args:
-        det: detections (oid, mjd, band_name, psfflux, psffluxerr, scienceflux, sciencefluxerr, raerr).
-        forced: forced epochs (oid, band_name, psfflux, psffluxerr).
-        objects: the object rows of the same diaObjects.
+    Detections need oid, mjd, band_name, psfflux, psffluxerr, scienceflux, sciencefluxerr and raerr; forced epochs
+    oid, band_name, psfflux and psffluxerr.
     """
     wide = _band_statistics(det, forced).reindex(objects["oid"].to_numpy())
     error = (1.0 / np.sqrt((1.0 / det["raerr"] ** 2).groupby(det["oid"]).sum())).reindex(wide.index)

@@ -28,23 +28,20 @@ _OLD_YEARS = (2018, 2019, 2020, 2021)
 
 
 class ZtfNamer:
-    """Hands out 'ZTF<yy><7 letters>' names, increasing within a year and never twice."""
+    """Hands out 'ZTF<yy><7 letters>' names, increasing within a year and never twice, and candids' indexes."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
         self.next_counter: dict[int, int] = {}
+        self.gidx = 0
 
     def names(self, years: np.ndarray) -> list[str]:
         """Return one new name per year given."""
         out = []
         for year in years:
             counter = self.next_counter.setdefault(int(year), int(self.rng.integers(26**3, 26**4)))
-            letters = []
-            value = counter
-            for _ in range(7):
-                value, digit = divmod(value, 26)
-                letters.append(chr(ord("a") + digit))
-            out.append(f"ZTF{int(year) % 100:02d}{''.join(reversed(letters))}")
+            letters = "".join(chr(ord("a") + counter // 26**k % 26) for k in reversed(range(7)))  # base 26, 'a' = 0
+            out.append(f"ZTF{int(year) % 100:02d}{letters}")
             self.next_counter[int(year)] = counter + int(self.rng.integers(1, 40))
         return out
 
@@ -84,21 +81,25 @@ def _years(rng: np.random.Generator, spec: pd.DataFrame, firstmjd: np.ndarray) -
     return np.where(old, rng.choice(_OLD_YEARS, len(spec)), first_year)
 
 
-def ztf_tables(rng: np.random.Generator, spec: pd.DataFrame, namer: ZtfNamer, gidx0: int, max_forced: int):
-    """Return (tables, spec with oid, measurements used) of ZTF objects and their cross-matches; candids from gidx0."""
+def ztf_tables(rng: np.random.Generator, spec: pd.DataFrame, namer: ZtfNamer, max_forced: int):
+    """Return the rows of ZTF objects (those of ``spec`` detected at least once) and their cross-matches."""
     spec, visits = observe(rng, spec, max_forced, ZTF_CADENCE)
     firstmjd = visits[visits["is_det"]].groupby("_obj")["mjd"].min().to_numpy()
     order = np.argsort(firstmjd, kind="stable")
     names = np.empty(len(spec), dtype=object)
     names[order] = namer.names(_years(rng, spec, firstmjd)[order])
     spec["oid"] = [ztf_oid(name) for name in names]
-    return ztf_rows(rng, spec, visits, gidx0)
+    return ztf_rows(rng, spec, visits, namer)
 
 
-def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame, gidx0: int):
-    """Return (tables, spec, measurements used) of named ZTF objects (spec with oid) from their measured visits."""
+def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame, names) -> dict[str, pd.DataFrame]:
+    """Return the rows of named ZTF objects (spec with oid) from their measured visits.
+
+    Candids are numbered from ``names.gidx``, which is moved past them (grounded names have a range of their own).
+    """
     obj = visits["_obj"].to_numpy()
-    pid, candid = candid_of(visits["mjd"].to_numpy(), gidx0 + np.arange(len(visits)))
+    pid, candid = candid_of(visits["mjd"].to_numpy(), names.gidx + np.arange(len(visits)))
+    names.gidx += len(visits)
     rows = visits.assign(
         oid=spec["oid"].to_numpy()[obj],
         sid=ZTF_SID,
@@ -116,10 +117,9 @@ def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame,
     non_det = pd.Series(rng.poisson(0.4 * n_det.to_numpy()), index=n_det.index)
     objects = object_rows(detection, forced.groupby("oid").size(), ZTF_TID, non_det)
     in_object_order = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])].reset_index(drop=True)
-    tables = {
+    return {
         "object": objects,
         "detection": detection[columns],
         "forced_photometry": forced[columns],
-        "xmatch": xmatch_rows(in_object_order, objects, objects["created_date"].to_numpy()),
+        "xmatch": xmatch_rows(in_object_order, objects),
     }
-    return tables, spec, len(visits)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from catalog.ztf_names import is_ztf_oid
 from replica.engine.grounding.domains import apply_diffs
 from replica.engine.grounding.worlds import Cone, Link, RowRef, World
 from replica.multisurvey.grounding.bind_tables import BINDERS, bind_rows
@@ -22,17 +23,20 @@ from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id
 __all__ = ["bind_values"]
 
 _KIND_OF_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "asteroid": "moving", "bogus": "bogus"}
-_ZTF_PREFIX = 1 << 55
 
 
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
     """Fill ``entity`` (spec, patches, alternating rows) from per-reference values and the world's links."""
     found = bodies(world)
-    apply_diffs(by_ref, world.diffs, is_span=_is_span, default=lambda _column: 15.0)
+    # ``a - b`` of two MJD columns is a time span
+    apply_diffs(by_ref, world.diffs, is_span=lambda a, b: "mjd" in a and "mjd" in b, default=lambda _column: 15.0)
     spec = entity.spec
     if found.primary and all(ref.table in SOURCE_TABLES for ref in found.primary):
         entity.needs_object = False
-        spec["orphans"] = [(ref.table, _columns(by_ref.get(ref, {}))) for ref in found.primary]
+        spec["orphans"] = [
+            (ref.table, {c: v for c, v in by_ref.get(ref, {}).items() if not c.startswith("_")})
+            for ref in found.primary
+        ]
     else:
         spec["sid"] = _survey(found.primary, by_ref, entity.oid)
         for ref in found.primary:
@@ -46,17 +50,8 @@ def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tu
         _precursors(spec, world.links)
         _twin(spec, found.companions, by_ref)
         _finish(spec)
-    for cone, outside in cones:
-        _place(spec, cone, outside, variant)
-
-
-def _columns(values: dict) -> dict:
-    return {column: value for column, value in values.items() if not column.startswith("_")}
-
-
-def _is_span(left: str, right: str) -> bool:
-    """``a - b`` of two MJD columns: a time span."""
-    return "mjd" in left and "mjd" in right
+    for cone, outside in cones:  # the object (or an orphan source) inside the cone, or just outside for a near miss
+        spec.update(zip(("ra", "dec"), cone.position(outside, variant), strict=True))
 
 
 def _survey(refs: list[RowRef], by_ref: dict[RowRef, dict], oid) -> int:
@@ -66,7 +61,7 @@ def _survey(refs: list[RowRef], by_ref: dict[RowRef, dict], oid) -> int:
         if isinstance(sid, int | float) and int(sid) in (0, 1, 2):
             return int(sid)
     if isinstance(oid, int):
-        if oid >> 55 == 1 and oid < 2 * _ZTF_PREFIX:
+        if is_ztf_oid(oid):
             return 0
         return 2 if designation_of(oid) else 1
     if any(ref.table in SOLAR_SYSTEM_TABLES for ref in refs):
@@ -118,9 +113,3 @@ def _finish(spec: dict) -> None:
         spec["kind"] = "SN"
     if spec["kind"] in ("bogus", "moving") and spec.get("sid") != 2:
         spec["span"] = min(spec.get("span", 0.05), 0.2)
-
-
-def _place(spec: dict, cone: Cone, outside: bool, variant: int) -> None:
-    """Put the object (or an orphan source) inside the cone, or just outside it for a near miss."""
-    ra, dec = cone.position(outside, variant)
-    spec.update(ra=ra, dec=dec)

@@ -25,6 +25,11 @@ _BAND_STAT = re.compile(r"^([ugrizy])_(\w+)$")
 _FLUX_STATS = ("psffluxmean", "sciencefluxmean", "psffluxmax", "fpfluxmean")
 _R_BAND = LSST_BANDS["r"]
 _VERSION_CLASSIFIER = {classifier_version_code(c): c for c in STAMP_CLASSIFIERS}
+_OBJECT_KEYS = {"n_det": "n_det", "n_forced": "n_forced", "firstmjd": "firstmjd", "lastmjd": "lastmjd"}
+_OBJECT_KEYS |= {"deltamjd": "span", "meanra": "ra", "meandec": "dec"}
+_DIA_OBJECT_KEYS = {"ndiasources": "n_det", "firstdiasourcemjdtai": "firstmjd", "lastdiasourcemjdtai": "lastmjd"}
+_DIA_OBJECT_KEYS |= {"ra": "ra", "dec": "dec"}
+"""Columns of object and lsst_dia_object -> the spec keys they set."""
 
 
 def _number(value) -> float | None:
@@ -68,44 +73,36 @@ def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
 
 def _unpacked(designation: str) -> str | None:
     """The unpacked form of a provisional designation, written either way; None for text that is not one."""
-    for unpacked in (designation, _unpack(designation)):
+    for form in (lambda: designation, lambda: unpack_designation(designation)):
         try:
-            if unpacked and pack_designation(unpacked) and unpack_designation(pack_designation(unpacked)) == unpacked:
+            unpacked = form()
+            if unpack_designation(pack_designation(unpacked)) == unpacked:
                 return unpacked
         except (KeyError, ValueError, IndexError, StopIteration):
             continue
     return None
 
 
-def _unpack(packed: str) -> str | None:
-    try:
-        return unpack_designation(packed)
-    except (KeyError, ValueError, IndexError):
-        return None
-
-
-def _bind_object(entity, table: str, values: dict) -> None:
-    spec, used = entity.spec, set()
-    for column, key in (("n_det", "n_det"), ("n_forced", "n_forced"), ("firstmjd", "firstmjd")):
+def _read(spec: dict, values: dict, keys: dict[str, str]) -> set[str]:
+    """Copy the numeric values of the columns of ``keys`` to their spec keys (counts as integers): the columns read."""
+    used = set()
+    for column, key in keys.items():
         if _number(values.get(column)) is not None:
             spec[key] = int(values[column]) if key.startswith("n_") else float(values[column])
             used.add(column)
-    for column, key in (("lastmjd", "lastmjd"), ("deltamjd", "span"), ("meanra", "ra"), ("meandec", "dec")):
-        if _number(values.get(column)) is not None:
-            spec[key] = float(values[column])
-            used.add(column)
+    return used
+
+
+def _bind_object(entity, table: str, values: dict) -> None:
+    used = _read(entity.spec, values, _OBJECT_KEYS)
     if values.get("_span"):
-        spec["span"] = max(spec.get("span", 0.0), values["_span"])
+        entity.spec["span"] = max(entity.spec.get("span", 0.0), values["_span"])
     _patch(entity, table, _rest(values, used))
 
 
 def _bind_dia_object(entity, table: str, values: dict) -> None:
-    spec, used = entity.spec, set()
-    renamed = {"ndiasources": "n_det", "firstdiasourcemjdtai": "firstmjd", "lastdiasourcemjdtai": "lastmjd"}
-    for column, key in {**renamed, "ra": "ra", "dec": "dec"}.items():
-        if _number(values.get(column)) is not None:
-            spec[key] = int(values[column]) if key == "n_det" else float(values[column])
-            used.add(column)
+    spec = entity.spec
+    used = _read(spec, values, _DIA_OBJECT_KEYS)
     for column, value in values.items():
         match = _BAND_STAT.match(column)
         if match and _number(value) is not None and _band_statistic(spec, LSST_BANDS[match[1]], match[2], value):

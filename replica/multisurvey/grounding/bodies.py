@@ -61,13 +61,9 @@ def bodies(world: World) -> Bodies:
     if not groups:
         return Bodies([], [])
     first = find(world.refs[0])
-    near = {
+    near = {  # the objects a q3c join puts near the primary one
         find(link.left[0]) if find(link.right[0]) == first else find(link.right[0])
-        for link in _near(world, find, first)
+        for link in world.links
+        if link.op == "near" and first in (find(link.left[0]), find(link.right[0]))
     }
     return Bodies(groups[first], [groups[root] for root in groups if root in near and root != first])
-
-
-def _near(world: World, find, first: RowRef) -> list:
-    """The q3c joins between the primary object and another one."""
-    return [link for link in world.links if link.op == "near" and first in (find(link.left[0]), find(link.right[0]))]

@@ -62,17 +62,17 @@ def _spread(rng: np.random.Generator, total: float, n: int, *, low: float, high:
 
 
 def grounded_probabilities(
-    rng: np.random.Generator, objects: pd.DataFrame, kinds: np.ndarray, wishes: list[dict[int, Wish]]
+    rng: np.random.Generator, objects: pd.DataFrame, spec: pd.DataFrame, wishes: list[dict[int, Wish]]
 ) -> pd.DataFrame:
-    """Both stamp classifiers' rows of grounded diaObjects (object rows; kinds and wishes in the same order)."""
-    rows = probability_rows(rng, objects, kinds)
-    oids, sids, lastmjd = (objects[column].to_numpy() for column in ("oid", "sid", "lastmjd"))
+    """Both stamp classifiers' rows of grounded diaObjects (object rows; spec and wishes in the same order)."""
+    rows = probability_rows(rng, objects, spec)
     blocks, replaced = [], set()
     for k, wanted in enumerate(wishes):
         for classifier, (cls, p, rank) in wanted.items():
-            vector = wished_vector(rng, cls, p, rank)[None, :]
-            blocks.append(probability_block(oids[k : k + 1], sids[k : k + 1], classifier, vector, lastmjd[k : k + 1]))
-            replaced.add((oids[k], classifier))
+            blocks.append(
+                probability_block(objects.iloc[k : k + 1], classifier, wished_vector(rng, cls, p, rank)[None, :])
+            )
+            replaced.add((objects["oid"].iat[k], classifier))
     if not blocks:
         return rows
     keys = pd.MultiIndex.from_arrays([rows["oid"], rows["classifier_id"]])

@@ -1,7 +1,14 @@
-"""Grounded LSST diaObjects (sid 1), their ZTF twins, and grounded ZTF-only objects, from the generator's pieces.
+"""Grounded LSST diaObjects (sid 1), their ZTF twins, and grounded ZTF-only objects (sid 0), from the generator's
+pieces.
 
 Each object's visits are chosen (``visits``); the rest is the base build's code: measurement rows, object and
-lsst_dia_object aggregates, both stamp classifiers, features, cross-matches, ZTF counterparts.
+lsst_dia_object aggregates, both stamp classifiers, features, cross-matches, ZTF rows. A grounded ZTF object's name
+holds 'zz' after the year ('ZTF26zzaabcd'), where the base's never do, so no grounded oid takes a base object's; the
+oid is the name's integer by the published encoding.
+
+Example:
+    >>> ZtfNames().name(61100.0)
+    'ZTF26zzaaaaa'
 """
 
 from __future__ import annotations
@@ -10,50 +17,55 @@ import numpy as np
 import pandas as pd
 
 from replica.engine.grounding.entity import Entity
-from replica.multisurvey.cadence import LSST_CADENCE
+from replica.multisurvey.cadence import LSST_CADENCE, ZTF_CADENCE
 from replica.multisurvey.crossmatch import attach_sources, source_rows
-from replica.multisurvey.dia_objects import derived_tables, measured_rows, measurement_tables
+from replica.multisurvey.dia_objects import dia_tables
 from replica.multisurvey.features import feature_rows
 from replica.multisurvey.grounding.classes import grounded_probabilities
 from replica.multisurvey.grounding.visits import grounded_visits, plan_defaults
-from replica.multisurvey.grounding.ztf_objects import ZtfNames, ztf_objects
+from replica.multisurvey.ids import ztf_oid
 from replica.multisurvey.population import random_spec
-from replica.multisurvey.summaries import LSST_TID, object_rows
-from replica.multisurvey.ztf import counterpart_spec, ztf_only_spec
+from replica.multisurvey.sky import date_text
+from replica.multisurvey.ztf import counterpart_spec, ztf_only_spec, ztf_rows
 
-__all__ = ["dia_objects", "merged", "ztf_only_objects"]
+__all__ = ["ZtfNames", "dia_objects", "merged", "ztf_only_objects"]
+
+_GROUNDED_GIDX = 9_000_000_000
+"""Measurement index of the first grounded ZTF visit: grounded candids never collide with the base ones."""
+
+
+class ZtfNames:
+    """Hands out the names of grounded ZTF objects, in order, and the measurement index of their next visit."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.gidx = _GROUNDED_GIDX
+
+    def name(self, firstmjd: float) -> str:
+        """The next name, in the year of ``firstmjd``."""
+        letters = "".join(chr(ord("a") + self.count // 26**k % 26) for k in reversed(range(5)))  # base 26, 'a' = 0
+        self.count += 1
+        return f"ZTF{str(date_text(np.array([firstmjd]))[0])[2:4]}zz{letters}"
 
 
 def _wanted_sources(entities: list[Entity]) -> np.ndarray:
     """(AllWISE, Gaia) per entity: 1 when a query asks for the counterpart, NaN to draw."""
-    wanted = np.full((len(entities), 2), np.nan)
-    for k, entity in enumerate(entities):
-        sources = entity.spec.get("sources", {})
-        wanted[k] = [1.0 if sources.get("wise") else np.nan, 1.0 if sources.get("gaia") else np.nan]
-    return wanted
+    return np.array([[1.0 if e.spec.get("sources", {}).get(s) else np.nan for s in ("wise", "gaia")] for e in entities])
 
 
-def _spec(rng: np.random.Generator, plans: list[dict], spec: pd.DataFrame) -> pd.DataFrame:
-    """The generator's spec of the objects, with the positions asked for and transients peaking while detected."""
-    for k, plan in enumerate(plans):
+def _placed(spec: pd.DataFrame, asked: list[dict]) -> pd.DataFrame:
+    """The objects' spec with the positions a query asks for."""
+    for k, values in enumerate(asked):
         for column in ("ra", "dec"):
-            if column in plan:
-                spec.at[k, column] = plan[column]
-    sn = spec["kind"].to_numpy() == "SN"
-    peaks = np.array([p["firstmjd"] + min(p["span"] * 0.25, 8.0) for p in plans])
-    spec.loc[sn, "t0"] = peaks[sn]
-    spec["deep"] = False
+            if column in values:
+                spec.at[k, column] = values[column]
     return spec
 
 
-def _rename(frames: list[pd.DataFrame], old: int, new: int, first_measurement: bool) -> None:
-    """Give an object the oid a query names: in every frame, and (for a diaObject) its first detection's id."""
-    for frame in frames:
-        mine = frame["oid"].to_numpy() == old
-        if first_measurement and "measurement_id" in frame and "diaobjectid" in frame:
-            frame.loc[mine & (frame["measurement_id"].to_numpy() == old), "measurement_id"] = new
-            frame.loc[mine, "diaobjectid"] = new
-        frame.loc[mine, "oid"] = new
+def _peaking(spec: pd.DataFrame, plans: list[dict]) -> None:
+    """Transients peak while detected: a quarter of their span (at most 8 days) after the first detection."""
+    peaks = np.array([p["firstmjd"] + min(p["span"] * 0.25, 8.0) for p in plans])
+    spec["t0"] = np.where(spec["kind"].to_numpy() == "SN", peaks, spec["t0"])
 
 
 def dia_objects(
@@ -61,77 +73,80 @@ def dia_objects(
 ) -> tuple[dict[str, pd.DataFrame], int]:
     """Rows of grounded diaObjects (entities named as they are written), and the next free LSST id counter."""
     plans = [plan_defaults(rng, entity.spec, LSST_CADENCE) for entity in entities]
-    spec = _spec(rng, plans, random_spec(rng, len(plans), np.array([p["kind"] for p in plans])))
+    spec = _placed(random_spec(rng, len(plans), np.array([p["kind"] for p in plans])), plans)
+    _peaking(spec, plans)
+    spec["deep"] = False
     visits = grounded_visits(rng, spec, plans)
-    spec, detections, forced, used = measured_rows(rng, spec, visits, counter)
-    for k, entity in enumerate(entities):
-        if entity.oid is not None:
-            _rename([detections, forced], int(spec.at[k, "oid"]), int(entity.oid), True)
-            spec.at[k, "oid"] = int(entity.oid)
-        entity.oid = int(spec.at[k, "oid"])
-    tables = measurement_tables(rng, detections, forced)
-    attach_sources(rng, spec, _wanted_sources(entities))
-    objects = object_rows(tables["detection"], forced.groupby("oid").size(), LSST_TID)
-    order = pd.Index(spec["oid"]).get_indexer(objects["oid"])
-    spec, entities = spec.iloc[order].reset_index(drop=True), [entities[k] for k in order]
     wishes = [e.spec.get("classes", {}) for e in entities]
-    tables |= derived_tables(
+    tables, spec, used = dia_tables(
         rng,
         spec,
-        objects,
-        detections,
-        forced,
-        probabilities=lambda rng, objects, kinds: grounded_probabilities(rng, objects, kinds, wishes),
+        visits,
+        counter,
+        names=[e.oid for e in entities],
+        wanted=_wanted_sources(entities),
+        probabilities=lambda rng, objects, ordered: grounded_probabilities(
+            rng, objects, ordered, [wishes[k] for k in ordered.index]
+        ),
         features=lambda *rows: _features(*rows, entities=entities),
     )
-    twins = np.array(["twin" in e.spec for e in entities])
+    ordered = [entities[k] for k in spec.index]  # the entities in the objects' order
+    for entity, oid in zip(ordered, spec["oid"], strict=True):
+        entity.oid = int(oid)
+    twins = np.array(["twin" in e.spec for e in ordered])
     if twins.any():
+        objects = tables["object"]
         first, span = objects["firstmjd"].to_numpy(), objects["deltamjd"].to_numpy()
-        wanted = [e.spec["twin"] | {"firstmjd": first[k], "span": span[k]} for k, e in enumerate(entities) if twins[k]]
-        twin_tables, _ = _ztf(rng, counterpart_spec(rng, spec, twins), wanted, names)
-        tables = merged(tables, twin_tables)
+        wanted = [e.spec["twin"] | {"firstmjd": first[k], "span": span[k]} for k, e in enumerate(ordered) if twins[k]]
+        tables = merged(tables, _ztf_objects(rng, counterpart_spec(rng, spec, twins), wanted, names)[0])
     return tables, counter + used
 
 
 def ztf_only_objects(rng: np.random.Generator, entities: list[Entity], names: ZtfNames) -> dict[str, pd.DataFrame]:
     """Rows of grounded objects that only ZTF sees (entities named as they are written)."""
-    spec = ztf_only_spec(rng, len(entities))
-    for k, entity in enumerate(entities):
-        for column in ("ra", "dec"):
-            if column in entity.spec:
-                spec.at[k, column] = entity.spec[column]
+    spec = _placed(ztf_only_spec(rng, len(entities)), [e.spec for e in entities])
     attach_sources(rng, spec, _wanted_sources(entities))
-    tables, oids = _ztf(rng, spec, [{**e.spec, "oid": e.oid} for e in entities], names)
+    tables, oids = _ztf_objects(rng, spec, [{**e.spec, "oid": e.oid} for e in entities], names)
     for entity, oid in zip(entities, oids, strict=True):
         entity.oid = int(oid)
     return tables | source_rows(rng, spec)
 
 
-def _ztf(rng, spec: pd.DataFrame, wanted: list[dict], names: ZtfNames) -> tuple[dict[str, pd.DataFrame], np.ndarray]:
-    """Tables of grounded ZTF objects with their cross-matches, and their oids in spec order."""
-    tables, spec = ztf_objects(rng, spec, wanted, names)
-    return tables, spec["oid"].to_numpy()
+def _ztf_objects(rng: np.random.Generator, spec: pd.DataFrame, wanted: list[dict], names: ZtfNames):
+    """(tables, oids) of grounded ZTF objects with their cross-matches; ``wanted``: what the query asks of each."""
+    plans = [
+        plan_defaults(rng, {**plan, "kind": kind}, ZTF_CADENCE) for plan, kind in zip(wanted, spec["kind"], strict=True)
+    ]
+    spec = spec.reset_index(drop=True)
+    _peaking(spec, plans)
+    visits = grounded_visits(rng, spec, plans, ZTF_CADENCE)
+    spec["oid"] = [int(p["oid"]) if p.get("oid") else ztf_oid(names.name(p["firstmjd"])) for p in plans]
+    return ztf_rows(rng, spec, visits, names), spec["oid"].to_numpy()
 
 
-def merged(first: dict[str, pd.DataFrame], second: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """The rows of both, table by table."""
-    frames = {name: [t[name] for t in (first, second) if name in t and not t[name].empty] for name in first | second}
+def merged(*parts: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The rows of all the parts, table by table."""
+    names = dict.fromkeys(name for part in parts for name in part)
+    frames = {name: [p[name] for p in parts if name in p and not p[name].empty] for name in names}
     return {
-        name: pd.concat(parts, ignore_index=True) if parts else first.get(name, second.get(name))
-        for name, parts in frames.items()
+        name: pd.concat(found, ignore_index=True) if found else next(p[name] for p in parts if name in p)
+        for name, found in frames.items()
     }
 
 
 def _features(rng, spec, detections, objects, wise, *, entities: list[Entity]) -> pd.DataFrame:
-    """The generator's feature rows, plus a row for each feature a query asks of an object that lacks it."""
+    """The generator's feature rows, plus a row for each feature a query asks of an object that lacks it.
+
+    ``entities`` are in the order the objects were drawn: ``spec.index`` places each object among them.
+    """
     rows = feature_rows(rng, spec, detections, objects, wise)
     have = set(zip(rows["oid"], rows["feature_id"], rows["band"], strict=True))
     n_det = dict(zip(objects["oid"], objects["n_det"], strict=True))
     extra = [
-        {"oid": e.oid, "sid": 1, "feature_id": fid, "band": band, "version": 1, "feature_value": float(rng.uniform())}
-        for e in entities
-        for fid, band in e.spec.get("features", [])
-        if (e.oid, fid, band) not in have and n_det[e.oid] >= 2  # features need two detections
+        {"oid": oid, "sid": 1, "feature_id": fid, "band": band, "version": 1, "feature_value": float(rng.uniform())}
+        for oid, k in zip(spec["oid"], spec.index, strict=True)
+        for fid, band in entities[k].spec.get("features", [])
+        if (oid, fid, band) not in have and n_det[oid] >= 2  # features need two detections
     ]
     if not extra:
         return rows

@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["adjust_fluxes"]
+__all__ = ["DETECTION_FLOOR_SNR", "adjust_fluxes"]
 
-_DETECTION_SNR = 5.5
+DETECTION_FLOOR_SNR = 5.5
+"""A grounded detection is at least this many sigma (the base detects from 5)."""
 _COLUMNS = ("psfflux", "psffluxerr", "scienceflux", "sciencefluxerr")
 
 
@@ -41,7 +42,7 @@ def adjust_fluxes(rng: np.random.Generator, visits: pd.DataFrame, plans: list[di
 def _detectable(rng: np.random.Generator, f: dict[str, np.ndarray], detected: np.ndarray) -> None:
     """Raise the detections below the detection threshold to 5.5-9 sigma, keeping their sign."""
     flux = f["psfflux"]
-    floor = rng.uniform(_DETECTION_SNR, 9.0, len(flux)) * f["psffluxerr"]
+    floor = rng.uniform(DETECTION_FLOOR_SNR, 9.0, len(flux)) * f["psffluxerr"]
     low = detected & (np.abs(flux) < floor)
     raised = np.where(flux < 0, -floor, floor)
     f["scienceflux"][low] += raised[low] - flux[low]
@@ -60,7 +61,7 @@ def _level(f: dict[str, np.ndarray], rows: np.ndarray, level: float) -> None:
     shift = level - _weighted_mean(f, rows)
     f["psfflux"][rows] += shift
     f["scienceflux"][rows] += shift
-    f["psffluxerr"][rows] = np.minimum(f["psffluxerr"][rows], np.abs(f["psfflux"][rows]) / _DETECTION_SNR)
+    f["psffluxerr"][rows] = np.minimum(f["psffluxerr"][rows], np.abs(f["psfflux"][rows]) / DETECTION_FLOOR_SNR)
     mean = _weighted_mean(f, rows)
     if mean > 0 and level > 0:
         for column in _COLUMNS:

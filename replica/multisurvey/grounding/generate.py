@@ -17,10 +17,9 @@ from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.patching import apply_patches, fitted
 from replica.multisurvey import CATALOG
 from replica.multisurvey.gaia import gaia_rows
-from replica.multisurvey.grounding.dia import dia_objects, merged, ztf_only_objects
+from replica.multisurvey.grounding.dia import ZtfNames, dia_objects, merged, ztf_only_objects
 from replica.multisurvey.grounding.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.grounding.ss import ss_objects
-from replica.multisurvey.grounding.ztf_objects import ZtfNames
 from replica.multisurvey.lookups import lookup_frames
 from replica.multisurvey.population import flux_of_mag
 from replica.multisurvey.sky import lsst_positions
@@ -34,21 +33,19 @@ GROUNDED_COUNTER = 10**12
 def grounded_tables(entities: list[Entity], rng: np.random.Generator) -> dict[str, pd.DataFrame]:
     """Rows of every table for the entities (unnamed ones are named), within the catalog's keys."""
     objects = [e for e in entities if e.needs_object]
-    names, counter, tables = ZtfNames(), GROUNDED_COUNTER, {}
-    dia = [e for e in objects if e.spec.get("sid", 1) == 1]
-    if dia:
-        part, counter = dia_objects(rng, dia, counter, names)
-        tables = merged(tables, part)
-    solar = [e for e in objects if e.spec.get("sid") == 2]
-    if solar:
-        part, counter = ss_objects(rng, solar, counter, set())
-        tables = merged(tables, part)
-    ztf = [e for e in objects if e.spec.get("sid") == 0]
-    if ztf:
-        tables = merged(tables, ztf_only_objects(rng, ztf, names))
+    survey = {sid: [e for e in objects if e.spec.get("sid", 1) == sid] for sid in (0, 1, 2)}
     orphans = [e for e in entities if not e.needs_object]
+    names, counter, parts = ZtfNames(), GROUNDED_COUNTER, []
+    if survey[1]:
+        part, counter = dia_objects(rng, survey[1], counter, names)
+        parts.append(part)
+    if survey[2]:
+        parts.append(ss_objects(rng, survey[2], counter))
+    if survey[0]:
+        parts.append(ztf_only_objects(rng, survey[0], names))
     if orphans:
-        tables = merged(tables, _orphan_sources(rng, orphans))
+        parts.append(_orphan_sources(rng, orphans))
+    tables = merged(*parts)
     _patched(tables, objects)
     conform(tables, CATALOG, fixed=lookup_frames())
     return tables

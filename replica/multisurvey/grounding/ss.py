@@ -11,18 +11,17 @@ import numpy as np
 import pandas as pd
 
 from replica.engine.grounding.entity import Entity
-from replica.multisurvey.cadence import LSST_CADENCE, snap_to_visits
-from replica.multisurvey.ids import designation_of, lsst_ids
-from replica.multisurvey.orbits import GAUSS_K, apparent_v, ephemeris, random_elements
+from replica.multisurvey.cadence import snap_to_visits, visits_at
+from replica.multisurvey.grounding.fluxes import DETECTION_FLOOR_SNR
+from replica.multisurvey.ids import designation_of
+from replica.multisurvey.orbits import apparent_v, ephemeris, random_elements
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
-from replica.multisurvey.ss_objects import name_orbits, observed_epochs, random_designations
+from replica.multisurvey.ss_objects import G_SLOPE, observed_epochs
 from replica.multisurvey.ss_tables import ss_tables
 
 __all__ = ["ss_objects"]
 
 _CANDIDATES = 64
-_G_SLOPE = 0.15
-_DETECTION_SNR = 5.5
 
 
 def _start(rng: np.random.Generator, spec: dict) -> float:
@@ -54,10 +53,10 @@ def _orbits(rng: np.random.Generator, specs: list[dict], starts: np.ndarray) -> 
     best = eph["elongation"].reshape(len(specs), _CANDIDATES).argmax(axis=1)  # near opposition: it moves fast
     chosen = np.arange(len(specs)) * _CANDIDATES + best
     orbits = candidates.iloc[chosen].reset_index(drop=True)
-    geometry = apparent_v(0.0, _G_SLOPE, eph["heliorange"][chosen], eph["toporange"][chosen], eph["phaseangle"][chosen])
+    geometry = apparent_v(0.0, G_SLOPE, eph["heliorange"][chosen], eph["toporange"][chosen], eph["phaseangle"][chosen])
     drawn = rng.uniform(19.0, 22.0, len(specs)) - geometry
     orbits["h"] = [spec.get("orbit", {}).get("h", h) for spec, h in zip(specs, drawn, strict=True)]
-    orbits["g"] = _G_SLOPE
+    orbits["g"] = G_SLOPE
     return orbits
 
 
@@ -74,21 +73,11 @@ def _epochs(rng: np.random.Generator, spec: dict, start: float) -> np.ndarray:
     return np.unique(snap_to_visits(night + rng.uniform(0.0, 0.05, n_det) + step))
 
 
-def _visits(rng: np.random.Generator, mjds: list[np.ndarray]) -> pd.DataFrame:
-    """The detections' visits (``_obj`` indexes ``mjds``), bands and noise drawn as LSST's."""
-    obj = np.concatenate([np.full(len(m), k) for k, m in enumerate(mjds)])
-    names = np.array(list(LSST_CADENCE.band_codes))
-    band = names[rng.choice(len(names), size=len(obj), p=np.array(LSST_CADENCE.band_weights))]
-    frame = pd.DataFrame({"_obj": obj, "mjd": np.concatenate(mjds), "band_name": band})
-    frame["noise"] = frame["band_name"].map(LSST_CADENCE.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(obj))
-    frame["band"] = frame["band_name"].map(LSST_CADENCE.band_codes)
-    return frame
-
-
 def _detected(det: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
     """Every visit detected: the noise is lowered where the flux is below the detection threshold."""
     sigma = np.minimum(
-        det["psffluxerr"].to_numpy(), np.abs(det["psfflux"].to_numpy()) / rng.uniform(_DETECTION_SNR, 9.0, len(det))
+        det["psffluxerr"].to_numpy(),
+        np.abs(det["psfflux"].to_numpy()) / rng.uniform(DETECTION_FLOOR_SNR, 9.0, len(det)),
     )
     det["psfflux"] = np.abs(det["psfflux"].to_numpy())
     det["psffluxerr"], det["sciencefluxerr"] = sigma, sigma * 0.9
@@ -96,36 +85,18 @@ def _detected(det: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
     return det
 
 
-def ss_objects(
-    rng: np.random.Generator, entities: list[Entity], counter: int, taken: set[str]
-) -> tuple[dict[str, pd.DataFrame], int]:
-    """Rows of grounded solar-system objects (entities named as they are written), and the next free id counter."""
+def ss_objects(rng: np.random.Generator, entities: list[Entity], counter: int) -> dict[str, pd.DataFrame]:
+    """Rows of grounded solar-system objects (entities named as they are written); ids from LSST id ``counter`` on."""
     starts = np.array([_start(rng, entity.spec) for entity in entities])
     elements = _orbits(rng, [entity.spec for entity in entities], starts)
-    epochs = _visits(rng, [_epochs(rng, e.spec, s) for e, s in zip(entities, starts, strict=True)])
+    mjds = [_epochs(rng, e.spec, s) for e, s in zip(entities, starts, strict=True)]
+    epochs = visits_at(rng, np.concatenate([np.full(len(m), k) for k, m in enumerate(mjds)]), np.concatenate(mjds))
     det = _detected(observed_epochs(rng, elements, epochs), rng)
     named = [e.spec.get("designation") or (designation_of(e.oid) if e.oid else None) for e in entities]
-    drawn = iter(random_designations(rng, sum(name is None for name in named), taken))
-    elements["designation"] = [name if name is not None else next(drawn) for name in named]
-    name_orbits(elements)
-    for k, entity in enumerate(entities):
-        if entity.oid is not None and designation_of(entity.oid) is None:
-            elements.at[k, "ssobjectid"] = int(entity.oid)  # an id that encodes no designation keeps it
-        entity.oid = int(elements.at[k, "ssobjectid"])
-    det["measurement_id"] = lsst_ids(np.arange(counter, counter + len(det)))
-    tables = ss_tables(rng, elements, det)
-    _fill(tables["lsst_mpc_orbits"], elements, [bool(e.spec.get("unfilled")) for e in entities])
-    return tables, counter + len(det)
-
-
-def _fill(orbits: pd.DataFrame, elements: pd.DataFrame, unfilled: list[bool]) -> None:
-    """The placeholder zeros where a query asks for them, the orbit's own values everywhere else."""
-    motion = np.degrees(GAUSS_K / elements["a"].to_numpy() ** 1.5)
-    filled = {
-        "a": elements["a"],
-        "period": 360.0 / motion,
-        "mean_anomaly": elements["mean_anomaly"],
-        "mean_motion": motion,
-    }
-    for column, values in filled.items():
-        orbits[column] = np.where(np.array(unfilled), 0.0, np.asarray(values, dtype=float))
+    # an id that encodes no designation keeps it
+    ids = [int(e.oid) if e.oid is not None and designation_of(e.oid) is None else None for e in entities]
+    unfilled = [bool(e.spec.get("unfilled")) for e in entities]
+    tables = ss_tables(rng, elements, det, counter, set(), named, ids, unfilled)
+    for entity, oid in zip(entities, elements["ssobjectid"], strict=True):
+        entity.oid = int(oid)
+    return tables

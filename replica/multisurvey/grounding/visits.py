@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 
 from replica.multisurvey.cadence import LSST_CADENCE, Cadence, snap_to_visits
+from replica.multisurvey.dia_sources import PRECOVERY_D
 from replica.multisurvey.grounding.fluxes import adjust_fluxes
+from replica.multisurvey.ids import VISIT_SLOT_D
 from replica.multisurvey.lightcurves import band_flux, measure, true_fluxes
 
 __all__ = ["grounded_visits", "plan_defaults"]
 
 _SPAN_D = {"SN": (25.0, 80.0), "VS": (120.0, 300.0), "AGN": (120.0, 300.0), "bogus": (0.01, 0.15), "moving": (0.0, 0.0)}
-_PRECOVERY_D = 30.0
-_SLOT_D = 40.0 / 86400.0
 
 
 def plan_defaults(rng: np.random.Generator, spec: dict, cadence: Cadence) -> dict:
@@ -52,25 +52,24 @@ def _epochs(rng: np.random.Generator, plan: dict) -> np.ndarray:
     n, first, span = plan["n_det"], plan["firstmjd"], plan["span"]
     inner = np.sort(rng.uniform(first, first + span, max(n - 2, 0)))
     times = snap_to_visits(np.concatenate([[first], inner, [first + span]])[:n] if n > 1 else np.array([first]))
-    steps = np.arange(n) * _SLOT_D  # distinct visits: each at least one slot after the one before
+    steps = np.arange(n) * VISIT_SLOT_D  # distinct visits: each at least one slot after the one before
     return np.maximum.accumulate(times - steps) + steps
 
 
 def _bands(rng: np.random.Generator, plan: dict, n: int, cadence: Cadence) -> np.ndarray:
     """Band names of n detections: a single band when one is asked for, else the bands asked for, then at random."""
-    names = np.array(list(cadence.band_codes))
     codes = {code: name for name, code in cadence.band_codes.items()}
     if plan.get("only_band") in codes:
         return np.full(n, codes[plan["only_band"]])
     chosen = [codes[band] for band, count in plan.get("bands", {}).items() if band in codes for _ in range(count)]
-    rest = names[rng.choice(len(names), size=max(n - len(chosen), 0), p=np.array(cadence.band_weights))]
-    return rng.permutation(np.concatenate([np.array(chosen, dtype=names.dtype), rest]))[:n]
+    rest = cadence.bands(rng, max(n - len(chosen), 0))
+    return rng.permutation(np.concatenate([np.array(chosen, dtype=rest.dtype), rest]))[:n]
 
 
 def _forced_epochs(rng: np.random.Generator, plan: dict, detections: np.ndarray) -> np.ndarray:
     """Epochs of forced photometry: precursors, then the detection epochs, then later epochs, n_forced in all."""
     first = plan["firstmjd"]
-    precursors = np.sort(first - rng.uniform(0.5, _PRECOVERY_D, plan.get("precursors", 0)))
+    precursors = np.sort(first - rng.uniform(0.5, PRECOVERY_D, plan.get("precursors", 0)))
     wanted = plan.get("n_forced")
     wanted = len(detections) + int(rng.integers(0, 6)) if wanted is None else int(wanted)
     later = first + plan["span"] + np.cumsum(rng.uniform(1.0, 4.0, max(wanted - len(detections) - len(precursors), 0)))
@@ -83,33 +82,28 @@ def grounded_visits(
 ) -> pd.DataFrame:
     """Measured visits of grounded objects (``_obj`` indexes ``spec`` and ``plans``), with is_det and is_forced.
 
-    Args:
-        rng: Random generator.
-        spec: The objects' generator spec (kind, flux, colour, light-curve parameters).
-        plans: Per object, its spec after ``plan_defaults``.
-        cadence: The survey's bands and noise.
+    ``plans`` are the objects' specs after ``plan_defaults``.
     """
-    columns: dict[str, list[np.ndarray]] = {"_obj": [], "mjd": [], "is_det": [], "is_forced": [], "band_name": []}
-    names = np.array(list(cadence.band_codes))
+    frames = []
     for k, plan in enumerate(plans):
         detections = _epochs(rng, plan)
         forced = _forced_epochs(rng, plan, detections)
         mjd = np.unique(np.concatenate([detections, forced]))
         is_det = np.isin(mjd, detections)
-        band_name = names[rng.choice(len(names), size=len(mjd), p=np.array(cadence.band_weights))]
+        band_name = cadence.bands(rng, len(mjd))
         band_name[is_det] = _bands(rng, plan, int(is_det.sum()), cadence)
-        values = (np.full(len(mjd), k), mjd, is_det, np.isin(mjd, forced), band_name)
-        for column, value in zip(columns, values, strict=True):
-            columns[column].append(value)
-    visits = pd.DataFrame({column: np.concatenate(values) for column, values in columns.items()})
+        is_forced = np.isin(mjd, forced)
+        frames.append(
+            pd.DataFrame({"_obj": k, "mjd": mjd, "is_det": is_det, "is_forced": is_forced, "band_name": band_name})
+        )
+    visits = pd.concat(frames, ignore_index=True)
     visits["band"] = visits["band_name"].map(cadence.band_codes).to_numpy()
-    visits["noise"] = visits["band_name"].map(cadence.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(visits))
+    visits["noise"] = cadence.noise(rng, visits["band_name"].to_numpy())
     diff, template = true_fluxes(spec, visits)
     brief = np.isin(spec["kind"].to_numpy()[visits["_obj"].to_numpy()], ("bogus", "moving"))
     s = spec.iloc[visits["_obj"].to_numpy()]
     flash = band_flux(s["flux"].to_numpy(), s["color"].to_numpy(), visits["band_name"].to_numpy())
     diff = np.where(brief & visits["is_det"].to_numpy(), flash, diff)
-    for name, values in measure(rng, diff, template, visits["noise"].to_numpy()).items():
-        visits[name] = values
+    visits = visits.assign(**measure(rng, diff, template, visits["noise"].to_numpy()))
     adjust_fluxes(rng, visits, plans)
     return visits
