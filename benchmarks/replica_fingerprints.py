@@ -8,7 +8,9 @@ output and names every table that differs. The server runs out of a temporary da
 stopped (and the folder deleted) at the end.
 
 ``benchmarks/results/replica_fingerprints.json`` holds the fingerprints of the replicas as built before the replica
-engine and the per-catalog recipes were split (commit 35ea10f); a deliberate change of the data records a new one
+engine and the per-catalog recipes were split (commit 35ea10f), but for the multi-survey AllWISE and Gaia rows,
+recorded again when grounded values began to reach the counterparts of grounded objects beside an orphan source. A
+deliberate change of the data records a new one
 (``python -m benchmarks.replica_fingerprints > benchmarks/results/replica_fingerprints.json``).
 """
 

@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import psycopg
+import pytest
 import sqlglot
 from sqlglot import exp
 
@@ -116,3 +117,29 @@ def test_grounding_extreme_literals_never_breaks_a_build(multisurvey_builds: dic
                 except Exception as err:  # the failure must name the set that broke grounding
                     raise AssertionError(f"grounding set {index} raised {err!r}; queries: {queries}") from err
                 assert len(report.grounded) + len(report.skipped) == len(queries)
+
+
+def test_a_counterparts_values_reach_its_row_beside_a_source_without_an_object() -> None:
+    """Gaia rows find their object through xmatch; a Gaia row no object has (asked alone) must not lose them."""
+    plan = entities_for_queries(
+        [
+            "SELECT x.oid FROM xmatch x JOIN gaiadr3_source g ON g.oid_catalog = x.oid_catalog "
+            "WHERE x.catid = 1 AND g.parallax > 40",
+            "SELECT oid_catalog FROM gaiadr3_source WHERE ruwe > 30",
+        ],
+        MULTISURVEY_PROFILE,
+    )
+    tables = grounded_tables(plan.entities, np.random.default_rng(0))
+    gaia, xmatch = tables["gaiadr3_source"], tables["xmatch"]
+    asked = {
+        e.oid: columns["parallax"]
+        for e in plan.entities
+        if e.needs_object
+        for table, _, columns in e.patches
+        if table == "gaiadr3_source" and "parallax" in columns
+    }
+    counterpart = dict(zip(xmatch["oid"], xmatch["oid_catalog"].astype(str), strict=True))
+    parallax = dict(zip(gaia["oid_catalog"].astype(str), gaia["parallax"], strict=True))
+    assert len(asked) >= 2
+    assert {oid: parallax[counterpart[oid]] for oid in asked} == pytest.approx(asked)
+    assert (gaia["ruwe"] > 30).any()

@@ -102,7 +102,7 @@ def _owners(tables: dict[str, pd.DataFrame]) -> dict[str, np.ndarray]:
         if table in tables:
             mine = xmatch[xmatch["catid"] == catid]
             owner = dict(zip(mine["oid_catalog"].map(key), mine["oid"], strict=True))
-            out[table] = (
-                tables[table]["oid_catalog"].map(lambda name, owner=owner, key=key: owner.get(key(name))).to_numpy()
-            )
+            # a list, not Series.map: an orphan source's None would turn every owner into a float, and the 18-digit
+            # LSST ids would no longer name their objects
+            out[table] = np.array([owner.get(key(name)) for name in tables[table]["oid_catalog"]], dtype=object)
     return out
