@@ -20,21 +20,13 @@ _STAMP_INDEX = {c: i for i, c in enumerate(vocab.STAMP_CLASSES)}
 _VERSION_SPREAD = 0.1  # log-normal scatter between the two lc versions' probabilities of a class
 
 
-def _lc_choice(spec: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """The lc classes the spec fixes: (class index, probability) of the first and of the second (-1: none)."""
-    second = spec["lc_second"].to_numpy() != ""
-    second_idx = np.full(len(spec), -1.0)
-    second_idx[second] = spec.loc[second, "lc_second"].map(_LC_INDEX).to_numpy()
-    first = np.stack([spec["lc_class"].map(_LC_INDEX).to_numpy(), spec["lc_p"].to_numpy()], axis=1)
-    return first, np.stack([second_idx, spec["lc_p2"].to_numpy()], axis=1)
-
-
 def _lc_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> list[pd.DataFrame]:
     lc = spec[spec["lc_class"] != ""]
     if lc.empty:
         return []
     oids, versions = lc["oid"].to_numpy(), lc["lc_ver"].to_numpy()
-    p = hierarchical_matrix(rng, _LC, *_lc_choice(lc))
+    first, second = (lc[column].map(_LC_INDEX).to_numpy() for column in ("lc_class", "lc_second"))
+    p = hierarchical_matrix(rng, _LC, first, lc["lc_p"].to_numpy(), second, lc["lc_p2"].to_numpy())
     first, again = (versions & 1) > 0, (versions & 2) > 0
     moved = p[again] * today_rng.lognormal(0.0, _VERSION_SPREAD, p[again].shape)
     moved /= moved.sum(axis=1, keepdims=True)
@@ -60,12 +52,7 @@ def _stamp_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFra
 
 
 def probability_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> pd.DataFrame:
-    """All probability rows for the objects of a spec that `today.complete_spec` completed.
-
-    Args:
-        rng: random generator of the benchmark's classifiers.
-        spec: object spec.
-        today_rng: random generator of today's classifiers (apart, so that they leave the others' rows as they were).
-    """
+    """All probability rows for the objects of a spec that `today.complete_spec` completed; today's classifiers draw
+    from ``today_rng``, apart, so that they leave the others' rows as they were."""
     rows = _lc_rows(rng, spec, today_rng) + _stamp_rows(rng, spec) + today.probability_rows(today_rng, spec)
     return pd.concat(rows, ignore_index=True)

@@ -18,8 +18,7 @@ def ps1_rows(rng: np.random.Generator, spec: pd.DataFrame, first_band: pd.DataFr
     """ps1_ztf: the first alert of each object, plus the first alert of the other band for 20 %."""
     first_band = first_band.sort_values(["_obj", "mjd"])
     second = first_band.groupby("_obj").nth(1)
-    both = spec["ps1_both"].to_numpy()[second["_obj"].to_numpy()] if "ps1_both" in spec else False
-    extra = second[(rng.random(len(second)) < 0.2) | both]
+    extra = second[(rng.random(len(second)) < 0.2) | spec["ps1_both"].to_numpy()[second["_obj"].to_numpy()]]
     base = first_band.groupby("_obj").head(1)
     src = pd.concat([base, extra]).sort_values(["_obj", "mjd"])
     obj = src["_obj"].to_numpy()
@@ -48,11 +47,10 @@ def ps1_rows(rng: np.random.Generator, spec: pd.DataFrame, first_band: pd.DataFr
     df.loc[missing, "nmtchps"] = 0
     for k in (1, 2, 3):
         df[f"unique{k}"] = rng.random(n) < 0.1
-    if "ps1_both" in spec:
-        # the second band's first alert of these objects saw another nearest PS1 source
-        changed = spec["ps1_both"].to_numpy()[obj] & df.duplicated("oid").to_numpy()
-        df.loc[changed, "objectidps1"] = df.loc[changed, "objectidps2"]
-        df.loc[changed, "unique1"] = True
+    # the second band's first alert of these objects saw another nearest PS1 source
+    changed = spec["ps1_both"].to_numpy()[obj] & df.duplicated("oid").to_numpy()
+    df.loc[changed, "objectidps1"] = df.loc[changed, "objectidps2"]
+    df.loc[changed, "unique1"] = True
     return df
 
 

@@ -8,10 +8,10 @@ import pandas as pd
 from replica.engine.draws import distinct_probabilities, ranks
 from replica.ztf import vocab
 
-__all__ = ["Hierarchy", "block", "flat_rows", "hierarchical_matrix", "hierarchy_rows"]
+__all__ = ["Hierarchy", "flat_rows", "hierarchical_matrix", "hierarchy_rows"]
 
 
-def block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
+def _block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
     m, k = p.shape
     return pd.DataFrame(
         {
@@ -42,7 +42,7 @@ def flat_rows(rng, oids: np.ndarray, cls: np.ndarray, p: np.ndarray, classes, na
     w[fixed] = 0.0
     w /= w.sum(axis=1, keepdims=True)
     rest = 1.0 - p_fixed.sum(axis=1, keepdims=True)
-    return block(oids, np.where(fixed, p_fixed, w * rest), classes, name, version)
+    return _block(oids, np.where(fixed, p_fixed, w * rest), classes, name, version)
 
 
 @dataclass(frozen=True)
@@ -71,27 +71,18 @@ class Hierarchy:
         return f"{self.name}_{vocab.BRANCH_PARTS[branch]}"
 
 
-def hierarchical_matrix(
-    rng: np.random.Generator, hierarchy: Hierarchy, top: np.ndarray, second: np.ndarray | None = None
-) -> np.ndarray:
-    """Probabilities over `hierarchy.classes`, one row per object.
-
-    Args:
-        rng: random generator.
-        hierarchy: the classifier.
-        top: (class index, probability) of each object's chosen class, shape (m, 2).
-        second: optional (class index or -1, probability) of a second chosen class, shape (m, 2).
-    """
-    m, k = len(top), len(hierarchy.classes)
+def hierarchical_matrix(rng: np.random.Generator, hierarchy: Hierarchy, cls, p, second=None, p2=None) -> np.ndarray:
+    """Probabilities over `hierarchy.classes`, one row per object: its class (index ``cls``) has probability ``p``,
+    and its optional second class (index ``second``, NaN for none) ``p2``."""
+    m, k = len(cls), len(hierarchy.classes)
     branch_of = hierarchy.branch_of
-    cls = top[:, 0].astype(int)
-    p_fixed, fixed = _fixed(k, cls, top[:, 1])
-    rows = np.arange(m)
-    has_second = np.zeros(m, dtype=bool) if second is None else second[:, 0] >= 0
+    cls = np.asarray(cls).astype(int)
+    p_fixed, fixed = _fixed(k, cls, p)
+    has_second = np.zeros(m, dtype=bool) if second is None else second >= 0
     if has_second.any():
-        idx2 = second[has_second, 0].astype(int)
-        p_fixed[rows[has_second], idx2] = second[has_second, 1]
-        fixed[rows[has_second], idx2] = True
+        rows, idx2 = np.flatnonzero(has_second), second[has_second].astype(int)
+        p_fixed[rows, idx2] = p2[has_second]
+        fixed[rows, idx2] = True
     # hierarchical like the real classifier (p_lc = p_top * p_branch): the remaining mass stays mostly in the
     # class's own branch, and only a small share (mean 1/6) leaks to the classes of the other two branches
     same = branch_of[None, :] == branch_of[cls][:, None]
@@ -114,9 +105,9 @@ def hierarchy_rows(oids: np.ndarray, p: np.ndarray, hierarchy: Hierarchy, versio
     branch_of = hierarchy.branch_of
     top = np.stack([p[:, branch_of == b].sum(axis=1) for b in range(3)], axis=1)
     out = [
-        block(oids, p, hierarchy.classes, hierarchy.name, version),
-        block(oids, top, vocab.TOP, f"{hierarchy.name}_top", version),
+        _block(oids, p, hierarchy.classes, hierarchy.name, version),
+        _block(oids, top, vocab.TOP, f"{hierarchy.name}_top", version),
     ]
     for b, classes in enumerate(hierarchy.branches):
-        out.append(block(oids, p[:, branch_of == b] / top[:, [b]], classes, hierarchy.part(b), version))
+        out.append(_block(oids, p[:, branch_of == b] / top[:, [b]], classes, hierarchy.part(b), version))
     return out

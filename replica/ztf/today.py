@@ -98,8 +98,7 @@ def _bhrf_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFram
     chosen = spec[(spec["today_class"] != "") & spec["forced"].astype(bool)]
     if chosen.empty:
         return []
-    top = np.stack([chosen["today_class"].map(_BHRF_INDEX).to_numpy(), chosen["today_p"].to_numpy()], axis=1)
-    p = hierarchical_matrix(rng, BHRF, top)
+    p = hierarchical_matrix(rng, BHRF, chosen["today_class"].map(_BHRF_INDEX).to_numpy(), chosen["today_p"].to_numpy())
     return hierarchy_rows(chosen["oid"].to_numpy(), p, BHRF, vocab.BHRF_VERSION)
 
 

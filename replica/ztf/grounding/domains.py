@@ -45,6 +45,6 @@ def domain(table: str, column: str) -> Domain:
     described = catalog_column(table, column, CATALOG)
     if described is not None and described.domain is not None:
         return described.domain
-    if column.startswith(("mag", "sigma")) or column.endswith("mag1") or "mag" in column:
+    if "mag" in column or column.startswith("sigma"):
         return _MAGNITUDE
     return _OTHER

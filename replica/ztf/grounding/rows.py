@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 
 from catalog.ztf_names import ztf_name
+from replica.engine.draws import allwise_sources
 from replica.engine.grounding.constraints import conform, fitting
 from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.patching import apply_patches, fitted
-from replica.ztf import CATALOG, crossmatch, vocab
+from replica.ztf import CATALOG, vocab
 from replica.ztf.objects import spec_for_kinds, year_of
 from replica.ztf.tables import generate_chunk
 
@@ -59,11 +60,9 @@ def grounded_tables(
 ) -> dict[str, pd.DataFrame]:
     """Rows of every table for the entities (oids of unnamed entities are generated), within the schema's keys."""
     objects = [e for e in entities if e.needs_object]
-    kinds = np.array([_kind(e.spec) for e in objects], dtype=object)
-    spec = spec_for_kinds(rng, kinds, old_feature_fraction) if len(objects) else None
     tables: dict[str, pd.DataFrame] = {}
-    if spec is not None:
-        spec["ps1_both"] = False
+    if objects:
+        spec = spec_for_kinds(rng, np.array([_kind(e.spec) for e in objects], dtype=object), old_feature_fraction)
         _override(spec, objects, rng)
         tables = generate_chunk(rng, spec, GROUNDED_GIDX, max_forced_rows)
         apply_patches(tables, objects, CATALOG, special={"xmatch_catalog": _rename_catalog})
@@ -155,7 +154,7 @@ def _allwise_rows(rng: np.random.Generator, sources: list[dict]) -> pd.DataFrame
     ra = np.array([s["ra"] for s in sources], dtype=float)
     dec = np.array([s["dec"] for s in sources], dtype=float)
     w1 = np.array([s.get("w1mpro", np.nan) for s in sources], dtype=float)
-    rows = crossmatch.allwise_sources(rng, ra, dec, w1, np.full(len(sources), np.nan))
+    rows = allwise_sources(rng, ra, dec, w1, np.full(len(sources), np.nan))
     for i, source in enumerate(sources):
         for column, value in source.items():
             if column in rows.columns and column not in ("ra", "dec"):
