@@ -25,14 +25,12 @@ def ps1_rows(rng: np.random.Generator, spec: pd.DataFrame, first_band: pd.DataFr
     n = len(src)
     ra, dec = spec["ra"].to_numpy()[obj], spec["dec"].to_numpy()[obj]
     out = {"oid": src["oid"].to_numpy(), "candid": src["candid"].to_numpy()}
-    for k, (dist, sg) in enumerate(
-        (
-            (spec["distpsnr1"].to_numpy()[obj], spec["sgscore1"].to_numpy()[obj]),
-            (rng.uniform(2, 15, n), rng.uniform(0, 1, n)),
-            (rng.uniform(15, 30, n), rng.uniform(0, 1, n)),
-        ),
-        start=1,
-    ):
+    nearest = [  # (distance, star-galaxy score) of the three nearest PS1 sources
+        (spec["distpsnr1"].to_numpy()[obj], spec["sgscore1"].to_numpy()[obj]),
+        (rng.uniform(2, 15, n), rng.uniform(0, 1, n)),
+        (rng.uniform(15, 30, n), rng.uniform(0, 1, n)),
+    ]
+    for k, (dist, sg) in enumerate(nearest, start=1):
         out[f"objectidps{k}"] = _ps1_objid(ra + k * 1e-4, dec)
         base_mag = rng.uniform(14.0, 22.0, n)
         for b, off in zip("griz", (0.4, 0.0, -0.2, -0.3), strict=True):

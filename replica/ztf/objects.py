@@ -9,14 +9,12 @@ import pandas as pd
 from catalog.ztf_names import ztf_name
 from replica.ztf import vocab
 
-__all__ = ["KIND_WEIGHTS", "assign_oids", "random_kinds", "sky", "spec_for_kinds", "year_of"]
-
-KIND_WEIGHTS = (0.28, 0.22, 0.20, 0.15, 0.15)  # in vocab.KINDS order
+__all__ = ["assign_oids", "random_kinds", "sky", "spec_for_kinds", "year_of"]
 
 
 def random_kinds(rng: np.random.Generator, n: int) -> np.ndarray:
     """Draw `n` object kinds with the population mix of DATABASE.md section 4."""
-    return rng.choice(np.array(vocab.KINDS), size=n, p=KIND_WEIGHTS)
+    return rng.choice(np.array(list(vocab.KIND_WEIGHTS)), size=n, p=list(vocab.KIND_WEIGHTS.values()))
 
 
 def _ndet(rng: np.random.Generator, kind: np.ndarray) -> np.ndarray:
@@ -197,10 +195,9 @@ def spec_for_kinds(rng: np.random.Generator, kind: np.ndarray, old_feature_fract
             "ssmagnr": np.nan,
             "ssnamenr": "",
             "ps1_both": False,
+            **_crossmatch_flags(rng, kind, lc_class),
         }
     )
-    for key, values in _crossmatch_flags(rng, kind, lc_class).items():
-        spec[key] = values
     active = first + span >= vocab.MJD_FORCED_START
     spec["forced"] = active & (ndet_g + ndet_r >= 3) & ~np.isin(kind, ("asteroid", "bogus"))
     spec["ref_change"] = (ndet_g + ndet_r >= 4) & (rng.random(n) < 0.05)

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from catalog import Classifier
 from replica.engine.draws import distinct_probabilities, ranks
 from replica.ztf import vocab
 
@@ -35,14 +36,16 @@ def _fixed(n_classes: int, cls: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, 
     return p_fixed, fixed
 
 
-def flat_rows(rng, oids: np.ndarray, cls: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
-    """Rows of a classifier without hierarchy: class index ``cls`` gets ``p``, the rest is spread at random."""
-    p_fixed, fixed = _fixed(len(classes), cls, p)
+def flat_rows(rng, oids, names, p, classifier: Classifier, version: str | None = None) -> pd.DataFrame:
+    """Rows of a classifier without hierarchy (its first version unless ``version`` names another): each object's
+    class (``names``) gets ``p``, the rest is spread at random."""
+    classes = classifier.classes
+    p_fixed, fixed = _fixed(len(classes), pd.Index(classes).get_indexer(names), p)
     w = rng.gamma(1.0, 1.0, p_fixed.shape)
     w[fixed] = 0.0
     w /= w.sum(axis=1, keepdims=True)
     rest = 1.0 - p_fixed.sum(axis=1, keepdims=True)
-    return _block(oids, np.where(fixed, p_fixed, w * rest), classes, name, version)
+    return _block(oids, np.where(fixed, p_fixed, w * rest), classes, classifier.name, version or classifier.versions[0])
 
 
 @dataclass(frozen=True)
@@ -71,18 +74,17 @@ class Hierarchy:
         return f"{self.name}_{vocab.BRANCH_PARTS[branch]}"
 
 
-def hierarchical_matrix(rng: np.random.Generator, hierarchy: Hierarchy, cls, p, second=None, p2=None) -> np.ndarray:
-    """Probabilities over `hierarchy.classes`, one row per object: its class (index ``cls``) has probability ``p``,
-    and its optional second class (index ``second``, NaN for none) ``p2``."""
-    m, k = len(cls), len(hierarchy.classes)
-    branch_of = hierarchy.branch_of
-    cls = np.asarray(cls).astype(int)
-    p_fixed, fixed = _fixed(k, cls, p)
-    has_second = np.zeros(m, dtype=bool) if second is None else second >= 0
+def hierarchical_matrix(rng: np.random.Generator, hierarchy: Hierarchy, classes, p, second=None, p2=None):
+    """Probabilities over `hierarchy.classes`, one row per object: its class (``classes``) has probability ``p``, and
+    its optional second class (``second``, "" for none) ``p2``."""
+    index, branch_of = pd.Index(hierarchy.classes), hierarchy.branch_of
+    m, cls = len(classes), index.get_indexer(classes)
+    p_fixed, fixed = _fixed(len(index), cls, p)
+    cls2 = np.full(m, -1) if second is None else index.get_indexer(second)
+    has_second = cls2 >= 0
     if has_second.any():
-        rows, idx2 = np.flatnonzero(has_second), second[has_second].astype(int)
-        p_fixed[rows, idx2] = p2[has_second]
-        fixed[rows, idx2] = True
+        p_fixed[has_second, cls2[has_second]] = p2[has_second]
+        fixed[has_second, cls2[has_second]] = True
     # hierarchical like the real classifier (p_lc = p_top * p_branch): the remaining mass stays mostly in the
     # class's own branch, and only a small share (mean 1/6) leaks to the classes of the other two branches
     same = branch_of[None, :] == branch_of[cls][:, None]

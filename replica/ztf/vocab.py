@@ -9,7 +9,8 @@ from replica.ztf import CATALOG
 _ZTF = load_catalog(CATALOG)
 CLASSIFIERS = _ZTF.classifiers
 LC_VERSION, LC_VERSION_TODAY = _ZTF.classifier("lc_classifier").versions  # the benchmark's, then today's
-STAMP_VERSIONS = _ZTF.classifier("stamp_classifier").versions
+STAMP = _ZTF.classifier("stamp_classifier")
+STAMP_VERSIONS = STAMP.versions
 # the lc-classified objects' feature versions (current, older), and one more that a few objects also carry
 FEATURE_VERSIONS = ("lc_classifier_1.2.1-P", "lc_classifier_1.1.13")
 FEATURE_VERSION_TRANSITIONAL = "lc_classifier_1.2.1-P-transitional"
@@ -20,7 +21,7 @@ BRANCH_CLASSIFIERS = tuple(f"lc_classifier_{part}" for part in BRANCH_PARTS)
 TRANSIENT, STOCHASTIC, PERIODIC = BRANCHES = tuple(_ZTF.classifier(name).classes for name in BRANCH_CLASSIFIERS)
 TOP = _ZTF.classifier("lc_classifier_top").classes
 LC_CLASSES = TRANSIENT + STOCHASTIC + PERIODIC
-STAMP_CLASSES = _ZTF.classifier("stamp_classifier").classes
+STAMP_CLASSES = STAMP.classes
 
 # Today's classifiers (catalog `rules: name`): the hierarchical forced-photometry BHRF, two flat betas, the stamp beta.
 BHRF = "lc_classifier_BHRF_forced_phot"
@@ -32,7 +33,9 @@ LC_BETAS = tuple(
 )
 STAMP_BETA = _ZTF.classifier("stamp_classifier_2025_beta")
 
-KINDS = ("asteroid", "bogus", "short", "SN", "var")
+# Population mix of object kinds, and of forced photometry's processing status codes.
+KIND_WEIGHTS = {"asteroid": 0.28, "bogus": 0.22, "short": 0.20, "SN": 0.15, "var": 0.15}
+PROCSTATUS_WEIGHTS = {"0": 0.9, "57": 0.05, "56": 0.03, "58": 0.01, "255": 0.01}
 
 # Population mix of lc classes (indices into LC_CLASSES) for SN-like and variable objects.
 SN_CLASS_WEIGHTS = {"SNIa": 0.55, "SNII": 0.28, "SNIbc": 0.12, "SLSN": 0.05}

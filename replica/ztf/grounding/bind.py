@@ -23,19 +23,17 @@ def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tu
     """Fill ``entity`` (spec, patches, AllWISE sources) from per-reference column values and the world's diffs."""
     apply_diffs(by_ref, world.diffs, is_span=_is_span, default=lambda column: _DEFAULTS.get(column, 0.5))
     _apply_counts(entity, world.counts)
-    tables = {ref.table for ref in by_ref}
     state = {"mjd_hint": None, "features": False, "band": set()}
     for ref, values in by_ref.items():
-        bind = TABLES[ref.table].bind if ref.table in TABLES else None
-        if bind is not None:
-            bind(entity, ref.table, values, state)
+        if ref.table in TABLES and TABLES[ref.table].bind:
+            TABLES[ref.table].bind(entity, ref.table, values, state)
     probabilities = [
         {"classifier_name": r.table, **v} if r.table in _PARTITIONS else v
         for r, v in by_ref.items()
         if r.table == "probability" or r.table in _PARTITIONS
     ]
     bind_probabilities(entity.spec, probabilities, variant)
-    if tables <= {"allwise"}:
+    if {ref.table for ref in by_ref} <= {"allwise"}:
         entity.needs_object = False
     for cone, outside in cones:
         _place(entity, cone, outside, variant)

@@ -24,7 +24,7 @@ _CATEGORIES = {
     "classifier_name": _CLASSIFIER_NAMES,
     "fid": (1, 2),
     "catid": ("allwise",),
-    "procstatus": ("0", "57", "56", "58", "255"),
+    "procstatus": tuple(vocab.PROCSTATUS_WEIGHTS),
     "version": vocab.FEATURE_VERSIONS,
 }
 _CLASSES_OF = {c.name: c.classes for c in vocab.CLASSIFIERS}
