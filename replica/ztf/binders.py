@@ -76,8 +76,7 @@ def bind_object(entity, table: str, values: dict, state: dict) -> None:
             spec["ref_change"] = value
         else:
             rest[column] = value
-    if rest:
-        entity.patches.append(("object", {}, rest))
+    _patch(entity, table, rest)
 
 
 def bind_magstat(entity, table: str, values: dict, state: dict) -> None:

@@ -109,9 +109,10 @@ def _stamp_classes(rng: np.random.Generator, kind: np.ndarray, lc_class: np.ndar
 
 
 def _uniform_by_kind(rng, kind, lc_class, ranges: dict, default: tuple) -> np.ndarray:
+    """Uniform in the range of the object's kind or lc-class branch (``ranges`` keys), else in ``default``."""
     out = rng.uniform(*default, len(kind))
     for key, (a, b) in ranges.items():
-        m = (kind == key) | np.isin(lc_class, getattr(vocab, key.upper(), ()))
+        m = (kind == key) | np.isin(lc_class, {"periodic": vocab.PERIODIC, "stochastic": vocab.STOCHASTIC}.get(key, ()))
         out[m] = rng.uniform(a, b, m.sum())
     return out
 

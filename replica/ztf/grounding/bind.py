@@ -16,7 +16,7 @@ from replica.ztf.tables import TABLES
 
 __all__ = ["PER_ROW", "bind_values"]
 
-_DEFAULTS = {"probability": 0.5, "sgscore1": 0.6, "classtar": 0.5, "firstmjd": 59500.0}
+_DEFAULTS = {"sgscore1": 0.6, "firstmjd": 59500.0}  # else 0.5
 
 
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
@@ -36,7 +36,11 @@ def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tu
     if {ref.table for ref in by_ref} <= {"allwise"}:
         entity.needs_object = False
     for cone, outside in cones:
-        _place(entity, cone, outside, variant)
+        ra, dec = cone.position(outside, variant)
+        if cone.ref.table == "allwise" and not entity.needs_object:
+            entity.allwise.append({"ra": ra, "dec": dec})
+        else:
+            entity.spec.update(ra=ra, dec=dec)
     _finish(entity, state)
 
 
@@ -56,14 +60,6 @@ PER_ROW = frozenset(name for name, table in TABLES.items() if table.bind in (bin
 """The measurement tables: many rows per object, half of an answer's rows miss a condition."""
 _PARTITIONS = frozenset(t.name for t in load_catalog(CATALOG).tables if t.partition_of == "probability")
 """Partitions of probability by classifier_name: a row of one is a probability row of that classifier."""
-
-
-def _place(entity, cone: Cone, outside: bool, variant: int) -> None:
-    ra, dec = cone.position(outside, variant)
-    if cone.ref.table == "allwise" and not entity.needs_object:
-        entity.allwise.append({"ra": ra, "dec": dec})
-    else:
-        entity.spec.update(ra=ra, dec=dec)
 
 
 def _finish(entity, state: dict) -> None:
