@@ -37,7 +37,7 @@ STAMP_BETA = _ZTF.classifier("stamp_classifier_2025_beta")
 KIND_WEIGHTS = {"asteroid": 0.28, "bogus": 0.22, "short": 0.20, "SN": 0.15, "var": 0.15}
 PROCSTATUS_WEIGHTS = {"0": 0.9, "57": 0.05, "56": 0.03, "58": 0.01, "255": 0.01}
 
-# Population mix of lc classes (indices into LC_CLASSES) for SN-like and variable objects.
+# Population mix of lc classes for SN-like and variable objects.
 SN_CLASS_WEIGHTS = {"SNIa": 0.55, "SNII": 0.28, "SNIbc": 0.12, "SLSN": 0.05}
 VAR_CLASS_WEIGHTS = {
     "LPV": 0.12,

@@ -80,12 +80,9 @@ def _finish(entity, state: dict) -> None:
         if "firstmjd" in spec and spec["firstmjd"] <= last:
             spec["span"] = last - spec["firstmjd"]
         else:
-            span = spec.get("span", 30.0)
-            spec["span"] = span
-            spec["firstmjd"] = last - span
+            spec["firstmjd"] = last - spec.setdefault("span", 30.0)
     if state["mjd_hint"] is not None and "firstmjd" not in spec:
-        spec["firstmjd"] = state["mjd_hint"] - 0.3 * min(spec.get("span", 10.0), 30.0)
-        spec.setdefault("span", min(spec.get("span", 10.0), 30.0))
+        spec["firstmjd"] = state["mjd_hint"] - 0.3 * min(spec.setdefault("span", 10.0), 30.0)
     if spec.get("forced") and "firstmjd" not in spec:
         spec["firstmjd"] = 60300.0
     if "_w2mpro" in spec:
