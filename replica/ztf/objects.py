@@ -39,9 +39,8 @@ def _epochs(rng: np.random.Generator, kind: np.ndarray, ndet: np.ndarray) -> tup
     var = kind == "var"
     first[var] = rng.uniform(vocab.MJD_FIRST_ALERT, vocab.MJD_END - 800.0, var.sum())  # variables are found early
     span = np.zeros(n)
-    span[kind == "asteroid"] = rng.uniform(0.01, 0.08, (kind == "asteroid").sum())
-    span[kind == "bogus"] = rng.uniform(0.01, 8.0, (kind == "bogus").sum())
-    span[kind == "short"] = rng.uniform(1.0, 40.0, (kind == "short").sum())
+    for k, (low, high) in {"asteroid": (0.01, 0.08), "bogus": (0.01, 8.0), "short": (1.0, 40.0)}.items():
+        span[kind == k] = rng.uniform(low, high, (kind == k).sum())
     sn = kind == "SN"
     span[sn] = np.minimum(15.0 + ndet[sn] * rng.uniform(1.0, 3.0, sn.sum()), 400.0)
     span[var] = rng.uniform(300.0, 2300.0, var.sum())

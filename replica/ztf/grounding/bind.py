@@ -16,7 +16,7 @@ from replica.ztf.tables import TABLES
 
 __all__ = ["PER_ROW", "bind_values"]
 
-_DEFAULTS = {"sgscore1": 0.6, "firstmjd": 59500.0}  # else 0.5
+_DEFAULTS = {"sgscore1": 0.6, "firstmjd": 59500.0}  # value of a diff column nothing chose (others: 0.5)
 
 
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
