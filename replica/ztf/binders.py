@@ -7,8 +7,6 @@ together (an MJD hint, features asked for, bands needed). ``replica.ztf.tables.T
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from replica.ztf import vocab
 
 __all__ = [
@@ -25,26 +23,25 @@ __all__ = [
     "patch_all",
 ]
 
-_FEATURE_FIDS: dict[str, list[int]] = defaultdict(list)
-for _name, _fid in vocab.FEATURE_KEYS:
-    _FEATURE_FIDS[_name].append(_fid)
+_FEATURE_FIDS = {name: [f for n, f in vocab.FEATURE_KEYS if n == name] for name, _ in vocab.FEATURE_KEYS}
 _SS_COLUMNS = ("ssnamenr", "ssdistnr", "ssmagnr")
 
 
 def patch_all(entity, table: str, values: dict, state: dict) -> None:
-    _patch(entity, table, _to_spec(entity, values, {}))
+    _patch(entity, table, _rest(values))
+
+
+def _rest(values: dict, *drop: str) -> dict:
+    """The values to patch: all but ``drop`` and the grounding's internal ``_`` keys."""
+    return {column: value for column, value in values.items() if column not in drop and not column.startswith("_")}
 
 
 def _to_spec(entity, values: dict, spec_keys: dict[str, str]) -> dict:
-    """Set the spec key of each numeric value of a ``spec_keys`` column; return the values left to patch (the
-    grounding's internal ``_`` keys aside)."""
-    rest = {}
-    for column, value in values.items():
-        if column in spec_keys and isinstance(value, int | float):
-            entity.spec[spec_keys[column]] = float(value)
-        elif not column.startswith("_"):
-            rest[column] = value
-    return rest
+    """Set the spec key of each numeric value of a ``spec_keys`` column; return the values left to patch."""
+    numbers = {k: v for k, v in values.items() if k in spec_keys and isinstance(v, int | float)}
+    for column, value in numbers.items():
+        entity.spec[spec_keys[column]] = float(value)
+    return _rest(values, *numbers)
 
 
 def _patch(entity, table: str, columns: dict) -> None:
@@ -76,8 +73,7 @@ def bind_object(entity, table: str, values: dict, state: dict) -> None:
             spec["ref_change"] = value
         else:
             rest[column] = value
-    if rest:
-        entity.patches.append(("object", {}, rest))
+    _patch(entity, table, rest)
 
 
 def bind_magstat(entity, table: str, values: dict, state: dict) -> None:
@@ -146,7 +142,7 @@ def bind_per_row(entity, table: str, values: dict, state: dict) -> None:
         entity.spec["forced"] = True
     fid = values.get("fid")
     filt = {"fid": int(fid)} if isinstance(fid, int | float) and table != "dataquality" else {}
-    rest = {k: v for k, v in values.items() if k != "fid" and not k.startswith("_")}
+    rest = _rest(values, "fid")
     if table == "forced_photometry" and isinstance(rest.get("mjd"), int | float):
         state["mjd_hint"] = float(rest.pop("mjd"))
     if rest:
@@ -162,7 +158,7 @@ def bind_ps1(entity, table: str, values: dict, state: dict) -> None:
 
 def bind_gaia(entity, table: str, values: dict, state: dict) -> None:
     entity.spec["has_gaia"] = True
-    rest = _to_spec(entity, values, {})
+    rest = _rest(values)
     if isinstance(rest.get("unique1"), bool):
         entity.spec["gaia_unique1"] = rest.pop("unique1")
     _patch(entity, table, rest)
@@ -182,11 +178,11 @@ def bind_ss(entity, table: str, values: dict, state: dict) -> None:
         spec.setdefault("ssdistnr", 1.0)
         spec.setdefault("ssmagnr", 18.5)
         spec.setdefault("ssnamenr", str(100000 + round(spec["ssdistnr"] * 7919 + spec["ssmagnr"] * 104729) % 500000))
-    _patch(entity, table, {k: v for k, v in _to_spec(entity, values, {}).items() if k not in _SS_COLUMNS})
+    _patch(entity, table, _rest(values, *_SS_COLUMNS))
 
 
 def bind_xmatch(entity, table: str, values: dict, state: dict) -> None:
-    _cross_matched(entity, table, {k: v for k, v in _to_spec(entity, values, {}).items() if k != "catid"})
+    _cross_matched(entity, table, _rest(values, "catid"))
 
 
 def bind_allwise(entity, table: str, values: dict, state: dict) -> None:

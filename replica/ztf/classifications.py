@@ -15,18 +15,7 @@ from replica.ztf.probabilities import Hierarchy, flat_rows, hierarchical_matrix,
 __all__ = ["probability_rows"]
 
 _LC = Hierarchy("lc_classifier", vocab.BRANCHES)
-_LC_INDEX = {c: i for i, c in enumerate(vocab.LC_CLASSES)}
-_STAMP_INDEX = {c: i for i, c in enumerate(vocab.STAMP_CLASSES)}
 _VERSION_SPREAD = 0.1  # log-normal scatter between the two lc versions' probabilities of a class
-
-
-def _lc_choice(spec: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """The lc classes the spec fixes: (class index, probability) of the first and of the second (-1: none)."""
-    second = spec["lc_second"].to_numpy() != ""
-    second_idx = np.full(len(spec), -1.0)
-    second_idx[second] = spec.loc[second, "lc_second"].map(_LC_INDEX).to_numpy()
-    first = np.stack([spec["lc_class"].map(_LC_INDEX).to_numpy(), spec["lc_p"].to_numpy()], axis=1)
-    return first, np.stack([second_idx, spec["lc_p2"].to_numpy()], axis=1)
 
 
 def _lc_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> list[pd.DataFrame]:
@@ -34,7 +23,8 @@ def _lc_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.
     if lc.empty:
         return []
     oids, versions = lc["oid"].to_numpy(), lc["lc_ver"].to_numpy()
-    p = hierarchical_matrix(rng, _LC, *_lc_choice(lc))
+    classes, second = lc["lc_class"].to_numpy(), lc["lc_second"].to_numpy()
+    p = hierarchical_matrix(rng, _LC, classes, lc["lc_p"].to_numpy(), second, lc["lc_p2"].to_numpy())
     first, again = (versions & 1) > 0, (versions & 2) > 0
     moved = p[again] * today_rng.lognormal(0.0, _VERSION_SPREAD, p[again].shape)
     moved /= moved.sum(axis=1, keepdims=True)
@@ -44,9 +34,8 @@ def _lc_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.
 
 def _stamp_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
     out = []
-    cls = spec["stamp_class"].map(_STAMP_INDEX).to_numpy()
     ver = spec["stamp_ver"].to_numpy()
-    for bit, version in ((1, vocab.STAMP_VERSIONS[0]), (2, vocab.STAMP_VERSIONS[1])):
+    for bit, version in zip((1, 2), vocab.STAMP_VERSIONS, strict=True):
         sel = (ver & bit) > 0
         if not sel.any():
             continue
@@ -54,18 +43,13 @@ def _stamp_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFra
         if bit == 2:
             both = ver[sel] == 3
             p1[both] = np.clip(p1[both] + rng.normal(0.0, 0.03, both.sum()), 0.25, 0.98)
-        oids = spec["oid"].to_numpy()[sel]
-        out.append(flat_rows(rng, oids, cls[sel], p1, vocab.STAMP_CLASSES, "stamp_classifier", version))
+        oids, classes = spec["oid"].to_numpy()[sel], spec["stamp_class"].to_numpy()[sel]
+        out.append(flat_rows(rng, oids, classes, p1, vocab.STAMP, version))
     return out
 
 
 def probability_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> pd.DataFrame:
-    """All probability rows for the objects of a spec that `today.complete_spec` completed.
-
-    Args:
-        rng: random generator of the benchmark's classifiers.
-        spec: object spec.
-        today_rng: random generator of today's classifiers (apart, so that they leave the others' rows as they were).
-    """
+    """All probability rows for the objects of a spec that `today.complete_spec` completed; today's classifiers draw
+    from ``today_rng``, apart, so that they leave the others' rows as they were."""
     rows = _lc_rows(rng, spec, today_rng) + _stamp_rows(rng, spec) + today.probability_rows(today_rng, spec)
     return pd.concat(rows, ignore_index=True)

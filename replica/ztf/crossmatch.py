@@ -18,22 +18,19 @@ def ps1_rows(rng: np.random.Generator, spec: pd.DataFrame, first_band: pd.DataFr
     """ps1_ztf: the first alert of each object, plus the first alert of the other band for 20 %."""
     first_band = first_band.sort_values(["_obj", "mjd"])
     second = first_band.groupby("_obj").nth(1)
-    both = spec["ps1_both"].to_numpy()[second["_obj"].to_numpy()] if "ps1_both" in spec else False
-    extra = second[(rng.random(len(second)) < 0.2) | both]
+    extra = second[(rng.random(len(second)) < 0.2) | spec["ps1_both"].to_numpy()[second["_obj"].to_numpy()]]
     base = first_band.groupby("_obj").head(1)
     src = pd.concat([base, extra]).sort_values(["_obj", "mjd"])
     obj = src["_obj"].to_numpy()
     n = len(src)
     ra, dec = spec["ra"].to_numpy()[obj], spec["dec"].to_numpy()[obj]
     out = {"oid": src["oid"].to_numpy(), "candid": src["candid"].to_numpy()}
-    for k, (dist, sg) in enumerate(
-        (
-            (spec["distpsnr1"].to_numpy()[obj], spec["sgscore1"].to_numpy()[obj]),
-            (rng.uniform(2, 15, n), rng.uniform(0, 1, n)),
-            (rng.uniform(15, 30, n), rng.uniform(0, 1, n)),
-        ),
-        start=1,
-    ):
+    nearest = [  # (distance, star-galaxy score) of the three nearest PS1 sources
+        (spec["distpsnr1"].to_numpy()[obj], spec["sgscore1"].to_numpy()[obj]),
+        (rng.uniform(2, 15, n), rng.uniform(0, 1, n)),
+        (rng.uniform(15, 30, n), rng.uniform(0, 1, n)),
+    ]
+    for k, (dist, sg) in enumerate(nearest, start=1):
         out[f"objectidps{k}"] = _ps1_objid(ra + k * 1e-4, dec)
         base_mag = rng.uniform(14.0, 22.0, n)
         for b, off in zip("griz", (0.4, 0.0, -0.2, -0.3), strict=True):
@@ -48,11 +45,10 @@ def ps1_rows(rng: np.random.Generator, spec: pd.DataFrame, first_band: pd.DataFr
     df.loc[missing, "nmtchps"] = 0
     for k in (1, 2, 3):
         df[f"unique{k}"] = rng.random(n) < 0.1
-    if "ps1_both" in spec:
-        # the second band's first alert of these objects saw another nearest PS1 source
-        changed = spec["ps1_both"].to_numpy()[obj] & df.duplicated("oid").to_numpy()
-        df.loc[changed, "objectidps1"] = df.loc[changed, "objectidps2"]
-        df.loc[changed, "unique1"] = True
+    # the second band's first alert of these objects saw another nearest PS1 source
+    changed = spec["ps1_both"].to_numpy()[obj] & df.duplicated("oid").to_numpy()
+    df.loc[changed, "objectidps1"] = df.loc[changed, "objectidps2"]
+    df.loc[changed, "unique1"] = True
     return df
 
 

@@ -47,31 +47,17 @@ def _band_values(v: np.ndarray, ms: pd.DataFrame, rng: np.random.Generator) -> N
 
 
 def _object_values(v, spec, obj, wise, rng) -> None:
-    l_gal, b_gal = galactic(obj["meanra"].to_numpy(), obj["meandec"].to_numpy())
-    v[:, _COL[("gal_l", 0)]] = l_gal
-    v[:, _COL[("gal_b", 0)]] = b_gal
+    v[:, _COL[("gal_l", 0)]], v[:, _COL[("gal_b", 0)]] = galactic(obj["meanra"].to_numpy(), obj["meandec"].to_numpy())
     v[:, _COL[("sgscore1", 0)]] = spec["sgscore1"].to_numpy()
     v[:, _COL[("rb", 0)]] = rng.uniform(0.5, 1.0, len(spec))
-    w = {k: wise[f"w{k}mpro"].to_numpy(dtype=float) for k in (1, 2, 3)}
-    g = v[:, _COL[("Mean", 1)]]
-    r = v[:, _COL[("Mean", 2)]]
-    for name, value in (
-        ("W1-W2", w[1] - w[2]),
-        ("W2-W3", w[2] - w[3]),
-        ("g-W2", g - w[2]),
-        ("g-W3", g - w[3]),
-        ("r-W2", r - w[2]),
-        ("r-W3", r - w[3]),
-    ):
-        v[:, _COL[(name, 0)]] = value
+    mag = {f"W{k}": wise[f"w{k}mpro"].to_numpy(dtype=float) for k in (1, 2, 3)}
+    mag.update(g=v[:, _COL[("Mean", 1)]], r=v[:, _COL[("Mean", 2)]])
+    for colour in ("W1-W2", "W2-W3", "g-W2", "g-W3", "r-W2", "r-W3"):
+        blue, red = colour.split("-")
+        v[:, _COL[(colour, 0)]] = mag[blue] - mag[red]
     v[:, _COL[("Multiband_period", 12)]] = _periods(rng, spec["lc_class"].to_numpy())
-    for name, col in (
-        ("g-r_max", "g_r_max"),
-        ("g-r_max_corr", "g_r_max_corr"),
-        ("g-r_mean", "g_r_mean"),
-        ("g-r_mean_corr", "g_r_mean_corr"),
-    ):
-        v[:, _COL[(name, 12)]] = obj[col].to_numpy(dtype=float)
+    for name in ("g-r_max", "g-r_max_corr", "g-r_mean", "g-r_mean_corr"):
+        v[:, _COL[(name, 12)]] = obj[name.replace("-", "_")].to_numpy(dtype=float)
 
 
 def _long(oids: np.ndarray, v: np.ndarray, version: str) -> pd.DataFrame:
@@ -89,15 +75,8 @@ def _long(oids: np.ndarray, v: np.ndarray, version: str) -> pd.DataFrame:
 
 
 def feature_rows(rng: np.random.Generator, spec, obj, ms, wise) -> pd.DataFrame:
-    """Feature rows of the lc-classified objects.
-
-    Args:
-        rng: random generator.
-        spec: object spec (all objects of the chunk).
-        obj: object rows (same order as spec).
-        ms: magstat rows with the internal `_obj` index.
-        wise: AllWISE magnitudes aligned with spec (NaN without a match).
-    """
+    """Feature rows of the chunk's lc-classified objects, from its spec, object rows (in spec order), magstat rows
+    (with the internal `_obj` index) and AllWISE magnitudes aligned with the spec (NaN without a match)."""
     lc = np.flatnonzero(spec["lc_class"].to_numpy() != "")
     m = len(lc)
     v = rng.normal(0.0, 1.0, (m, len(_KEYS)))

@@ -7,8 +7,7 @@ from replica.ztf import vocab
 
 __all__ = ["forced_rows"]
 
-_STATUS = np.array(["0", "57", "56", "58", "255"])
-_STATUS_P = (0.9, 0.05, 0.03, 0.01, 0.01)
+_STATUS, _STATUS_P = np.array(list(vocab.PROCSTATUS_WEIGHTS)), list(vocab.PROCSTATUS_WEIGHTS.values())
 
 
 def _epochs(rng: np.random.Generator, spec: pd.DataFrame, obj_rows: pd.DataFrame, max_rows: int):

@@ -9,14 +9,12 @@ import pandas as pd
 from catalog.ztf_names import ztf_name
 from replica.ztf import vocab
 
-__all__ = ["KIND_WEIGHTS", "assign_oids", "random_kinds", "spec_for_kinds", "year_of"]
-
-KIND_WEIGHTS = (0.28, 0.22, 0.20, 0.15, 0.15)  # in vocab.KINDS order
+__all__ = ["assign_oids", "random_kinds", "sky", "spec_for_kinds", "year_of"]
 
 
 def random_kinds(rng: np.random.Generator, n: int) -> np.ndarray:
     """Draw `n` object kinds with the population mix of DATABASE.md section 4."""
-    return rng.choice(np.array(vocab.KINDS), size=n, p=KIND_WEIGHTS)
+    return rng.choice(np.array(list(vocab.KIND_WEIGHTS)), size=n, p=list(vocab.KIND_WEIGHTS.values()))
 
 
 def _ndet(rng: np.random.Generator, kind: np.ndarray) -> np.ndarray:
@@ -41,9 +39,8 @@ def _epochs(rng: np.random.Generator, kind: np.ndarray, ndet: np.ndarray) -> tup
     var = kind == "var"
     first[var] = rng.uniform(vocab.MJD_FIRST_ALERT, vocab.MJD_END - 800.0, var.sum())  # variables are found early
     span = np.zeros(n)
-    span[kind == "asteroid"] = rng.uniform(0.01, 0.08, (kind == "asteroid").sum())
-    span[kind == "bogus"] = rng.uniform(0.01, 8.0, (kind == "bogus").sum())
-    span[kind == "short"] = rng.uniform(1.0, 40.0, (kind == "short").sum())
+    for k, (low, high) in {"asteroid": (0.01, 0.08), "bogus": (0.01, 8.0), "short": (1.0, 40.0)}.items():
+        span[kind == k] = rng.uniform(low, high, (kind == k).sum())
     sn = kind == "SN"
     span[sn] = np.minimum(15.0 + ndet[sn] * rng.uniform(1.0, 3.0, sn.sum()), 400.0)
     span[var] = rng.uniform(300.0, 2300.0, var.sum())
@@ -63,7 +60,8 @@ def _cut_at_the_data_end(ndet_g: np.ndarray, ndet_r: np.ndarray, kept: np.ndarra
     return g, r
 
 
-def _sky(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+def sky(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ra, dec) of `n` positions uniform on the sky north of declination -30 degrees."""
     ra = rng.uniform(0.0, 360.0, n)
     dec = np.degrees(np.arcsin(rng.uniform(np.sin(np.radians(-30.0)), 1.0, n)))
     return ra, dec
@@ -91,12 +89,9 @@ def _lc_classes(rng: np.random.Generator, kind: np.ndarray, ndet_g: np.ndarray, 
     lc = np.full(len(kind), "", dtype=object)
     # the light-curve classifier needs 6 detections in a band (Sanchez-Saez et al. 2021, AJ 161, 141; DATABASE.md 4)
     sn = np.isin(kind, ("SN", "short")) & (np.maximum(ndet_g, ndet_r) >= 6)
-    names, w = zip(*vocab.SN_CLASS_WEIGHTS.items(), strict=True)
-    lc[sn] = rng.choice(np.array(names), size=sn.sum(), p=np.array(w))
-    var = kind == "var"
-    names, w = zip(*vocab.VAR_CLASS_WEIGHTS.items(), strict=True)
-    w = np.array(w) / np.sum(w)
-    lc[var] = rng.choice(np.array(names), size=var.sum(), p=w)
+    for m, weights in ((sn, vocab.SN_CLASS_WEIGHTS), (kind == "var", vocab.VAR_CLASS_WEIGHTS)):
+        w = np.array(list(weights.values()))
+        lc[m] = rng.choice(np.array(list(weights)), size=m.sum(), p=w / w.sum())
     return lc
 
 
@@ -113,9 +108,10 @@ def _stamp_classes(rng: np.random.Generator, kind: np.ndarray, lc_class: np.ndar
 
 
 def _uniform_by_kind(rng, kind, lc_class, ranges: dict, default: tuple) -> np.ndarray:
+    """Uniform in the range of the object's kind or lc-class branch (``ranges`` keys), else in ``default``."""
     out = rng.uniform(*default, len(kind))
     for key, (a, b) in ranges.items():
-        m = (kind == key) | np.isin(lc_class, getattr(vocab, key.upper(), ()))
+        m = (kind == key) | np.isin(lc_class, {"periodic": vocab.PERIODIC, "stochastic": vocab.STOCHASTIC}.get(key, ()))
         out[m] = rng.uniform(a, b, m.sum())
     return out
 
@@ -160,7 +156,7 @@ def spec_for_kinds(rng: np.random.Generator, kind: np.ndarray, old_feature_fract
     first, span, kept = _epochs(rng, kind, ndet_g + ndet_r)
     ndet_g, ndet_r = _cut_at_the_data_end(ndet_g, ndet_r, kept)
     span[ndet_g + ndet_r == 1] = 0.0
-    ra, dec = _sky(rng, n)
+    ra, dec = sky(rng, n)
     lo, hi, color = _magnitudes(rng, kind)
     lc_class = _lc_classes(rng, kind, ndet_g, ndet_r)
     stamp_ver = np.where(first < 59400, 1, np.where(first > 59700, 2, 3))
@@ -198,10 +194,10 @@ def spec_for_kinds(rng: np.random.Generator, kind: np.ndarray, old_feature_fract
             "ssdistnr": np.nan,
             "ssmagnr": np.nan,
             "ssnamenr": "",
+            "ps1_both": False,
+            **_crossmatch_flags(rng, kind, lc_class),
         }
     )
-    for key, values in _crossmatch_flags(rng, kind, lc_class).items():
-        spec[key] = values
     active = first + span >= vocab.MJD_FORCED_START
     spec["forced"] = active & (ndet_g + ndet_r >= 3) & ~np.isin(kind, ("asteroid", "bogus"))
     spec["ref_change"] = (ndet_g + ndet_r >= 4) & (rng.random(n) < 0.05)
@@ -217,14 +213,9 @@ def year_of(mjd: np.ndarray | float) -> np.ndarray:
 
 
 def assign_oids(spec: pd.DataFrame, counters: dict, rng: np.random.Generator, reserved: set[str]) -> None:
-    """Fill spec.oid with 'ZTF<yy><7 letters>' names, increasing with firstmjd within a year.
-
-    Args:
-        spec: object spec; its `oid` column is overwritten.
-        counters: year -> next counter value; updated in place so chunks never reuse a name.
-        rng: random generator (gaps between consecutive names).
-        reserved: names that must not be produced (the grounded oids).
-    """
+    """Fill spec.oid with 'ZTF<yy><7 letters>' names, increasing with firstmjd within a year, at random gaps and never
+    one of the ``reserved`` (grounded) oids; ``counters`` (year -> next counter value) is updated in place so that
+    chunks never reuse a name."""
     years = year_of(spec["firstmjd"].to_numpy())
     order = np.argsort(spec["firstmjd"].to_numpy(), kind="stable")
     oids = np.empty(len(spec), dtype=object)

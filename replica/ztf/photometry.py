@@ -6,7 +6,7 @@ import pandas as pd
 from replica.engine.draws import candid_of
 from replica.ztf import vocab
 
-__all__ = ["dataquality_rows", "detection_rows", "non_detection_rows"]
+__all__ = ["DATAQUALITY_SQL", "dataquality_rows", "detection_rows", "non_detection_rows"]
 
 _LENSING_WIDTH = 0.08  # Einstein time over the light curve's span: the brightening fills its middle
 

@@ -5,13 +5,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from catalog import Classifier
 from replica.engine.draws import distinct_probabilities, ranks
 from replica.ztf import vocab
 
-__all__ = ["Hierarchy", "block", "flat_rows", "hierarchical_matrix", "hierarchy_rows"]
+__all__ = ["Hierarchy", "flat_rows", "hierarchical_matrix", "hierarchy_rows"]
 
 
-def block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
+def _block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
     m, k = p.shape
     return pd.DataFrame(
         {
@@ -35,14 +36,16 @@ def _fixed(n_classes: int, cls: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, 
     return p_fixed, fixed
 
 
-def flat_rows(rng, oids: np.ndarray, cls: np.ndarray, p: np.ndarray, classes, name: str, version: str) -> pd.DataFrame:
-    """Rows of a classifier without hierarchy: class index ``cls`` gets ``p``, the rest is spread at random."""
-    p_fixed, fixed = _fixed(len(classes), cls, p)
+def flat_rows(rng, oids, names, p, classifier: Classifier, version: str | None = None) -> pd.DataFrame:
+    """Rows of a classifier without hierarchy (its first version unless ``version`` names another): each object's
+    class (``names``) gets ``p``, the rest is spread at random."""
+    classes = classifier.classes
+    p_fixed, fixed = _fixed(len(classes), pd.Index(classes).get_indexer(names), p)
     w = rng.gamma(1.0, 1.0, p_fixed.shape)
     w[fixed] = 0.0
     w /= w.sum(axis=1, keepdims=True)
     rest = 1.0 - p_fixed.sum(axis=1, keepdims=True)
-    return block(oids, np.where(fixed, p_fixed, w * rest), classes, name, version)
+    return _block(oids, np.where(fixed, p_fixed, w * rest), classes, classifier.name, version or classifier.versions[0])
 
 
 @dataclass(frozen=True)
@@ -71,27 +74,17 @@ class Hierarchy:
         return f"{self.name}_{vocab.BRANCH_PARTS[branch]}"
 
 
-def hierarchical_matrix(
-    rng: np.random.Generator, hierarchy: Hierarchy, top: np.ndarray, second: np.ndarray | None = None
-) -> np.ndarray:
-    """Probabilities over `hierarchy.classes`, one row per object.
-
-    Args:
-        rng: random generator.
-        hierarchy: the classifier.
-        top: (class index, probability) of each object's chosen class, shape (m, 2).
-        second: optional (class index or -1, probability) of a second chosen class, shape (m, 2).
-    """
-    m, k = len(top), len(hierarchy.classes)
-    branch_of = hierarchy.branch_of
-    cls = top[:, 0].astype(int)
-    p_fixed, fixed = _fixed(k, cls, top[:, 1])
-    rows = np.arange(m)
-    has_second = np.zeros(m, dtype=bool) if second is None else second[:, 0] >= 0
+def hierarchical_matrix(rng: np.random.Generator, hierarchy: Hierarchy, classes, p, second=None, p2=None):
+    """Probabilities over `hierarchy.classes`, one row per object: its class (``classes``) has probability ``p``, and
+    its optional second class (``second``, "" for none) ``p2``."""
+    index, branch_of = pd.Index(hierarchy.classes), hierarchy.branch_of
+    m, cls = len(classes), index.get_indexer(classes)
+    p_fixed, fixed = _fixed(len(index), cls, p)
+    cls2 = np.full(m, -1) if second is None else index.get_indexer(second)
+    has_second = cls2 >= 0
     if has_second.any():
-        idx2 = second[has_second, 0].astype(int)
-        p_fixed[rows[has_second], idx2] = second[has_second, 1]
-        fixed[rows[has_second], idx2] = True
+        p_fixed[has_second, cls2[has_second]] = p2[has_second]
+        fixed[has_second, cls2[has_second]] = True
     # hierarchical like the real classifier (p_lc = p_top * p_branch): the remaining mass stays mostly in the
     # class's own branch, and only a small share (mean 1/6) leaks to the classes of the other two branches
     same = branch_of[None, :] == branch_of[cls][:, None]
@@ -114,9 +107,9 @@ def hierarchy_rows(oids: np.ndarray, p: np.ndarray, hierarchy: Hierarchy, versio
     branch_of = hierarchy.branch_of
     top = np.stack([p[:, branch_of == b].sum(axis=1) for b in range(3)], axis=1)
     out = [
-        block(oids, p, hierarchy.classes, hierarchy.name, version),
-        block(oids, top, vocab.TOP, f"{hierarchy.name}_top", version),
+        _block(oids, p, hierarchy.classes, hierarchy.name, version),
+        _block(oids, top, vocab.TOP, f"{hierarchy.name}_top", version),
     ]
     for b, classes in enumerate(hierarchy.branches):
-        out.append(block(oids, p[:, branch_of == b] / top[:, [b]], classes, hierarchy.part(b), version))
+        out.append(_block(oids, p[:, branch_of == b] / top[:, [b]], classes, hierarchy.part(b), version))
     return out

@@ -3,13 +3,14 @@
 import logging
 
 import numpy as np
+import pandas as pd
 
 from replica.engine.draws import allwise_sources
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe
-from replica.ztf.bookkeeping import bookkeeping_frames
+from replica.ztf import vocab
 from replica.ztf.grounding import ZTF_PROFILE, grounded_tables
-from replica.ztf.objects import assign_oids, random_kinds, spec_for_kinds
+from replica.ztf.objects import assign_oids, random_kinds, sky, spec_for_kinds
 from replica.ztf.photometry import DATAQUALITY_SQL
 from replica.ztf.scales import SCALES, Scale
 from replica.ztf.tables import generate_chunk
@@ -21,7 +22,19 @@ log = logging.getLogger(__name__)
 _ALLWISE_PIECE = 100_000
 
 
-def _random_chunks(loader: Loader, seed: int, scale: Scale, reserved: set[str]) -> None:
+def _taxonomy() -> dict[str, pd.DataFrame]:
+    """The taxonomy table's rows, one per classifier and taxonomy version (the catalog file's ``rows`` hold the other
+    fixed tables: step, pipeline, feature_version)."""
+    rows = [
+        (classifier.name, version, "{" + ",".join(classifier.classes) + "}")
+        for classifier in vocab.CLASSIFIERS
+        for version in ((classifier.taxonomy_version,) if classifier.taxonomy_version else classifier.versions)
+    ]
+    return {"taxonomy": pd.DataFrame(rows, columns=["classifier_name", "classifier_version", "classes"])}
+
+
+def _populate(loader: Loader, seed: int, scale: Scale, reserved: set[str]) -> None:
+    """Random objects (none named like an object a gold query names), then AllWISE sources without a ZTF match."""
     counters: dict[int, int] = {}
     gidx = 0
     oid_rng = np.random.default_rng([seed, 1])
@@ -34,29 +47,18 @@ def _random_chunks(loader: Loader, seed: int, scale: Scale, reserved: set[str]) 
         loader.write(tables, rng)
         gidx += len(tables["detection"])
         log.info("chunk %d: %d objects, %d detections", k, n, len(tables["detection"]))
-
-
-def _unlinked_allwise(loader: Loader, seed: int, scale: Scale) -> None:
-    rng = np.random.default_rng([seed, 3])
+    wise_rng = np.random.default_rng([seed, 3])
     total = int(scale.n_objects * scale.allwise_unlinked_per_object)
     for start in range(0, total, _ALLWISE_PIECE):
         n = min(_ALLWISE_PIECE, total - start)
-        ra = rng.uniform(0, 360, n)
-        dec = np.degrees(np.arcsin(rng.uniform(np.sin(np.radians(-30.0)), 1.0, n)))
-        wise = allwise_sources(rng, ra, dec, np.full(n, np.nan), np.full(n, np.nan))
+        wise = allwise_sources(wise_rng, *sky(wise_rng, n), np.full(n, np.nan), np.full(n, np.nan))
         loader.write({"allwise": wise.drop_duplicates("oid_catalog")})
-
-
-def _populate(loader: Loader, seed: int, scale: Scale, reserved: set[str]) -> None:
-    """Random objects (none named like an object a gold query names), then AllWISE sources without a ZTF match."""
-    _random_chunks(loader, seed, scale, reserved)
-    _unlinked_allwise(loader, seed, scale)
 
 
 RECIPE = Recipe(
     profile=ZTF_PROFILE,
     scales=SCALES,
-    fixed_rows=bookkeeping_frames,
+    fixed_rows=_taxonomy,
     populate=_populate,
     grounded_tables=lambda entities, rng, scale: grounded_tables(
         entities, rng, old_feature_fraction=scale.old_feature_fraction, max_forced_rows=scale.max_forced_rows

@@ -12,24 +12,12 @@ def _band_stats(det: pd.DataFrame) -> pd.DataFrame:
     d = det[["_obj", "fid", "mjd", "magpsf", "magpsf_corr", "dubious", "corrected"]].copy()
     d["corr"] = d["magpsf_corr"].where(d["corrected"] & (d["magpsf_corr"] < 100))
     d["sat"] = (d["corr"] < 13.2).astype(float).where(d["corrected"])
-    g = d.groupby(["_obj", "fid"], sort=True)
-    stats = g.agg(
+    how = {f"mag{stat}": stat for stat in ("mean", "median", "max", "min", "first", "last")} | {"magsigma": "std"}
+    stats = d.groupby(["_obj", "fid"], sort=True).agg(
         ndet=("magpsf", "size"),
         ndubious=("dubious", "sum"),
-        magmean=("magpsf", "mean"),
-        magmedian=("magpsf", "median"),
-        magmax=("magpsf", "max"),
-        magmin=("magpsf", "min"),
-        magsigma=("magpsf", "std"),
-        magfirst=("magpsf", "first"),
-        maglast=("magpsf", "last"),
-        magmean_corr=("corr", "mean"),
-        magmedian_corr=("corr", "median"),
-        magmax_corr=("corr", "max"),
-        magmin_corr=("corr", "min"),
-        magsigma_corr=("corr", "std"),
-        magfirst_corr=("corr", "first"),
-        maglast_corr=("corr", "last"),
+        **{name: ("magpsf", stat) for name, stat in how.items()},
+        **{f"{name}_corr": ("corr", stat) for name, stat in how.items()},
         firstmjd=("mjd", "min"),
         lastmjd=("mjd", "max"),
         saturation_rate=("sat", "mean"),
@@ -77,8 +65,7 @@ def _colours(ms: pd.DataFrame, n: int) -> dict[str, np.ndarray]:
 
 def object_rows(rng: np.random.Generator, spec: pd.DataFrame, det: pd.DataFrame, first_det, ms) -> pd.DataFrame:
     """object rows: counts, epochs, mean position and colours from the detections."""
-    g = det.groupby("_obj", sort=True)
-    agg = g.agg(
+    agg = det.groupby("_obj", sort=True).agg(
         ndet=("mjd", "size"),
         firstmjd=("mjd", "min"),
         lastmjd=("mjd", "max"),
@@ -88,31 +75,28 @@ def object_rows(rng: np.random.Generator, spec: pd.DataFrame, det: pd.DataFrame,
         sigmadec=("dec", "std"),
     )
     n = len(spec)
-    ndethist = agg["ndet"].to_numpy() + rng.poisson(0.2 * agg["ndet"].to_numpy() + 0.5)
-    obj = pd.DataFrame(
+    ndet, first, last = (agg[column].to_numpy() for column in ("ndet", "firstmjd", "lastmjd"))
+    ndethist = ndet + rng.poisson(0.2 * ndet + 0.5)
+    return pd.DataFrame(
         {
             "oid": spec["oid"].to_numpy(),
             "ndethist": ndethist,
             "ncovhist": ndethist + rng.poisson(20, n) + 1,
-            "mjdstarthist": np.maximum(agg["firstmjd"].to_numpy() - rng.uniform(0, 30, n), vocab.MJD_SURVEY_START),
-            "mjdendhist": np.minimum(agg["lastmjd"].to_numpy() + rng.uniform(0, 10, n), vocab.MJD_END),
+            "mjdstarthist": np.minimum(np.maximum(first - rng.uniform(0, 30, n), vocab.MJD_SURVEY_START), first),
+            "mjdendhist": np.minimum(last + rng.uniform(0, 10, n), vocab.MJD_END),
             "corrected": first_det["corrected"].to_numpy(),
             "stellar": first_det["stellar"].to_numpy(),
-            "ndet": agg["ndet"].to_numpy(),
+            "ndet": ndet,
+            **_colours(ms, n),
+            "meanra": agg["meanra"].to_numpy(),
+            "meandec": agg["meandec"].to_numpy(),
+            "sigmara": agg["sigmara"].fillna(0.0).to_numpy(),
+            "sigmadec": agg["sigmadec"].fillna(0.0).to_numpy(),
+            "deltajd": last - first,
+            "firstmjd": first,
+            "lastmjd": last,
+            "step_id_corr": vocab.STEP_ID_CORR,
+            "diffpos": first_det["isdiffpos"].to_numpy() > 0,
+            "reference_change": spec["ref_change"].to_numpy(),
         }
     )
-    obj = obj.assign(**_colours(ms, n))
-    obj = obj.assign(
-        meanra=agg["meanra"].to_numpy(),
-        meandec=agg["meandec"].to_numpy(),
-        sigmara=agg["sigmara"].fillna(0.0).to_numpy(),
-        sigmadec=agg["sigmadec"].fillna(0.0).to_numpy(),
-        deltajd=agg["lastmjd"].to_numpy() - agg["firstmjd"].to_numpy(),
-        firstmjd=agg["firstmjd"].to_numpy(),
-        lastmjd=agg["lastmjd"].to_numpy(),
-        step_id_corr=vocab.STEP_ID_CORR,
-        diffpos=first_det["isdiffpos"].to_numpy() > 0,
-        reference_change=spec["ref_change"].to_numpy(),
-    )
-    obj["mjdstarthist"] = np.minimum(obj["mjdstarthist"], obj["firstmjd"])
-    return obj

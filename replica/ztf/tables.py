@@ -80,14 +80,9 @@ TABLES = {
 
 
 def generate_chunk(rng: np.random.Generator, spec: pd.DataFrame, gidx0: int, max_forced_rows: int) -> dict:
-    """Rows of every table of ``TABLES`` for the objects of `spec` (oids already assigned).
-
-    Args:
-        rng: random generator of this chunk.
-        spec: object spec; today's columns are completed in place (see `today.complete_spec`).
-        gidx0: global index of the chunk's first detection (makes candids unique across chunks).
-        max_forced_rows: cap on forced-photometry epochs per object.
-    """
+    """Rows of every table of ``TABLES`` for the objects of `spec` (oids already assigned; today's columns are
+    completed in place, see `today.complete_spec`). `gidx0`, the global index of the chunk's first detection, makes
+    candids unique across chunks; `max_forced_rows` caps the forced-photometry epochs of an object."""
     today_rng = rng.spawn(1)[0]  # today's classifiers draw apart: the other tables stay as they were without them
     today.complete_spec(today_rng, spec)
     det = photometry.detection_rows(rng, spec, gidx0)

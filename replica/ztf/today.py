@@ -19,14 +19,12 @@ The lc classifier's rows of both versions are written in `classifications`.
 import numpy as np
 import pandas as pd
 
-from catalog import Classifier
 from replica.ztf import vocab
 from replica.ztf.probabilities import Hierarchy, flat_rows, hierarchical_matrix, hierarchy_rows
 
 __all__ = ["BHRF", "complete_spec", "lc_class_of", "probability_rows", "today_class_of"]
 
 BHRF = Hierarchy(vocab.BHRF, vocab.BHRF_BRANCHES)
-_BHRF_INDEX = {c: i for i, c in enumerate(BHRF.classes)}
 # today's classes an lc class splits into, with their shares (classes not listed keep their name)
 _SPLITS = {
     "SNIbc": {"SESN": 1.0},
@@ -98,15 +96,8 @@ def _bhrf_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFram
     chosen = spec[(spec["today_class"] != "") & spec["forced"].astype(bool)]
     if chosen.empty:
         return []
-    top = np.stack([chosen["today_class"].map(_BHRF_INDEX).to_numpy(), chosen["today_p"].to_numpy()], axis=1)
-    p = hierarchical_matrix(rng, BHRF, top)
+    p = hierarchical_matrix(rng, BHRF, chosen["today_class"].to_numpy(), chosen["today_p"].to_numpy())
     return hierarchy_rows(chosen["oid"].to_numpy(), p, BHRF, vocab.BHRF_VERSION)
-
-
-def _flat_rows(rng, oids: np.ndarray, classes: np.ndarray, *, p_top: np.ndarray, classifier: Classifier):
-    index = {c: i for i, c in enumerate(classifier.classes)}
-    cls = np.array([index[c] for c in classes], dtype=int)
-    return flat_rows(rng, oids, cls, p_top, classifier.classes, classifier.name, classifier.versions[0])
 
 
 def _beta_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
@@ -114,7 +105,7 @@ def _beta_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFram
     if chosen.empty:
         return []
     oids, classes, p = chosen["oid"].to_numpy(), chosen["beta_class"].to_numpy(), chosen["today_p"].to_numpy()
-    return [_flat_rows(rng, oids, classes, p_top=_moved(rng, p), classifier=beta) for beta in vocab.LC_BETAS]
+    return [flat_rows(rng, oids, classes, _moved(rng, p), beta) for beta in vocab.LC_BETAS]
 
 
 def _stamp_beta_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
@@ -122,8 +113,7 @@ def _stamp_beta_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.Da
     if chosen.empty:
         return []
     p = _moved(rng, chosen["stamp_p"].to_numpy())
-    classes = chosen["stamp_beta"].to_numpy()
-    return [_flat_rows(rng, chosen["oid"].to_numpy(), classes, p_top=p, classifier=vocab.STAMP_BETA)]
+    return [flat_rows(rng, chosen["oid"].to_numpy(), chosen["stamp_beta"].to_numpy(), p, vocab.STAMP_BETA)]
 
 
 def probability_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:

@@ -9,7 +9,8 @@ from replica.ztf import CATALOG
 _ZTF = load_catalog(CATALOG)
 CLASSIFIERS = _ZTF.classifiers
 LC_VERSION, LC_VERSION_TODAY = _ZTF.classifier("lc_classifier").versions  # the benchmark's, then today's
-STAMP_VERSIONS = _ZTF.classifier("stamp_classifier").versions
+STAMP = _ZTF.classifier("stamp_classifier")
+STAMP_VERSIONS = STAMP.versions
 # the lc-classified objects' feature versions (current, older), and one more that a few objects also carry
 FEATURE_VERSIONS = ("lc_classifier_1.2.1-P", "lc_classifier_1.1.13")
 FEATURE_VERSION_TRANSITIONAL = "lc_classifier_1.2.1-P-transitional"
@@ -20,7 +21,7 @@ BRANCH_CLASSIFIERS = tuple(f"lc_classifier_{part}" for part in BRANCH_PARTS)
 TRANSIENT, STOCHASTIC, PERIODIC = BRANCHES = tuple(_ZTF.classifier(name).classes for name in BRANCH_CLASSIFIERS)
 TOP = _ZTF.classifier("lc_classifier_top").classes
 LC_CLASSES = TRANSIENT + STOCHASTIC + PERIODIC
-STAMP_CLASSES = _ZTF.classifier("stamp_classifier").classes
+STAMP_CLASSES = STAMP.classes
 
 # Today's classifiers (catalog `rules: name`): the hierarchical forced-photometry BHRF, two flat betas, the stamp beta.
 BHRF = "lc_classifier_BHRF_forced_phot"
@@ -32,9 +33,11 @@ LC_BETAS = tuple(
 )
 STAMP_BETA = _ZTF.classifier("stamp_classifier_2025_beta")
 
-KINDS = ("asteroid", "bogus", "short", "SN", "var")
+# Population mix of object kinds, and of forced photometry's processing status codes.
+KIND_WEIGHTS = {"asteroid": 0.28, "bogus": 0.22, "short": 0.20, "SN": 0.15, "var": 0.15}
+PROCSTATUS_WEIGHTS = {"0": 0.9, "57": 0.05, "56": 0.03, "58": 0.01, "255": 0.01}
 
-# Population mix of lc classes (indices into LC_CLASSES) for SN-like and variable objects.
+# Population mix of lc classes for SN-like and variable objects.
 SN_CLASS_WEIGHTS = {"SNIa": 0.55, "SNII": 0.28, "SNIbc": 0.12, "SLSN": 0.05}
 VAR_CLASS_WEIGHTS = {
     "LPV": 0.12,
@@ -61,19 +64,9 @@ STAMP_MIX = {
 }
 
 FEATURES_FID0 = ("W1-W2", "W2-W3", "g-W2", "g-W3", "r-W2", "r-W3", "gal_b", "gal_l", "rb", "sgscore1")
-FEATURES_FID12 = (
-    "Multiband_period",
-    "PPE",
-    "Power_rate_1/2",
-    "Power_rate_1/3",
-    "Power_rate_1/4",
-    "Power_rate_2",
-    "Power_rate_3",
-    "Power_rate_4",
-    "g-r_max",
-    "g-r_max_corr",
-    "g-r_mean",
-    "g-r_mean_corr",
+FEATURES_FID12 = tuple(
+    "Multiband_period PPE Power_rate_1/2 Power_rate_1/3 Power_rate_1/4 Power_rate_2 Power_rate_3 Power_rate_4 g-r_max "
+    "g-r_max_corr g-r_mean g-r_mean_corr".split()
 )
 _BAND_FEATURES_TEXT = """Amplitude AndersonDarling Autocor_length Beyond1Std Con Eta_e ExcessVar GP_DRW_sigma
 GP_DRW_tau Gskew Harmonics_mag_1 Harmonics_mag_2 Harmonics_mag_3 Harmonics_mag_4 Harmonics_mag_5 Harmonics_mag_6
@@ -94,20 +87,11 @@ FEATURE_KEYS = (
     + tuple((n, fid) for fid in (1, 2) for n in FEATURES_BAND)
 )
 
+_MJD_ZERO = datetime.date(1858, 11, 17)
 MJD_SURVEY_START = 58194.0
 MJD_FIRST_ALERT = 58270.0
-MJD_END = float((_ZTF.data_end - datetime.date(1858, 11, 17)).days)  # the catalog's data_end: no epoch on or after it
+MJD_END = float((_ZTF.data_end - _MJD_ZERO).days)  # the catalog's data_end: no epoch on or after it
 MJD_FORCED_START = 60250.0  # forced photometry is stored for objects detected since late 2023
 MJD_2025 = 60676.0  # 2025-01-01: the betas classify objects seen since
-# MJD of 1 January of each year, for oid year prefixes
-YEAR_START_MJD = {
-    2018: 58119,
-    2019: 58484,
-    2020: 58849,
-    2021: 59215,
-    2022: 59580,
-    2023: 59945,
-    2024: 60310,
-    2025: 60676,
-    2026: 61041,
-}
+YEAR_START_MJD = {year: (datetime.date(year, 1, 1) - _MJD_ZERO).days for year in range(2018, 2027)}
+"""MJD of 1 January of each year, for oid year prefixes."""

@@ -16,29 +16,31 @@ from replica.ztf.tables import TABLES
 
 __all__ = ["PER_ROW", "bind_values"]
 
-_DEFAULTS = {"probability": 0.5, "sgscore1": 0.6, "classtar": 0.5, "firstmjd": 59500.0}
+_DEFAULTS = {"sgscore1": 0.6, "firstmjd": 59500.0}  # value of a diff column nothing chose (others: 0.5)
 
 
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
     """Fill ``entity`` (spec, patches, AllWISE sources) from per-reference column values and the world's diffs."""
     apply_diffs(by_ref, world.diffs, is_span=_is_span, default=lambda column: _DEFAULTS.get(column, 0.5))
     _apply_counts(entity, world.counts)
-    tables = {ref.table for ref in by_ref}
     state = {"mjd_hint": None, "features": False, "band": set()}
     for ref, values in by_ref.items():
-        bind = TABLES[ref.table].bind if ref.table in TABLES else None
-        if bind is not None:
-            bind(entity, ref.table, values, state)
+        if ref.table in TABLES and TABLES[ref.table].bind:
+            TABLES[ref.table].bind(entity, ref.table, values, state)
     probabilities = [
         {"classifier_name": r.table, **v} if r.table in _PARTITIONS else v
         for r, v in by_ref.items()
         if r.table == "probability" or r.table in _PARTITIONS
     ]
     bind_probabilities(entity.spec, probabilities, variant)
-    if tables <= {"allwise"}:
+    if {ref.table for ref in by_ref} <= {"allwise"}:
         entity.needs_object = False
     for cone, outside in cones:
-        _place(entity, cone, outside, variant)
+        ra, dec = cone.position(outside, variant)
+        if cone.ref.table == "allwise" and not entity.needs_object:
+            entity.allwise.append({"ra": ra, "dec": dec})
+        else:
+            entity.spec.update(ra=ra, dec=dec)
     _finish(entity, state)
 
 
@@ -60,14 +62,6 @@ _PARTITIONS = frozenset(t.name for t in load_catalog(CATALOG).tables if t.partit
 """Partitions of probability by classifier_name: a row of one is a probability row of that classifier."""
 
 
-def _place(entity, cone: Cone, outside: bool, variant: int) -> None:
-    ra, dec = cone.position(outside, variant)
-    if cone.ref.table == "allwise" and not entity.needs_object:
-        entity.allwise.append({"ra": ra, "dec": dec})
-    else:
-        entity.spec.update(ra=ra, dec=dec)
-
-
 def _finish(entity, state: dict) -> None:
     spec = entity.spec
     if not entity.needs_object:
@@ -86,12 +80,9 @@ def _finish(entity, state: dict) -> None:
         if "firstmjd" in spec and spec["firstmjd"] <= last:
             spec["span"] = last - spec["firstmjd"]
         else:
-            span = spec.get("span", 30.0)
-            spec["span"] = span
-            spec["firstmjd"] = last - span
+            spec["firstmjd"] = last - spec.setdefault("span", 30.0)
     if state["mjd_hint"] is not None and "firstmjd" not in spec:
-        spec["firstmjd"] = state["mjd_hint"] - 0.3 * min(spec.get("span", 10.0), 30.0)
-        spec.setdefault("span", min(spec.get("span", 10.0), 30.0))
+        spec["firstmjd"] = state["mjd_hint"] - 0.3 * min(spec.setdefault("span", 10.0), 30.0)
     if spec.get("forced") and "firstmjd" not in spec:
         spec["firstmjd"] = 60300.0
     if "_w2mpro" in spec:

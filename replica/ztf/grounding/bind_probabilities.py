@@ -59,16 +59,13 @@ def _bind_stamp(spec: dict, cls, p: float | None, version, rank: int) -> None:
         spec["stamp_ver"] = 1 + vocab.STAMP_VERSIONS.index(version)
 
 
-def _lc_class_for(classifier: str, cls, variant: int) -> str | None:
+def _bind_lc(spec: dict, classifier: str, cls, p: float | None, rank: int, variant: int) -> None:
     if classifier == "lc_classifier_top":
         branch = vocab.BRANCHES[vocab.TOP.index(cls)] if cls in vocab.TOP else vocab.TRANSIENT
-        return branch[variant % len(branch)]
-    return cls if cls in vocab.LC_CLASSES else None
-
-
-def _bind_lc(spec: dict, classifier: str, cls, p: float | None, rank: int, variant: int) -> None:
-    lc_class = _lc_class_for(classifier, cls, variant)
-    if lc_class is None:
+        lc_class = branch[variant % len(branch)]
+    elif cls in vocab.LC_CLASSES:
+        lc_class = cls
+    else:
         lc_class = spec.get("lc_class") or ("SNIa" if classifier != "lc_classifier_periodic" else "RRL")
     if rank == 1:
         if "lc_class" not in spec:

@@ -24,7 +24,7 @@ _CATEGORIES = {
     "classifier_name": _CLASSIFIER_NAMES,
     "fid": (1, 2),
     "catid": ("allwise",),
-    "procstatus": ("0", "57", "56", "58", "255"),
+    "procstatus": tuple(vocab.PROCSTATUS_WEIGHTS),
     "version": vocab.FEATURE_VERSIONS,
 }
 _CLASSES_OF = {c.name: c.classes for c in vocab.CLASSIFIERS}
@@ -45,6 +45,6 @@ def domain(table: str, column: str) -> Domain:
     described = catalog_column(table, column, CATALOG)
     if described is not None and described.domain is not None:
         return described.domain
-    if column.startswith(("mag", "sigma")) or column.endswith("mag1") or "mag" in column:
+    if "mag" in column or column.startswith("sigma"):
         return _MAGNITUDE
     return _OTHER

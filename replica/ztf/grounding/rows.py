@@ -12,27 +12,23 @@ import numpy as np
 import pandas as pd
 
 from catalog.ztf_names import ztf_name
+from replica.engine.draws import allwise_sources
 from replica.engine.grounding.constraints import conform, fitting
 from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.patching import apply_patches, fitted
-from replica.ztf import CATALOG, crossmatch, vocab
+from replica.ztf import CATALOG, vocab
 from replica.ztf.objects import spec_for_kinds, year_of
 from replica.ztf.tables import generate_chunk
 
-__all__ = ["GROUNDED_GIDX", "grounded_name", "grounded_tables"]
+__all__ = ["grounded_tables"]
 
 logger = logging.getLogger(__name__)
 
-GROUNDED_GIDX = 9_000_000_000
+_GROUNDED_GIDX = 9_000_000_000
 """Global detection index of the first grounded detection: grounded candids never collide with the base ones."""
 _ZZ = (25 * 26 + 25) * 26**5  # the number of 'zzaaaaa'
 _MIN_LC_DETECTIONS = 6
 _MAX_FREE_DETECTIONS = 60
-
-
-def grounded_name(year: int, n: int) -> str:
-    """Oid 'ZTF<yy>zz<5 letters>' of the n-th generated grounded object (base oids never hold 'zz' there)."""
-    return ztf_name(year, _ZZ + n)
 
 
 def _kind(spec: dict) -> str:
@@ -59,13 +55,11 @@ def grounded_tables(
 ) -> dict[str, pd.DataFrame]:
     """Rows of every table for the entities (oids of unnamed entities are generated), within the schema's keys."""
     objects = [e for e in entities if e.needs_object]
-    kinds = np.array([_kind(e.spec) for e in objects], dtype=object)
-    spec = spec_for_kinds(rng, kinds, old_feature_fraction) if len(objects) else None
     tables: dict[str, pd.DataFrame] = {}
-    if spec is not None:
-        spec["ps1_both"] = False
+    if objects:
+        spec = spec_for_kinds(rng, np.array([_kind(e.spec) for e in objects], dtype=object), old_feature_fraction)
         _override(spec, objects, rng)
-        tables = generate_chunk(rng, spec, GROUNDED_GIDX, max_forced_rows)
+        tables = generate_chunk(rng, spec, _GROUNDED_GIDX, max_forced_rows)
         apply_patches(tables, objects, CATALOG, special={"xmatch_catalog": _rename_catalog})
     extra = [source for e in entities for source in e.allwise]
     if extra:
@@ -91,9 +85,10 @@ def _override(spec: pd.DataFrame, objects: list[Entity], rng: np.random.Generato
 
 
 def _free_name(year: int, i: int, count: int, used: set[str]) -> str:
-    """The name of the i-th of ``count`` grounded objects, or of a later slot when a named object holds it."""
+    """Oid 'ZTF<yy>zz<5 letters>' of the i-th of ``count`` grounded objects (base oids never hold 'zz' there), or of
+    a later slot when a named object holds it."""
     n = i
-    while (name := grounded_name(year, n)) in used:
+    while (name := ztf_name(year, _ZZ + n)) in used:
         n += count
     used.add(name)
     return name
@@ -123,9 +118,7 @@ def _normalise(spec: pd.DataFrame) -> None:
     lc = spec["lc_class"].to_numpy() != ""
     short = lc & (np.maximum(spec["ndet_g"], spec["ndet_r"]).to_numpy() < _MIN_LC_DETECTIONS)
     spec.loc[short, "ndet_r"] = _MIN_LC_DETECTIONS
-    ndet = (spec["ndet_g"] + spec["ndet_r"]).to_numpy()
-    empty = ndet == 0
-    spec.loc[empty, "ndet_r"] = 1
+    spec.loc[(spec["ndet_g"] + spec["ndet_r"]).to_numpy() == 0, "ndet_r"] = 1
     ndet = (spec["ndet_g"] + spec["ndet_r"]).to_numpy()
     spec.loc[(ndet > 1) & (spec["span"].to_numpy() <= 0), "span"] = 0.05
     spec.loc[ndet == 1, "span"] = 0.0
@@ -155,7 +148,7 @@ def _allwise_rows(rng: np.random.Generator, sources: list[dict]) -> pd.DataFrame
     ra = np.array([s["ra"] for s in sources], dtype=float)
     dec = np.array([s["dec"] for s in sources], dtype=float)
     w1 = np.array([s.get("w1mpro", np.nan) for s in sources], dtype=float)
-    rows = crossmatch.allwise_sources(rng, ra, dec, w1, np.full(len(sources), np.nan))
+    rows = allwise_sources(rng, ra, dec, w1, np.full(len(sources), np.nan))
     for i, source in enumerate(sources):
         for column, value in source.items():
             if column in rows.columns and column not in ("ra", "dec"):
