@@ -6,10 +6,10 @@ The domains themselves (ranges, steps, categories) come from the catalog's groun
 Example:
     >>> from replica.engine.grounding.profile import Profile
     >>> profile = Profile(
-    ...     catalog="ztf", identity=frozenset({"oid"}), per_row=frozenset(),
+    ...     catalog="ztf", identity=("oid",), per_row=frozenset(),
     ...     classifier_column="classifier_name", class_column="class_name",
     ...     domain=lambda table, column: (0.0, 1.0, 0.02, 0.1), categories=lambda column, classifier: ("SNIa", "SNIbc"),
-    ...     bind=None, object_id=lambda column, value: None, row_counts=(), max_rows=1)
+    ...     bind=None, object_id=lambda column, value: None, row_counts=())
     >>> satisfying("probability", "probability", [(">", (0.7,))], profile=profile)
     0.8
     >>> violating("probability", "probability", [(">", (0.7,))], 0, profile=profile)

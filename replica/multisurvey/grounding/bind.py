@@ -14,7 +14,7 @@ import math
 from catalog.ztf_names import is_ztf_oid
 from replica.engine.grounding.domains import apply_diffs
 from replica.engine.grounding.worlds import Cone, Link, RowRef, World
-from replica.multisurvey.grounding.bind_tables import BINDERS, bind_rows
+from replica.multisurvey.grounding.bind_tables import BINDERS
 from replica.multisurvey.grounding.bodies import bodies
 from replica.multisurvey.grounding.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.ids import designation_of
@@ -39,13 +39,10 @@ def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tu
         ]
     else:
         spec["sid"] = _survey(found.primary, by_ref, entity.oid)
-        for ref in found.primary:
-            values = by_ref.get(ref, {})
-            binder = BINDERS.get(ref.table)
-            if binder is bind_rows:
-                bind_rows(entity, ref, values, whole={c for r, c in world.whole if r == ref})
-            elif binder is not None:
-                binder(entity, ref.table, values)
+        for ref in (ref for ref in found.primary if ref.table in BINDERS):
+            values = by_ref.get(ref, {})  # a column read through an aggregate has no row to miss it
+            violate = {c: v for c, v in values.get("_violate", {}).items() if (ref, c) not in world.whole}
+            BINDERS[ref.table](entity, ref.table, {**values, "_violate": violate})
         _counts(spec, world.counts, set(found.primary))
         _precursors(spec, world.links)
         _twin(spec, found.companions, by_ref)
