@@ -35,7 +35,7 @@ class Profile:
         per_row: Tables with many rows per object (measurements): half the rows of an answer miss a condition.
         classifier_column: The column naming a classifier in probability rows.
         class_column: The column naming a class in probability rows.
-        domain: (table, column) -> the column's numeric domain.
+        domain: (table, column) -> the column's numeric domain when the catalog file gives none.
         categories: (column, classifier) -> the known values of a categorical column, or None.
         bind: Turns chosen values into an entity's spec and patches.
         object_id: (column, literal) -> the object the literal names, or None when it names none.
