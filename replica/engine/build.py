@@ -11,6 +11,7 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
+from catalog import Catalog, load_catalog
 from replica.engine.grounding.density import answers_many, unanswered
 from replica.engine.grounding.entities import Skipped, entities_for_queries, literal_oids
 from replica.engine.grounding.thinning import clear_base_rows, thin_unordered_limits
@@ -28,10 +29,6 @@ WHERE c.relkind IN ('i', 'I')
   AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid)
   AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = c.oid)
 ORDER BY 1
-"""
-_UNPARTITIONED_TABLES = """
-SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = %s AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1
 """
 
 
@@ -80,10 +77,10 @@ def build(
     rows are named in one warning line each.
     """
     size = scale_named(recipe.scales, scale)
-    schema = recipe.profile.schema
+    catalog = load_catalog(recipe.catalog)
     started = time.monotonic()
     queries = list(ground)
-    indexes = _prepare(conn, schema)
+    indexes = _prepare(conn, catalog)
     loader = Loader(conn, recipe.catalog, recipe.decimals, recipe.drawn)
     loader.write({**fixed_frames(recipe.catalog), **recipe.fixed_rows()})
     read_started = time.monotonic()
@@ -99,7 +96,7 @@ def build(
     conn.commit()
     _analyze(conn)
     log.info("built %s scale %s (seed %d) in %.1f s", recipe.catalog, scale, seed, time.monotonic() - started)
-    return _row_counts(conn, schema)
+    return _row_counts(conn, catalog)
 
 
 def ground_queries(
@@ -138,18 +135,15 @@ def _check_answers(conn: psycopg.Connection, report: GroundingReport, read_s: fl
     log.info(report.summary(), extra={"grounding_s": {k: round(v, 2) for k, v in report.stages_s.items()}})
 
 
-def _prepare(conn: psycopg.Connection, schema: str) -> list[str]:
-    """Empty the schema's tables, drop its secondary indexes and switch foreign-key triggers off if allowed.
+def _prepare(conn: psycopg.Connection, catalog: Catalog) -> list[str]:
+    """Empty the catalog's tables, drop its secondary indexes and switch foreign-key triggers off if allowed.
 
     Returns:
         The definitions of the dropped indexes, to run again after the load.
     """
-    tables = [
-        row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY 1", (schema,))
-    ]
-    if tables:
-        names = sql.SQL(", ").join(sql.Identifier(schema, table) for table in tables)
-        conn.execute(sql.SQL("TRUNCATE {} CASCADE").format(names))
+    schema = catalog.schema
+    names = sql.SQL(", ").join(sql.Identifier(schema, table) for table in catalog.table_names)
+    conn.execute(sql.SQL("TRUNCATE {} CASCADE").format(names))
     indexes = conn.execute(_SECONDARY_INDEXES, (schema,)).fetchall()
     for name, _ in indexes:
         conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(schema, name)))
@@ -171,8 +165,8 @@ def _analyze(conn: psycopg.Connection) -> None:
         conn.autocommit = was_autocommit
 
 
-def _row_counts(conn: psycopg.Connection, schema: str) -> dict[str, int]:
-    """The number of rows of each table of the schema (a partitioned table counts its partitions' rows)."""
+def _row_counts(conn: psycopg.Connection, catalog: Catalog) -> dict[str, int]:
+    """The number of rows of each table of the catalog, by name (a partitioned table counts its partitions' rows)."""
     query = sql.SQL("SELECT count(*) FROM {}")
-    tables = [row[0] for row in conn.execute(_UNPARTITIONED_TABLES, (schema,)).fetchall()]
-    return {table: conn.execute(query.format(sql.Identifier(schema, table))).fetchone()[0] for table in tables}
+    tables = sorted(table.name for table in catalog.tables if not table.partition_of)
+    return {table: conn.execute(query.format(sql.Identifier(catalog.schema, table))).fetchone()[0] for table in tables}

@@ -1,15 +1,15 @@
 """The choice of a value that meets, or just misses, a set of conditions on a column, within its domain; and of the
 two values of a difference condition (``a - b op c``), for every catalog's binder.
 
-The domains themselves (ranges, steps, categories) come from the catalog's grounding profile.
+The domains themselves (ranges, steps, categories) come from the catalog file, else from its grounding profile.
 
 Example:
     >>> from replica.engine.grounding.profile import Profile
     >>> profile = Profile(
-    ...     catalog="ztf", identity=frozenset({"oid"}), per_row=frozenset(),
+    ...     catalog="ztf", identity=("oid",), per_row=frozenset(),
     ...     classifier_column="classifier_name", class_column="class_name",
     ...     domain=lambda table, column: (0.0, 1.0, 0.02, 0.1), categories=lambda column, classifier: ("SNIa", "SNIbc"),
-    ...     bind=None, object_id=lambda column, value: None, row_counts=(), max_rows=1)
+    ...     bind=None, object_id=lambda column, value: None, row_counts=())
     >>> satisfying("probability", "probability", [(">", (0.7,))], profile=profile)
     0.8
     >>> violating("probability", "probability", [(">", (0.7,))], 0, profile=profile)
@@ -26,8 +26,9 @@ import math
 import operator
 from collections.abc import Callable
 
+from replica.engine.grounding.constraints import catalog_column
 from replica.engine.grounding.predicates import schema
-from replica.engine.grounding.profile import Profile
+from replica.engine.grounding.profile import Domain, Profile
 from replica.engine.grounding.worlds import Diff, RowRef
 
 __all__ = ["apply_diffs", "is_integer", "meets", "satisfying", "violating"]
@@ -74,7 +75,7 @@ def satisfying(
     lo, hi = _bounds(conditions)
     if lo == -math.inf and hi == math.inf:
         return ...
-    low, high, step, gap = profile.domain(table, column)
+    low, high, step, gap = _domain(table, column, profile)
     if lo > -math.inf and hi < math.inf:
         value = lo + (hi - lo) * (0.5 + 0.15 * (variant % 2))
     elif lo > -math.inf:
@@ -145,7 +146,7 @@ def violating(
     itself, so the near miss sits there; for a rare population it sits one unit outside the closed bound.
     """
     op, values = conditions[index]
-    _, high, step, _ = profile.domain(table, column)
+    _, high, step, _ = _domain(table, column, profile)
     value = values[0] if values else None
     # dates miss by more than a day, so that an inclusive bound or a window one day longer (the usual reading
     # of "the first week") still agrees; other columns miss by half a step
@@ -207,6 +208,12 @@ def apply_diffs(
         target = diff.value - margin if diff.op in ("<", "<=") else diff.value + margin
         by_ref[ref_a][col_a] = a
         by_ref.setdefault(ref_b, {})[col_b] = round(a - target, 4)
+
+
+def _domain(table: str, column: str, profile: Profile) -> Domain:
+    """The column's numeric domain: the catalog file's, else the profile's."""
+    described = catalog_column(table, column, profile.catalog)
+    return described.domain if described is not None and described.domain is not None else profile.domain(table, column)
 
 
 def is_integer(table: str, column: str, catalog: str) -> bool:

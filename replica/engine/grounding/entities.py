@@ -34,6 +34,8 @@ __all__ = ["Entity", "EntityPlan", "Skipped", "entities_for_queries", "literal_o
 logger = logging.getLogger(__name__)
 
 _MAX_LITERAL_OIDS = 60
+_MAX_ROWS = 5000
+"""The most rows of one table a generator makes for an object (a build must not run out of memory)."""
 
 
 class _CannotGroundError(ValueError):
@@ -88,8 +90,8 @@ def _unmakeable(entity: Entity, profile: Profile) -> str | None:
         if isinstance(value, float) and not math.isfinite(value):
             return f"it needs a {key.lstrip('_')} of {value}, which no object has"
     rows = max((int(entity.spec.get(key, 0)) for key in profile.row_counts), default=0)
-    if rows > profile.max_rows:
-        return f"it needs {rows} measurements of one object; the generator makes at most {profile.max_rows}"
+    if rows > _MAX_ROWS:
+        return f"it needs {rows} measurements of one object; the generator makes at most {_MAX_ROWS}"
     return None
 
 
@@ -174,11 +176,14 @@ def _violated(conditions: dict, chosen: dict, key, index: int, *, profile: Profi
     if column == profile.classifier_column:
         value = _other_classifier(conditions[key], chosen.get((ref, profile.class_column)), profile)
     else:
-        classifier = _classifier(conditions, ref, profile)
-        value = violating(
-            ref.table, column, conditions[key], index, profile=profile, classifier=classifier, dense=dense
-        )
+        value = _missed(conditions, key, index, profile, dense)
     return None if value is ... else {**chosen, key: value}
+
+
+def _missed(conditions: dict, key: tuple[RowRef, str], index: int, profile: Profile, dense: bool):
+    """``violating`` for condition ``index`` of one column, among the classes of the classifier the reference names."""
+    classifier = _classifier(conditions, key[0], profile)
+    return violating(key[0].table, key[1], conditions[key], index, profile=profile, classifier=classifier, dense=dense)
 
 
 def _other_classifier(conds: list, class_name, profile: Profile) -> object:
@@ -242,10 +247,9 @@ def _entity(world: World, profile: Profile, values: dict, oid=None, *, variant=0
 def _row_violations(conditions: dict, chosen: dict, profile: Profile, dense: bool) -> dict:
     """For per-row tables, a value breaking each column's first condition: half the rows of an answer get it."""
     out = {}
-    for (ref, column), conds in conditions.items():
+    for ref, column in conditions:
         if ref.table in profile.per_row and column not in profile.identity and (ref, column) in chosen:
-            classifier = _classifier(conditions, ref, profile)
-            value = violating(ref.table, column, conds, 0, profile=profile, classifier=classifier, dense=dense)
+            value = _missed(conditions, (ref, column), 0, profile, dense)
             if value is not ...:
                 out[(ref, column)] = value
     return out

@@ -30,23 +30,22 @@ class Profile:
 
     Attributes:
         catalog: Catalog name (``catalog.load_catalog``): tables, column types, keys.
-        identity: Columns that name an object; conditions on them are never varied.
+        identity: Columns that name an object, in order of preference: conditions on them are never varied, and a
+            row belongs to the object one of them names (a whole object is deleted through them).
         per_row: Tables with many rows per object (measurements): half the rows of an answer miss a condition.
         classifier_column: The column naming a classifier in probability rows.
         class_column: The column naming a class in probability rows.
-        domain: (table, column) -> the column's numeric domain.
+        domain: (table, column) -> the column's numeric domain when the catalog file gives none.
         categories: (column, classifier) -> the known values of a categorical column, or None.
         bind: Turns chosen values into an entity's spec and patches.
         object_id: (column, literal) -> the object the literal names, or None when it names none.
         row_counts: Spec keys that count one object's rows of a table (detections, forced epochs).
-        max_rows: The most rows of one table the generator makes for an object (a build must not run out of memory).
         lookups: Tables of fixed content (table -> its rows): a condition on one is a condition on the columns it
             joins (``lookups.resolve_lookups``).
-        owners: Columns naming the object a row belongs to (a whole object is deleted through them).
     """
 
     catalog: str
-    identity: frozenset[str]
+    identity: tuple[str, ...]
     per_row: frozenset[str]
     classifier_column: str
     class_column: str
@@ -55,9 +54,7 @@ class Profile:
     bind: Binder
     object_id: Callable[[str, object], object]
     row_counts: tuple[str, ...]
-    max_rows: int
     lookups: Mapping[str, tuple[dict, ...]] = field(default_factory=dict)
-    owners: tuple[str, ...] = ("oid",)
 
     @property
     def schema(self) -> str:

@@ -137,14 +137,14 @@ def _counting_queries(sql: str, profile: Profile) -> list[tuple[str, int]]:
 
 def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | None:
     for projection in select.expressions:
-        if projection.alias_or_name in profile.owners and not isinstance(projection, exp.Star):
+        if projection.alias_or_name in profile.identity and not isinstance(projection, exp.Star):
             return projection.unalias()
     if any(isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions):
         for source in [select.args.get("from_") or select.args.get("from"), *(select.args.get("joins") or [])]:
             table = source.this if source is not None else None
             if isinstance(table, exp.Table):
                 columns = schema(profile.catalog).get(table.name, {})
-                owner = next((column for column in profile.owners if column in columns), None)
+                owner = next((column for column in profile.identity if column in columns), None)
                 if owner is not None:
                     return exp.column(owner, table=table.alias_or_name)
             if isinstance(table, exp.Subquery) and table.alias:
@@ -155,10 +155,10 @@ def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | No
 def delete_objects(conn: psycopg.Connection, oids: list, profile: Profile) -> None:
     """Delete whole objects from every table of the profile's schema, children first.
 
-    A row belongs to an object through any of the profile's owner columns. The oids go to a temporary table that
+    A row belongs to an object through any of the profile's identity columns. The oids go to a temporary table that
     each DELETE joins (a hash join, not an array scan per row).
     """
-    owned = conn.execute(_OWNED_TABLES_SQL, (list(profile.owners), profile.schema)).fetchall()
+    owned = conn.execute(_OWNED_TABLES_SQL, (list(profile.identity), profile.schema)).fetchall()
     references = conn.execute(_REFERENCES_SQL, (profile.schema,)).fetchall()
     tables = _children_first(list(dict.fromkeys(table for table, _ in owned)), references)
     oid_type = load_catalog(profile.catalog).table("object").column("oid").sql_type

@@ -14,7 +14,7 @@ import math
 from catalog.ztf_names import is_ztf_oid
 from replica.engine.grounding.domains import apply_diffs
 from replica.engine.grounding.worlds import Cone, Link, RowRef, World
-from replica.multisurvey.grounding.bind_tables import BINDERS, bind_rows
+from replica.multisurvey.grounding.bind_tables import BINDERS
 from replica.multisurvey.grounding.bodies import bodies
 from replica.multisurvey.grounding.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.ids import designation_of
@@ -27,28 +27,24 @@ _KIND_OF_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "asteroid": "moving", "b
 
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
     """Fill ``entity`` (spec, patches, alternating rows) from per-reference values and the world's links."""
-    found = bodies(world)
+    primary, companions = bodies(world)
     # ``a - b`` of two MJD columns is a time span
     apply_diffs(by_ref, world.diffs, is_span=lambda a, b: "mjd" in a and "mjd" in b, default=lambda _column: 15.0)
     spec = entity.spec
-    if found.primary and all(ref.table in SOURCE_TABLES for ref in found.primary):
+    if primary and all(ref.table in SOURCE_TABLES for ref in primary):
         entity.needs_object = False
         spec["orphans"] = [
-            (ref.table, {c: v for c, v in by_ref.get(ref, {}).items() if not c.startswith("_")})
-            for ref in found.primary
+            (ref.table, {c: v for c, v in by_ref.get(ref, {}).items() if not c.startswith("_")}) for ref in primary
         ]
     else:
-        spec["sid"] = _survey(found.primary, by_ref, entity.oid)
-        for ref in found.primary:
-            values = by_ref.get(ref, {})
-            binder = BINDERS.get(ref.table)
-            if binder is bind_rows:
-                bind_rows(entity, ref, values, whole={c for r, c in world.whole if r == ref})
-            elif binder is not None:
-                binder(entity, ref.table, values)
-        _counts(spec, world.counts, set(found.primary))
+        spec["sid"] = _survey(primary, by_ref, entity.oid)
+        for ref in (ref for ref in primary if ref.table in BINDERS):
+            values = by_ref.get(ref, {})  # a column read through an aggregate has no row to miss it
+            violate = {c: v for c, v in values.get("_violate", {}).items() if (ref, c) not in world.whole}
+            BINDERS[ref.table](entity, ref.table, {**values, "_violate": violate})
+        _counts(spec, world.counts, set(primary))
         _precursors(spec, world.links)
-        _twin(spec, found.companions, by_ref)
+        _twin(spec, companions, by_ref)
         _finish(spec)
     for cone, outside in cones:  # the object (or an orphan source) inside the cone, or just outside for a near miss
         spec.update(zip(("ra", "dec"), cone.position(outside, variant), strict=True))

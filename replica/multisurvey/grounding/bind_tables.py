@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-from replica.engine.grounding.worlds import RowRef
 from replica.multisurvey.features import MULTIBAND_BAND, is_multiband
 from replica.multisurvey.grounding.roles import MEASUREMENT_EXTENSIONS, MEASUREMENTS
 from replica.multisurvey.ids import pack_designation, unpack_designation
@@ -40,9 +39,9 @@ def _rest(values: dict, used: set[str]) -> dict:
     return {c: v for c, v in values.items() if c not in used and c not in _SKIPPED and not c.startswith("_")}
 
 
-def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
+def bind_rows(entity, table: str, values: dict) -> None:
     """A measurement table: its band, epoch and flux values go to the spec, the others to half of its rows."""
-    spec, table = entity.spec, ref.table
+    spec = entity.spec
     used = set()
     band = _number(values.get("band"))
     if band is not None and table in MEASUREMENTS:
@@ -60,7 +59,7 @@ def bind_rows(entity, ref: RowRef, values: dict, *, whole: set[str]) -> None:
         if _unpacked(values["designation"]):
             spec.setdefault("designation", _unpacked(values["designation"]))
         used.add("designation")
-    violate = {c: v for c, v in values.get("_violate", {}).items() if c not in whole}
+    violate = values.get("_violate", {})
     measured = {c: v for c, v in _rest(values, used).items() if c in MEASURED}
     if measured and table in MEASUREMENT_EXTENSIONS:
         kind = "detection" if MEASUREMENT_EXTENSIONS[table] == "detection" else "forced"
@@ -203,6 +202,6 @@ BINDERS = {
     "gaiadr3_source": _bind_source,
     "lsst_mpc_orbits": _bind_orbit,
 }
-"""Table -> its binder: ``bind_rows`` for the measurement tables, (entity, table, values) for the others."""
+"""Table -> its binder (entity, table, values): ``bind_rows`` for the measurement tables."""
 PER_ROW = frozenset(table for table, binder in BINDERS.items() if binder is bind_rows)
 """The measurement tables: many rows per object, half of an answer's rows miss a condition."""

@@ -10,34 +10,24 @@ Example:
     >>> l, p, z = RowRef("object", 1), RowRef("probability", 2), RowRef("object", 3)
     >>> joined, near = Link((p, "oid"), "=", (l, "oid")), Link((l, "meanra"), "near", (z, "meanra"), 1e-3)
     >>> world = World(refs=[l, p, z], links=[joined, near])
-    >>> found = bodies(world)
-    >>> [r.key for r in found.primary], [[r.key for r in c] for c in found.companions]
+    >>> primary, companions = bodies(world)
+    >>> [r.key for r in primary], [[r.key for r in c] for c in companions]
     ([1, 2], [[3]])
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from replica.engine.grounding.worlds import RowRef, World
 from replica.multisurvey.grounding.roles import SOURCE_TABLES
 
-__all__ = ["IDENTITY", "Bodies", "bodies"]
+__all__ = ["IDENTITY", "bodies"]
 
 IDENTITY = ("oid", "ssobjectid")
 """Columns that name an object: a join on them joins rows of one object."""
 
 
-@dataclass
-class Bodies:
-    """The primary object's references, and those of each object near it."""
-
-    primary: list[RowRef]
-    companions: list[list[RowRef]]
-
-
-def bodies(world: World) -> Bodies:
-    """Group the world's references by the object they describe."""
+def bodies(world: World) -> tuple[list[RowRef], list[list[RowRef]]]:
+    """Group the world's references by the object they describe: the primary object's, and those of each near it."""
     parent = {ref: ref for ref in world.refs}
 
     def find(ref: RowRef) -> RowRef:
@@ -59,11 +49,11 @@ def bodies(world: World) -> Bodies:
     for ref in world.refs:
         groups.setdefault(find(ref), []).append(ref)
     if not groups:
-        return Bodies([], [])
+        return [], []
     first = find(world.refs[0])
     near = {  # the objects a q3c join puts near the primary one
         find(link.left[0]) if find(link.right[0]) == first else find(link.right[0])
         for link in world.links
         if link.op == "near" and first in (find(link.left[0]), find(link.right[0]))
     }
-    return Bodies(groups[first], [groups[root] for root in groups if root in near and root != first])
+    return groups[first], [groups[root] for root in groups if root in near and root != first]

@@ -9,9 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from replica.engine.grounding.constraints import catalog_column
 from replica.engine.grounding.profile import Domain
-from replica.multisurvey import CATALOG
 from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, class_id, classifier_version_code, feature_names
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
@@ -43,10 +41,7 @@ def categories(column: str, classifier: object = None) -> tuple | None:
 
 
 def domain(table: str, column: str) -> Domain:
-    """The numeric domain of a table's column: the catalog's, else MJDs, fluxes, counts and magnitudes (by name)."""
-    described = catalog_column(table, column, CATALOG)
-    if described is not None and described.domain is not None:
-        return described.domain
+    """The numeric domain of a column the catalog gives none: MJDs, fluxes, counts and magnitudes (by name)."""
     if "mjd" in column:
         return _MJD
     if "flux" in column and column.endswith(("err", "sigma")):

@@ -57,17 +57,14 @@ def _orphan_sources(rng: np.random.Generator, entities: list[Entity]) -> dict[st
     for entity in entities:
         ra, dec, _ = lsst_positions(rng, 1, 0.0)
         ra, dec = np.array([entity.spec.get("ra", ra[0])]), np.array([entity.spec.get("dec", dec[0])])
+        drawn = np.array([np.nan])  # AllWISE magnitudes drawn at random
         for table, values in entity.spec.get("orphans", []):
-            frame = _allwise(rng, ra, dec) if table == "allwise" else _gaia(rng, ra, dec)
+            frame = allwise_sources(rng, ra, dec, drawn, drawn) if table == "allwise" else _gaia(rng, ra, dec)
             for column, value in fitted(table, values, CATALOG).items():
                 if column in frame.columns:
                     frame[column] = value
             rows[table].append(frame)
     return {table: pd.concat(frames, ignore_index=True) for table, frames in rows.items() if frames}
-
-
-def _allwise(rng: np.random.Generator, ra: np.ndarray, dec: np.ndarray) -> pd.DataFrame:
-    return allwise_sources(rng, ra, dec, np.full(len(ra), np.nan), np.full(len(ra), np.nan))
 
 
 def _gaia(rng: np.random.Generator, ra: np.ndarray, dec: np.ndarray) -> pd.DataFrame:

@@ -31,7 +31,7 @@ def _object_id(column: str, value) -> int | None:
 
 MULTISURVEY_PROFILE = Profile(
     catalog=CATALOG,
-    identity=frozenset(IDENTITY),
+    identity=IDENTITY,
     per_row=PER_ROW,
     classifier_column="classifier_id",
     class_column="class_id",
@@ -40,7 +40,5 @@ MULTISURVEY_PROFILE = Profile(
     bind=bind_values,
     object_id=_object_id,
     row_counts=("n_det", "n_forced"),
-    max_rows=5000,
     lookups={name: tuple(frame.to_dict("records")) for name, frame in lookup_frames().items()},
-    owners=IDENTITY,
 )

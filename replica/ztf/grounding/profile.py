@@ -17,7 +17,7 @@ def _object_id(column: str, value) -> str | None:
 
 ZTF_PROFILE = Profile(
     catalog=CATALOG,
-    identity=frozenset({"oid"}),
+    identity=("oid",),
     per_row=PER_ROW,
     classifier_column="classifier_name",
     class_column="class_name",
@@ -26,5 +26,4 @@ ZTF_PROFILE = Profile(
     bind=bind_values,
     object_id=_object_id,
     row_counts=("_ndet", "_ndet_g", "_ndet_r"),
-    max_rows=5000,
 )
