@@ -8,12 +8,11 @@ see the same rise, fade or period.
 import numpy as np
 import pandas as pd
 
-from catalog.ztf_names import ztf_name
+from catalog.ztf_names import ztf_name, ztf_oid_of
 from replica.engine.draws import candid_of, uniform_sky
 from replica.multisurvey.cadence import ZTF_CADENCE
 from replica.multisurvey.crossmatch import xmatch_rows
 from replica.multisurvey.dia_sources import observe
-from replica.multisurvey.ids import ztf_oid
 from replica.multisurvey.lsst_tables import created_dates
 from replica.multisurvey.population import flux_of_mag, random_spec
 from replica.multisurvey.sky import date_text, offset_positions
@@ -88,7 +87,7 @@ def ztf_tables(rng: np.random.Generator, spec: pd.DataFrame, namer: ZtfNamer, ma
     order = np.argsort(firstmjd, kind="stable")
     names = np.empty(len(spec), dtype=object)
     names[order] = namer.names(_years(rng, spec, firstmjd)[order])
-    spec["oid"] = [ztf_oid(name) for name in names]
+    spec["oid"] = [ztf_oid_of(name) for name in names]
     return ztf_rows(rng, spec, visits, namer)
 
 

@@ -55,8 +55,7 @@ def _cut_at_the_data_end(ndet_g: np.ndarray, ndet_r: np.ndarray, kept: np.ndarra
 
     A light curve cut short keeps its share of the detections, at least the first one.
     """
-    g = np.where(kept < 1.0, np.round(ndet_g * kept), ndet_g).astype(np.int64)
-    r = np.where(kept < 1.0, np.round(ndet_r * kept), ndet_r).astype(np.int64)
+    g, r = (np.where(kept < 1.0, np.round(ndet * kept), ndet).astype(np.int64) for ndet in (ndet_g, ndet_r))
     r[g + r == 0] = 1
     return g, r
 
