@@ -18,8 +18,9 @@ import re
 import sqlglot
 from sqlglot import exp
 
+from catalog.ztf_names import ztf_oid_of
 from replica.multisurvey.features import is_multiband
-from replica.multisurvey.ids import pack_designation, ss_object_id, ztf_oid
+from replica.multisurvey.ids import pack_designation, ss_object_id
 from replica.multisurvey.lookups import CLASS_NAMES, LSST_BANDS, feature_names
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
@@ -49,7 +50,7 @@ def _designation(rng: random.Random) -> str:
 def _object_id(value: int, rng: random.Random) -> int:
     """A new id of the same survey as ``value``."""
     if _ZTF_PREFIX <= value < 2 * _ZTF_PREFIX:
-        return ztf_oid(f"ZTF{rng.randint(18, 25)}" + "".join(rng.choice(_LETTERS) for _ in range(7)))
+        return ztf_oid_of(f"ZTF{rng.randint(18, 25)}" + "".join(rng.choice(_LETTERS) for _ in range(7)))
     if value < _LSST_IDS[0]:
         return ss_object_id(pack_designation(_designation(rng)))
     return rng.randrange(*_LSST_IDS)

@@ -1,9 +1,9 @@
-"""Draws both catalogs make alike: galactic coordinates, AllWISE sources, ZTF candids, ranked probabilities."""
+"""Draws both catalogs make alike: sky positions, galactic coordinates, AllWISE sources, ZTF candids, probabilities."""
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["allwise_sources", "candid_of", "designation", "distinct_probabilities", "galactic", "ranks"]
+__all__ = ["allwise_sources", "candid_of", "designation", "distinct_probabilities", "galactic", "ranks", "uniform_sky"]
 
 # equatorial (J2000) -> galactic rotation matrix
 _ROT = np.array(
@@ -14,6 +14,13 @@ _ROT = np.array(
     ]
 )
 _GRID = 1e-6  # probabilities are written with 6 decimals
+
+
+def uniform_sky(rng: np.random.Generator, n: int, dec_min: float, dec_max: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return `n` positions (deg) uniform on the sphere between two declinations."""
+    ra = rng.uniform(0.0, 360.0, n)
+    dec = np.degrees(np.arcsin(rng.uniform(np.sin(np.radians(dec_min)), np.sin(np.radians(dec_max)), n)))
+    return ra, dec
 
 
 def galactic(ra: np.ndarray, dec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

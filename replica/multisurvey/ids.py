@@ -1,4 +1,4 @@
-"""Identifiers of the multi-survey database: ZTF names as integers, MPC designations, LSST ids and visits.
+"""Identifiers of the multi-survey database: MPC designations, LSST ids and visits (ZTF names: catalog.ztf_names).
 
 The ZTF rule is ALeRCE's idmapper (alercebroker/pipeline, libs/idmapper); the ssObjectId is the packed
 designation's ASCII bytes read as a big-endian integer, which reproduces the sample ssObjectIds of
@@ -7,8 +7,6 @@ ALeRCE_LSST_Tables c30.
 
 import numpy as np
 
-from catalog.ztf_names import ztf_name_of as ztf_name
-from catalog.ztf_names import ztf_oid_of as ztf_oid
 from replica.multisurvey.sky import MJD_UNIX_EPOCH
 
 __all__ = [
@@ -19,8 +17,6 @@ __all__ = [
     "ss_object_id",
     "unpack_designation",
     "visit_ids",
-    "ztf_name",
-    "ztf_oid",
 ]
 
 _CENTURIES = {"I": 1800, "J": 1900, "K": 2000}

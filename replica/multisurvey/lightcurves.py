@@ -3,12 +3,13 @@
 import numpy as np
 import pandas as pd
 
+from replica.multisurvey.cadence import BAND_ORDER
+
 __all__ = ["DETECTION_SNR", "band_flux", "measure", "true_fluxes"]
 
 DETECTION_SNR = 5.0
 # Magnitude offset per unit colour (r band = 0): a red object (colour > 0) is fainter in u and g, brighter in z, y.
 _COLOR_WEIGHT = {"u": 2.5, "g": 1.0, "r": 0.0, "i": -0.6, "z": -1.0, "y": -1.2}
-_BAND_INDEX = {"u": 0, "g": 1, "r": 2, "i": 3, "z": 4, "y": 5}
 _SYSTEMATIC = 0.004  # fractional error floor on the total flux
 _ECLIPSE_WIDTH = 0.05
 
@@ -27,7 +28,7 @@ def _bazin(dt: np.ndarray, tau_rise: np.ndarray, tau_fall: np.ndarray) -> np.nda
 def _transient(s: pd.DataFrame, mjd: np.ndarray, band: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     dt = mjd - s["t0"].to_numpy()
     redder = s["color"].to_numpy() + 0.02 * np.clip(dt, 0.0, 60.0)
-    slower = 1.0 + 0.08 * pd.Series(band).map(_BAND_INDEX).to_numpy()
+    slower = 1.0 + 0.08 * pd.Index(BAND_ORDER).get_indexer(band)
     shape = _bazin(dt, s["tau_rise"].to_numpy(), s["tau_fall"].to_numpy() * slower)
     diff = band_flux(s["flux"].to_numpy(), redder, band) * shape / 0.8
     return diff, band_flux(s["host"].to_numpy(), s["color"].to_numpy(), band)

@@ -10,7 +10,6 @@ class Scale:
     """Size knobs of one build.
 
     Attributes:
-        name: scale name.
         n_dia: LSST diaObjects (sid 1).
         n_ss: solar-system objects (sid 2).
         n_ztf: ZTF objects (sid 0) besides the ZTF counterparts of LSST objects.
@@ -18,7 +17,6 @@ class Scale:
         max_forced_rows: cap on forced-photometry epochs per object.
     """
 
-    name: str
     n_dia: int
     n_ss: int
     n_ztf: int
@@ -27,6 +25,6 @@ class Scale:
 
 
 SCALES = {
-    "tiny": Scale("tiny", n_dia=300, n_ss=40, n_ztf=120, chunk_objects=300, max_forced_rows=40),
-    "default": Scale("default", n_dia=6000, n_ss=600, n_ztf=2500),
+    "tiny": Scale(n_dia=300, n_ss=40, n_ztf=120, chunk_objects=300, max_forced_rows=40),
+    "default": Scale(n_dia=6000, n_ss=600, n_ztf=2500),
 }

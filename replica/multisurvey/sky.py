@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from replica.engine.draws import uniform_sky
+
 __all__ = [
     "DEEP_FIELDS",
     "LSST_END_MJD",
@@ -14,7 +16,6 @@ __all__ = [
     "offset_positions",
     "radec_of",
     "solar_elongation",
-    "uniform_sky",
 ]
 
 LSST_START_MJD = 60975.0  # 2025-10-27, the first LSST alerts
@@ -25,13 +26,6 @@ DEEP_FIELDS = ((9.45, -44.0), (35.57, -4.82), (53.13, -28.10), (150.10, 2.18), (
 DEEP_FIELD_RADIUS_DEG = 1.75
 _MJD_J2000 = 51544.5
 MJD_UNIX_EPOCH = 40587.0
-
-
-def uniform_sky(rng: np.random.Generator, n: int, dec_min: float, dec_max: float) -> tuple[np.ndarray, np.ndarray]:
-    """Return `n` positions (deg) uniform on the sphere between two declinations."""
-    ra = rng.uniform(0.0, 360.0, n)
-    dec = np.degrees(np.arcsin(rng.uniform(np.sin(np.radians(dec_min)), np.sin(np.radians(dec_max)), n)))
-    return ra, dec
 
 
 def offset_positions(ra: np.ndarray, dec: np.ndarray, dist_deg: np.ndarray, angle: np.ndarray):

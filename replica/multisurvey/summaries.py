@@ -52,13 +52,9 @@ def _weighted(frame: pd.DataFrame, value: str, error: str, keys: list[str]) -> p
 
 def _max_slope(det: pd.DataFrame) -> pd.Series:
     ordered = det.sort_values(["oid", "band_name", "mjd"])
-    same = (ordered["oid"].to_numpy()[1:] == ordered["oid"].to_numpy()[:-1]) & (
-        ordered["band_name"].to_numpy()[1:] == ordered["band_name"].to_numpy()[:-1]
-    )
-    dt = np.diff(ordered["mjd"].to_numpy())
-    slope = np.where(same & (dt > 0), np.diff(ordered["psfflux"].to_numpy()) / np.where(dt > 0, dt, 1.0), np.nan)
-    pairs = pd.DataFrame({"oid": ordered["oid"].to_numpy()[1:], "band_name": ordered["band_name"].to_numpy()[1:]})
-    return pd.Series(slope).groupby([pairs["oid"], pairs["band_name"]]).max()
+    grouped = ordered.groupby(["oid", "band_name"])
+    dt = grouped["mjd"].diff()
+    return (grouped["psfflux"].diff() / dt).where(dt > 0).groupby([ordered["oid"], ordered["band_name"]]).max()
 
 
 def _band_statistics(det: pd.DataFrame, forced: pd.DataFrame) -> pd.DataFrame:

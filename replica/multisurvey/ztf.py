@@ -8,14 +8,14 @@ see the same rise, fade or period.
 import numpy as np
 import pandas as pd
 
-from replica.engine.draws import candid_of
+from catalog.ztf_names import ztf_name, ztf_oid_of
+from replica.engine.draws import candid_of, uniform_sky
 from replica.multisurvey.cadence import ZTF_CADENCE
 from replica.multisurvey.crossmatch import xmatch_rows
 from replica.multisurvey.dia_sources import observe
-from replica.multisurvey.ids import ztf_oid
 from replica.multisurvey.lsst_tables import created_dates
 from replica.multisurvey.population import flux_of_mag, random_spec
-from replica.multisurvey.sky import date_text, offset_positions, uniform_sky
+from replica.multisurvey.sky import date_text, offset_positions
 from replica.multisurvey.summaries import object_rows
 
 __all__ = ["ZtfNamer", "counterpart_spec", "ztf_only_spec", "ztf_rows", "ztf_tables"]
@@ -40,8 +40,7 @@ class ZtfNamer:
         out = []
         for year in years:
             counter = self.next_counter.setdefault(int(year), int(self.rng.integers(26**3, 26**4)))
-            letters = "".join(chr(ord("a") + counter // 26**k % 26) for k in reversed(range(7)))  # base 26, 'a' = 0
-            out.append(f"ZTF{int(year) % 100:02d}{letters}")
+            out.append(ztf_name(int(year), counter))
             self.next_counter[int(year)] = counter + int(self.rng.integers(1, 40))
         return out
 
@@ -88,7 +87,7 @@ def ztf_tables(rng: np.random.Generator, spec: pd.DataFrame, namer: ZtfNamer, ma
     order = np.argsort(firstmjd, kind="stable")
     names = np.empty(len(spec), dtype=object)
     names[order] = namer.names(_years(rng, spec, firstmjd)[order])
-    spec["oid"] = [ztf_oid(name) for name in names]
+    spec["oid"] = [ztf_oid_of(name) for name in names]
     return ztf_rows(rng, spec, visits, namer)
 
 

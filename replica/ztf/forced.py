@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 
+from replica.engine.draws import candid_of
 from replica.ztf import vocab
 
 __all__ = ["forced_rows"]
@@ -28,8 +29,7 @@ def forced_rows(rng: np.random.Generator, spec: pd.DataFrame, obj_rows: pd.DataF
     """Forced photometry on ZTF exposures around each recent object's light curve."""
     obj, local, mjd = _epochs(rng, spec, obj_rows, max_rows)
     n = len(obj)
-    nid = np.floor(mjd).astype(np.int64) - 57754
-    pid = nid * 10**9 + np.floor((mjd % 1) * 1e5).astype(np.int64) * 10**4 + local % 10**4
+    pid = candid_of(mjd, local * 10**6)[0]  # ZTF's pid layout; the epoch's place fills its last four digits
     mag = np.clip(spec["mag_lo"].to_numpy()[obj] + rng.uniform(0, 2.5, n), 13.0, 22.5)
     e_mag = np.clip(0.01 + 0.25 * ((mag - 12.5) / 9.0) ** 3, 0.01, 0.5)
     isdiffpos = np.where(rng.random(n) < 0.8, 1, -1)

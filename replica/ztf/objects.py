@@ -7,9 +7,10 @@ import numpy as np
 import pandas as pd
 
 from catalog.ztf_names import ztf_name
+from replica.engine.draws import uniform_sky
 from replica.ztf import vocab
 
-__all__ = ["assign_oids", "random_kinds", "sky", "spec_for_kinds", "year_of"]
+__all__ = ["assign_oids", "random_kinds", "spec_for_kinds", "year_of"]
 
 
 def random_kinds(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -54,17 +55,9 @@ def _cut_at_the_data_end(ndet_g: np.ndarray, ndet_r: np.ndarray, kept: np.ndarra
 
     A light curve cut short keeps its share of the detections, at least the first one.
     """
-    g = np.where(kept < 1.0, np.round(ndet_g * kept), ndet_g).astype(np.int64)
-    r = np.where(kept < 1.0, np.round(ndet_r * kept), ndet_r).astype(np.int64)
+    g, r = (np.where(kept < 1.0, np.round(ndet * kept), ndet).astype(np.int64) for ndet in (ndet_g, ndet_r))
     r[g + r == 0] = 1
     return g, r
-
-
-def sky(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(ra, dec) of `n` positions uniform on the sky north of declination -30 degrees."""
-    ra = rng.uniform(0.0, 360.0, n)
-    dec = np.degrees(np.arcsin(rng.uniform(np.sin(np.radians(-30.0)), 1.0, n)))
-    return ra, dec
 
 
 def _magnitudes(rng: np.random.Generator, kind: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -156,7 +149,7 @@ def spec_for_kinds(rng: np.random.Generator, kind: np.ndarray, old_feature_fract
     first, span, kept = _epochs(rng, kind, ndet_g + ndet_r)
     ndet_g, ndet_r = _cut_at_the_data_end(ndet_g, ndet_r, kept)
     span[ndet_g + ndet_r == 1] = 0.0
-    ra, dec = sky(rng, n)
+    ra, dec = uniform_sky(rng, n, -30.0, 90.0)  # ZTF's sky, north of -30 deg
     lo, hi, color = _magnitudes(rng, kind)
     lc_class = _lc_classes(rng, kind, ndet_g, ndet_r)
     stamp_ver = np.where(first < 59400, 1, np.where(first > 59700, 2, 3))

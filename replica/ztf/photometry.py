@@ -90,7 +90,7 @@ def detection_rows(rng: np.random.Generator, spec: pd.DataFrame, gidx0: int) -> 
             "pid": pid,
             "diffmaglim": np.clip(np.maximum(mag + 0.2, rng.uniform(19.0, 21.0, n)), 19.0, 21.5),
             "isdiffpos": isdiffpos,
-            "nid": np.floor(t).astype(np.int64) - 57754,
+            "nid": pid // 10**9,  # the night, as candid_of numbers it
             "ra": spec["ra"].to_numpy()[obj] + rng.normal(0, 0.1 / 3600, n) / np.maximum(cosd, 0.05),
             "dec": spec["dec"].to_numpy()[obj] + rng.normal(0, 0.1 / 3600, n),
             "magpsf": mag,

@@ -5,12 +5,12 @@ import logging
 import numpy as np
 import pandas as pd
 
-from replica.engine.draws import allwise_sources
+from replica.engine.draws import allwise_sources, uniform_sky
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe
 from replica.ztf import vocab
 from replica.ztf.grounding import ZTF_PROFILE, grounded_tables
-from replica.ztf.objects import assign_oids, random_kinds, sky, spec_for_kinds
+from replica.ztf.objects import assign_oids, random_kinds, spec_for_kinds
 from replica.ztf.photometry import DATAQUALITY_SQL
 from replica.ztf.scales import SCALES, Scale
 from replica.ztf.tables import generate_chunk
@@ -51,7 +51,8 @@ def _populate(loader: Loader, seed: int, scale: Scale, reserved: set[str]) -> No
     total = int(scale.n_objects * scale.allwise_unlinked_per_object)
     for start in range(0, total, _ALLWISE_PIECE):
         n = min(_ALLWISE_PIECE, total - start)
-        wise = allwise_sources(wise_rng, *sky(wise_rng, n), np.full(n, np.nan), np.full(n, np.nan))
+        ra, dec = uniform_sky(wise_rng, n, -30.0, 90.0)
+        wise = allwise_sources(wise_rng, ra, dec, np.full(n, np.nan), np.full(n, np.nan))
         loader.write({"allwise": wise.drop_duplicates("oid_catalog")})
 
 

@@ -10,7 +10,6 @@ class Scale:
     """Size knobs of one synthetic build.
 
     Attributes:
-        name: scale name.
         n_objects: random (non-grounded) objects.
         chunk_objects: objects generated and copied per chunk (bounds memory).
         allwise_unlinked_per_object: AllWISE sources without a ZTF match, per object.
@@ -18,7 +17,6 @@ class Scale:
         max_forced_rows: cap on forced-photometry epochs per object.
     """
 
-    name: str
     n_objects: int
     chunk_objects: int = 25_000
     allwise_unlinked_per_object: float = 0.3
@@ -29,7 +27,7 @@ class Scale:
 # Objects first seen per day stay those of the benchmark's era (data to January 2025) now that the data runs through
 # June 2026 (catalog data_end): 23 % more objects than then.
 SCALES = {
-    "tiny": Scale("tiny", n_objects=495, chunk_objects=495, max_forced_rows=20),
-    "default": Scale("default", n_objects=24_800),
-    "large": Scale("large", n_objects=570_000, chunk_objects=20_000, max_forced_rows=120),
+    "tiny": Scale(n_objects=495, chunk_objects=495, max_forced_rows=20),
+    "default": Scale(n_objects=24_800),
+    "large": Scale(n_objects=570_000, chunk_objects=20_000, max_forced_rows=120),
 }

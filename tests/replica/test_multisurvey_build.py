@@ -6,7 +6,8 @@ import psycopg
 import pytest
 
 from catalog import load_catalog
-from replica.multisurvey.ids import pack_designation, ss_object_id, unpack_designation, ztf_name, ztf_oid
+from catalog.ztf_names import ztf_name_of, ztf_oid_of
+from replica.multisurvey.ids import pack_designation, ss_object_id, unpack_designation
 from replica.multisurvey.lookups import lookup_frames
 from replica.multisurvey.scales import SCALES
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
@@ -163,9 +164,9 @@ def test_ztf_oids_follow_the_published_encoding(ms_conn) -> None:
     oids = [row[0] for row in ms_conn.execute("SELECT oid FROM object WHERE sid = 0")]
     assert oids
     for oid in oids:
-        name = ztf_name(oid)
+        name = ztf_name_of(oid)
         assert re.fullmatch(r"ZTF(1[89]|2[0-6])[a-z]{7}", name), name
-        assert ztf_oid(name) == oid
+        assert ztf_oid_of(name) == oid
 
 
 def test_solar_system_ids_and_designations(ms_conn) -> None:

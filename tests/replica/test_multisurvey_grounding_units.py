@@ -13,10 +13,10 @@ from sqlglot import exp
 
 from benchmarks.mutations import mutations
 from benchmarks.perturbed_golds import perturb
+from catalog.ztf_names import ztf_oid_of
 from replica.engine.build import ground_queries
 from replica.engine.grounding.entities import entities_for_queries
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
-from replica.multisurvey.ids import ztf_oid
 from replica.replicas import recipe
 from tests.replica.conftest import example_golds
 
@@ -51,7 +51,7 @@ def test_a_query_on_lookup_tables_alone_adds_no_object() -> None:
 
 
 def test_literal_ids_name_objects_of_their_survey() -> None:
-    ztf = ztf_oid("ZTF25abcdefg")
+    ztf = ztf_oid_of("ZTF25abcdefg")
     named = {e.oid: e.spec["sid"] for e in _entities(f"SELECT oid FROM object WHERE oid IN ({ztf}, 21165806405629509)")}
     assert named == {ztf: 0, 21165806405629509: 2}
     assert _entities("SELECT * FROM detection WHERE oid = '313853496686280764'")[0].oid == 313853496686280764

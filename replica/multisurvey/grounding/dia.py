@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from catalog.ztf_names import ztf_oid_of as ztf_oid
 from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import LSST_CADENCE, ZTF_CADENCE
 from replica.multisurvey.crossmatch import attach_sources, source_rows
@@ -23,7 +24,6 @@ from replica.multisurvey.dia_objects import dia_tables
 from replica.multisurvey.features import feature_rows
 from replica.multisurvey.grounding.classes import grounded_probabilities
 from replica.multisurvey.grounding.visits import grounded_visits, plan_defaults
-from replica.multisurvey.ids import ztf_oid
 from replica.multisurvey.population import random_spec
 from replica.multisurvey.sky import date_text
 from replica.multisurvey.ztf import counterpart_spec, ztf_only_spec, ztf_rows

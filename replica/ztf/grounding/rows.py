@@ -145,8 +145,7 @@ def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, columns: dict) ->
 
 def _allwise_rows(rng: np.random.Generator, sources: list[dict]) -> pd.DataFrame:
     sources = [fitted("allwise", source, CATALOG) for source in sources]
-    ra = np.array([s["ra"] for s in sources], dtype=float)
-    dec = np.array([s["dec"] for s in sources], dtype=float)
+    ra, dec = np.array([(s["ra"], s["dec"]) for s in sources], dtype=float).T
     w1 = np.array([s.get("w1mpro", np.nan) for s in sources], dtype=float)
     rows = allwise_sources(rng, ra, dec, w1, np.full(len(sources), np.nan))
     for i, source in enumerate(sources):
