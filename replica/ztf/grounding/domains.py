@@ -1,17 +1,16 @@
 """Value domains of the ZTF catalog's columns, for the grounding engine (``replica.engine.grounding.domains``).
 
 Example:
-    >>> domain("detection", "magpsf"), domain("object", "ndet")
-    ((12.5, 21.5, 0.1, 0.5), (1, 1500, 1, 8))
+    >>> domain("detection", "magpsf"), domain("object", "meanra")
+    ((12.5, 21.5, 0.1, 0.5), (-1000000.0, 1000000.0, 0.01, 1.0))
     >>> categories("class_name", "stamp_classifier")
     ('SN', 'AGN', 'VS', 'asteroid', 'bogus')
 """
 
 from __future__ import annotations
 
-from replica.engine.grounding.constraints import catalog_column
 from replica.engine.grounding.profile import Domain
-from replica.ztf import CATALOG, vocab
+from replica.ztf import vocab
 
 __all__ = ["categories", "domain"]
 
@@ -41,10 +40,7 @@ def categories(column: str, classifier: str | None = None) -> tuple | None:
 
 
 def domain(table: str, column: str) -> Domain:
-    """The numeric domain of a table's column: the catalog's, else magnitudes (by name), else a wide default."""
-    described = catalog_column(table, column, CATALOG)
-    if described is not None and described.domain is not None:
-        return described.domain
+    """The numeric domain of a column the catalog gives none: magnitudes (by name), else a wide default."""
     if "mag" in column or column.startswith("sigma"):
         return _MAGNITUDE
     return _OTHER
