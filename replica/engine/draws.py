@@ -3,7 +3,16 @@
 import numpy as np
 import pandas as pd
 
-__all__ = ["allwise_sources", "candid_of", "designation", "distinct_probabilities", "galactic", "ranks", "uniform_sky"]
+__all__ = [
+    "allwise_sources",
+    "candid_of",
+    "designation",
+    "distinct_probabilities",
+    "galactic",
+    "pid_of",
+    "ranks",
+    "uniform_sky",
+]
 
 # equatorial (J2000) -> galactic rotation matrix
 _ROT = np.array(
@@ -77,11 +86,16 @@ def allwise_sources(rng: np.random.Generator, ra: np.ndarray, dec: np.ndarray, w
     return df
 
 
-def candid_of(mjd: np.ndarray, gidx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return (pid, candid) following the ZTF layout; candids are unique because they encode `gidx`."""
+def pid_of(mjd: np.ndarray, slot: np.ndarray) -> np.ndarray:
+    """Return ZTF processing ids: the night number, five digits of the time of night, then four digits of ``slot``."""
     nid = np.floor(mjd).astype(np.int64) - 57754
     frac5 = np.floor((mjd % 1.0) * 1e5).astype(np.int64)
-    pid = nid * 10**9 + frac5 * 10**4 + (gidx // 10**6) % 10**4
+    return nid * 10**9 + frac5 * 10**4 + slot % 10**4
+
+
+def candid_of(mjd: np.ndarray, gidx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (pid, candid) following the ZTF layout; candids are unique because they encode `gidx`."""
+    pid = pid_of(mjd, gidx // 10**6)
     return pid, pid * 10**6 + gidx % 10**6
 
 

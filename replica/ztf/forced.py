@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from replica.engine.draws import candid_of
+from replica.engine.draws import pid_of
 from replica.ztf import vocab
 
 __all__ = ["forced_rows"]
@@ -29,7 +29,7 @@ def forced_rows(rng: np.random.Generator, spec: pd.DataFrame, obj_rows: pd.DataF
     """Forced photometry on ZTF exposures around each recent object's light curve."""
     obj, local, mjd = _epochs(rng, spec, obj_rows, max_rows)
     n = len(obj)
-    pid = candid_of(mjd, local * 10**6)[0]  # ZTF's pid layout; the epoch's place fills its last four digits
+    pid = pid_of(mjd, local)
     mag = np.clip(spec["mag_lo"].to_numpy()[obj] + rng.uniform(0, 2.5, n), 13.0, 22.5)
     e_mag = np.clip(0.01 + 0.25 * ((mag - 12.5) / 9.0) ** 3, 0.01, 0.5)
     isdiffpos = np.where(rng.random(n) < 0.8, 1, -1)
