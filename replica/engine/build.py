@@ -81,13 +81,13 @@ def build(
     started = time.monotonic()
     queries = list(ground)
     indexes = _prepare(conn, catalog)
-    loader = Loader(conn, recipe.catalog, recipe.decimals, recipe.drawn)
+    loader = _loader(conn, recipe)
     loader.write({**fixed_frames(recipe.catalog), **recipe.fixed_rows()})
     read_started = time.monotonic()
     reserved = literal_oids(queries, recipe.profile)  # reads (and caches) every query's worlds: it counts as grounding
     read_s = time.monotonic() - read_started
     recipe.populate(loader, seed, size, reserved)
-    report = ground_queries(conn, recipe, queries, seed=seed, scale=scale) if queries else None
+    report = ground_queries(conn, recipe, queries, seed=seed, scale=scale, loader=loader) if queries else None
     for definition in indexes:
         conn.execute(definition)
     if report is not None:
@@ -100,13 +100,14 @@ def build(
 
 
 def ground_queries(
-    conn: psycopg.Connection, recipe: Recipe, queries: list[str], *, seed: int, scale: str
+    conn: psycopg.Connection, recipe: Recipe, queries: list[str], *, seed: int, scale: str, loader: Loader | None = None
 ) -> GroundingReport:
     """Add the entities grounded on ``queries`` to the data in the catalog's schema, then thin unordered LIMITs.
 
     Runs inside the caller's transaction, before the indexes are rebuilt. A query that cannot be grounded is
     skipped and reported (see ``GroundingReport``); grounded rows respect every key of the catalog. The gold
     queries are PostgreSQL with unqualified table names; the grounded rows draw from their own stream of ``seed``.
+    ``loader`` is the build's (default: a new one on ``conn``).
     """
     profile = recipe.profile
     started = time.monotonic()
@@ -116,7 +117,7 @@ def ground_queries(
     size = scale_named(recipe.scales, scale)
     tables = recipe.grounded_tables(plan.entities, np.random.default_rng([seed, 4]), size)
     clear_base_rows(conn, tables, profile)
-    Loader(conn, recipe.catalog, recipe.decimals, recipe.drawn).write_grounded(tables)
+    (loader or _loader(conn, recipe)).write_grounded(tables)
     written = time.monotonic()
     thinned = thin_unordered_limits(conn, queries, {e.oid for e in plan.entities if e.needs_object}, profile)
     stages = {"entities": chosen - started, "rows": written - chosen, "thinning": time.monotonic() - written}
@@ -170,3 +171,7 @@ def _row_counts(conn: psycopg.Connection, catalog: Catalog) -> dict[str, int]:
     query = sql.SQL("SELECT count(*) FROM {}")
     tables = sorted(table.name for table in catalog.tables if not table.partition_of)
     return {table: conn.execute(query.format(sql.Identifier(catalog.schema, table))).fetchone()[0] for table in tables}
+
+
+def _loader(conn: psycopg.Connection, recipe: Recipe) -> Loader:
+    return Loader(conn, recipe.catalog, recipe.decimals, recipe.drawn)

@@ -28,7 +28,7 @@ import pandas as pd
 
 from catalog import Column, ForeignKey, Table, load_catalog
 
-__all__ = ["catalog_column", "conform", "fitting", "foreign_keys", "primary_key", "referencing"]
+__all__ = ["catalog_column", "conform", "fitting", "foreign_keys", "is_integer", "primary_key", "referencing"]
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +50,12 @@ def catalog_column(table: str, column: str, catalog: str) -> Column | None:
     """The catalog's description of a table's column (a partition's are its parent's), or None."""
     found = _tables(catalog).get(table)
     return found.column(column) if found is not None else None
+
+
+def is_integer(table: str, column: str, catalog: str) -> bool:
+    """Whether the catalog types the column as a whole number."""
+    found = catalog_column(table, column, catalog)
+    return found is not None and found.sql_type in _WHOLE_LIMITS
 
 
 def primary_key(table: str, catalog: str) -> tuple[str, ...]:

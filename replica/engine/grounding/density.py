@@ -49,14 +49,15 @@ def unanswered(conn: psycopg.Connection, queries: list[str]) -> list[str]:
     return out
 
 
-def rows_within(conn: psycopg.Connection, statement: str, timeout_ms: int) -> list[tuple] | None:
-    """The rows of ``statement``, run in a savepoint with a statement timeout; None if it fails."""
+def rows_within(conn: psycopg.Connection, statement: str, timeout_ms: int, query: str) -> list[tuple] | None:
+    """The rows of ``statement`` (made from the gold ``query``), run in a savepoint with a statement timeout; None if
+    it fails."""
     try:
         with conn.transaction():
             conn.execute(f"SET LOCAL statement_timeout = {timeout_ms}")
             return conn.execute(statement).fetchall()
     except psycopg.Error as err:
-        logger.debug("cannot count the rows of a gold query (%s): %.80s", str(err).strip(), statement)
+        logger.debug("cannot count the rows of a gold query (%s): %.80s", str(err).strip(), query)
         return None
 
 
@@ -66,7 +67,7 @@ def _answers(conn: psycopg.Connection, sql: str, enough: int) -> int | None:
     if statement is None:
         return None
     counting = f"SELECT count(*) FROM (SELECT 1 FROM ({_unordered(statement)}) AS g LIMIT {enough}) AS s"
-    rows = rows_within(conn, counting, _TIMEOUT_MS)
+    rows = rows_within(conn, counting, _TIMEOUT_MS, sql)
     return None if rows is None else rows[0][0]
 
 

@@ -9,7 +9,7 @@ Example:
     ...     catalog="ztf", identity=("oid",), per_row=frozenset(),
     ...     classifier_column="classifier_name", class_column="class_name",
     ...     domain=lambda table, column: (0.0, 1.0, 0.02, 0.1), categories=lambda column, classifier: ("SNIa", "SNIbc"),
-    ...     bind=None, object_id=lambda column, value: None, row_counts=())
+    ...     bind=None, object_id=lambda column, value: None, row_count_keys=())
     >>> satisfying("probability", "probability", [(">", (0.7,))], profile=profile)
     0.8
     >>> violating("probability", "probability", [(">", (0.7,))], 0, profile=profile)
@@ -26,12 +26,11 @@ import math
 import operator
 from collections.abc import Callable
 
-from replica.engine.grounding.constraints import catalog_column
-from replica.engine.grounding.predicates import schema
+from replica.engine.grounding.constraints import catalog_column, is_integer
 from replica.engine.grounding.profile import Domain, Profile
 from replica.engine.grounding.worlds import Diff, RowRef
 
-__all__ = ["apply_diffs", "is_integer", "meets", "satisfying", "violating"]
+__all__ = ["apply_diffs", "meets", "satisfying", "violating"]
 
 _DATE_MISS_DAYS = 1.2
 _ORDER = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
@@ -214,11 +213,6 @@ def _domain(table: str, column: str, profile: Profile) -> Domain:
     """The column's numeric domain: the catalog file's, else the profile's."""
     described = catalog_column(table, column, profile.catalog)
     return described.domain if described is not None and described.domain is not None else profile.domain(table, column)
-
-
-def is_integer(table: str, column: str, catalog: str) -> bool:
-    """Whether the catalog types the column as a whole number."""
-    return schema(catalog).get(table, {}).get(column, "") in ("integer", "smallint", "bigint", "int")
 
 
 def _neighbours(known: tuple, value) -> list:

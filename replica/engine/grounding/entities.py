@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 from engines.errors import GuardError
 from engines.guard import check_sql
-from replica.engine.grounding.constraints import fitting
-from replica.engine.grounding.domains import is_integer, meets, satisfying, violating
+from replica.engine.grounding.constraints import fitting, is_integer
+from replica.engine.grounding.domains import meets, satisfying, violating
 from replica.engine.grounding.entity import Entity, EntityPlan, Skipped
 from replica.engine.grounding.lookups import resolve_lookups
 from replica.engine.grounding.predicates import read_worlds
@@ -89,7 +89,7 @@ def _unmakeable(entity: Entity, profile: Profile) -> str | None:
     for key, value in entity.spec.items():
         if isinstance(value, float) and not math.isfinite(value):
             return f"it needs a {key.lstrip('_')} of {value}, which no object has"
-    rows = max((int(entity.spec.get(key, 0)) for key in profile.row_counts), default=0)
+    rows = max((int(entity.spec.get(key, 0)) for key in profile.row_count_keys), default=0)
     if rows > _MAX_ROWS:
         return f"it needs {rows} measurements of one object; the generator makes at most {_MAX_ROWS}"
     return None

@@ -39,7 +39,7 @@ class Profile:
         categories: (column, classifier) -> the known values of a categorical column, or None.
         bind: Turns chosen values into an entity's spec and patches.
         object_id: (column, literal) -> the object the literal names, or None when it names none.
-        row_counts: Spec keys that count one object's rows of a table (detections, forced epochs).
+        row_count_keys: Spec keys that count one object's rows of a table (detections, forced epochs).
         lookups: Tables of fixed content (table -> its rows): a condition on one is a condition on the columns it
             joins (``lookups.resolve_lookups``).
     """
@@ -53,7 +53,7 @@ class Profile:
     categories: Callable[[str, object], tuple | None]
     bind: Binder
     object_id: Callable[[str, object], object]
-    row_counts: tuple[str, ...]
+    row_count_keys: tuple[str, ...]
     lookups: Mapping[str, tuple[dict, ...]] = field(default_factory=dict)
 
     @property

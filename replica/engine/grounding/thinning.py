@@ -28,7 +28,7 @@ from replica.engine.grounding.density import guarded, rows_within
 from replica.engine.grounding.predicates import schema
 from replica.engine.grounding.profile import Profile
 
-__all__ = ["clear_base_rows", "delete_objects", "thin_unordered_limits"]
+__all__ = ["clear_base_rows", "thin_unordered_limits"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ def clear_base_rows(conn: psycopg.Connection, tables: dict[str, pd.DataFrame], p
     taken = [row[0] for row in conn.execute(f"SELECT oid FROM {schema}.object WHERE oid = ANY(%s)", (oids,))]
     if taken:
         logger.info("%d base objects replaced by grounded objects of the same oid", len(taken))
-        delete_objects(conn, sorted(taken), profile)
+        _delete_objects(conn, sorted(taken), profile)
     for name, frame in tables.items():
         key = primary_key(name, profile.catalog)
         if len(key) == 1 and key != ("oid",) and not frame.empty:
@@ -75,7 +75,7 @@ def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: se
     victims: set = set()
     for sql in queries:
         for counting, limit in _counting_queries(sql, profile):
-            rows = rows_within(conn, counting, _TIMEOUT_MS)
+            rows = rows_within(conn, counting, _TIMEOUT_MS, sql)
             if rows is None:
                 continue
             per_oid = {oid: int(n) for oid, n in rows if oid not in victims}
@@ -91,7 +91,7 @@ def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: se
                 logger.info("grounded rows alone reach LIMIT %d of: %.70s", limit, " ".join(sql.split()))
             logger.debug("LIMIT %d: %d objects thinned for %.60s", limit, len(victims) - before, " ".join(sql.split()))
     if victims:
-        delete_objects(conn, sorted(victims), profile)
+        _delete_objects(conn, sorted(victims), profile)
     return len(victims)
 
 
@@ -152,7 +152,7 @@ def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | No
     return None
 
 
-def delete_objects(conn: psycopg.Connection, oids: list, profile: Profile) -> None:
+def _delete_objects(conn: psycopg.Connection, oids: list, profile: Profile) -> None:
     """Delete whole objects from every table of the profile's schema, children first.
 
     A row belongs to an object through any of the profile's identity columns. The oids go to a temporary table that

@@ -39,6 +39,6 @@ MULTISURVEY_PROFILE = Profile(
     categories=categories,
     bind=bind_values,
     object_id=_object_id,
-    row_counts=("n_det", "n_forced"),
+    row_count_keys=("n_det", "n_forced"),
     lookups={name: tuple(frame.to_dict("records")) for name, frame in lookup_frames().items()},
 )

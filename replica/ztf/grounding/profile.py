@@ -25,5 +25,5 @@ ZTF_PROFILE = Profile(
     categories=categories,
     bind=bind_values,
     object_id=_object_id,
-    row_counts=("_ndet", "_ndet_g", "_ndet_r"),
+    row_count_keys=("_ndet", "_ndet_g", "_ndet_r"),
 )
