@@ -18,7 +18,7 @@ import re
 import sqlglot
 from sqlglot import exp
 
-from catalog.ztf_names import ztf_oid_of
+from catalog.ztf_names import is_ztf_oid, ztf_oid_of
 from replica.multisurvey.features import is_multiband
 from replica.multisurvey.ids import pack_designation, ss_object_id
 from replica.multisurvey.lookups import CLASS_NAMES, LSST_BANDS, feature_names
@@ -32,7 +32,6 @@ _KEPT |= {"classifier_version", "band_order", "taxonomy_order", "version_id"}
 _UNPACKED = re.compile(r"^(19|20)\d{2} [A-HJ-Y][A-HJ-Z]\d*$")
 _PACKED = re.compile(r"^[IJK]\d{2}[A-HJ-Y][0-9A-Za-z]\d[A-HJ-Z]$")
 _LSST_IDS = (160_000_000_000_000_000, 160_000_000_000_000_000 + 2**57)
-_ZTF_PREFIX = 1 << 55
 _MJD_SHIFT_D = 60.0
 _DEC_RANGE = (-70.0, 20.0)
 
@@ -49,7 +48,7 @@ def _designation(rng: random.Random) -> str:
 
 def _object_id(value: int, rng: random.Random) -> int:
     """A new id of the same survey as ``value``."""
-    if _ZTF_PREFIX <= value < 2 * _ZTF_PREFIX:
+    if is_ztf_oid(value):
         return ztf_oid_of(f"ZTF{rng.randint(18, 25)}" + "".join(rng.choice(_LETTERS) for _ in range(7)))
     if value < _LSST_IDS[0]:
         return ss_object_id(pack_designation(_designation(rng)))

@@ -3,7 +3,8 @@
 Counting rules (the source is read, not run):
     lines: every line of every ``replica/**/*.py`` file, blank lines, comments and docstrings included.
     table_name_lists: list, tuple and set displays with two or more string elements, every one of them (starred
-        parts aside) a table name of some catalog; dict displays whose two or more keys are all such table names.
+        parts aside) a table name of some catalog; dict displays whose two or more keys are all such table names
+        (``**`` parts aside).
     schema_constants: string constants outside docstrings equal to a catalog's PostgreSQL schema name.
     catalog_defaults: parameter defaults (functions, and class attributes with an annotation) that are a catalog's
         name.
@@ -51,7 +52,7 @@ def _table_list(node: ast.AST, tables: set[str]) -> bool:
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
         names = _strings(node.elts)
     elif isinstance(node, ast.Dict):
-        names = None if None in node.keys else _strings(node.keys)
+        names = _strings([key for key in node.keys if key is not None])  # ``**other`` parts aside
     else:
         return False
     return names is not None and len(names) >= 2 and all(name in tables for name in names)

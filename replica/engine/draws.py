@@ -3,12 +3,15 @@
 import numpy as np
 import pandas as pd
 
+from catalog.ztf_names import ztf_name
+
 __all__ = [
     "allwise_sources",
     "candid_of",
     "designation",
     "distinct_probabilities",
     "galactic",
+    "grounded_ztf_name",
     "pid_of",
     "ranks",
     "uniform_sky",
@@ -84,6 +87,14 @@ def allwise_sources(rng: np.random.Generator, ra: np.ndarray, dec: np.ndarray, w
         df[f"{b}_m_2mass"] = np.where(no2mass, np.nan, np.clip(w1 + off + rng.normal(0, 0.1, n), 6.0, 17.0))
         df[f"{b}_msig_2mass"] = np.where(no2mass, np.nan, rng.uniform(0.02, 0.2, n))
     return df
+
+
+_ZZ = (25 * 26 + 25) * 26**5  # the number of the letters 'zzaaaaa'
+
+
+def grounded_ztf_name(year: int, n: int) -> str:
+    """The n-th name 'ZTF<yy>zz<5 letters>' of a year: grounded objects take these, which no base object holds."""
+    return ztf_name(year, _ZZ + n)
 
 
 def pid_of(mjd: np.ndarray, slot: np.ndarray) -> np.ndarray:

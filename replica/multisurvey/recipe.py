@@ -39,11 +39,11 @@ def _populate(loader: Loader, seed: int, scale: Scale, reserved: set) -> None:
         counter += used
         loader.write(tables, rng)
         loader.write(ztf_tables(rng, counterpart_spec(rng, spec), namer, scale.max_forced_rows), rng)
-    designations: set[str] = set()
+    taken: set[str] = set()  # the designations drawn so far
     for k, n in enumerate(_chunks(scale.n_ss, _SS_CHUNK)):
         rng = np.random.default_rng([seed, 2, k])
         orbits, det = ss_observations(rng, n)
-        loader.write(ss_tables(rng, orbits, det, counter, designations), rng)
+        loader.write(ss_tables(rng, orbits, det, counter, taken), rng)
         counter += len(det)
     for k, n in enumerate(_chunks(scale.n_ztf, scale.chunk_objects)):
         rng = np.random.default_rng([seed, 3, k])

@@ -125,7 +125,7 @@ def _mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: n
     rows["nobs_total_sel"] = np.floor(rows["nobs_total"] * rng.uniform(0.9, 1.0, n)).astype(np.int64)
     _add_uncertainties(rows, 10 ** (u_param / 2))
     rows["mpc_orb_jsonb"] = rows.apply(_json, axis=1)
-    drawn = rng.random(n) < _UNFILLED_SHARE
+    drawn = rng.random(n) < _UNFILLED_SHARE  # drawn even when ``unfilled`` is given: later draws keep their place
     rows.loc[drawn if unfilled is None else np.array(unfilled), ["a", "period", "mean_anomaly", "mean_motion"]] = 0.0
     return rows
 

@@ -16,6 +16,7 @@ from benchmarks.perturbed_golds import perturb
 from catalog.ztf_names import ztf_oid_of
 from replica.engine.build import ground_queries
 from replica.engine.grounding.entities import entities_for_queries
+from replica.multisurvey.crossmatch import GAIA_CATID
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
 from replica.replicas import recipe
 from tests.replica.conftest import example_golds
@@ -138,7 +139,8 @@ def test_a_counterparts_values_reach_its_row_beside_a_source_without_an_object()
         for table, _, columns in e.patches
         if table == "gaiadr3_source" and "parallax" in columns
     }
-    counterpart = dict(zip(xmatch["oid"], xmatch["oid_catalog"].astype(str), strict=True))
+    gaia_matches = xmatch[xmatch["catid"] == GAIA_CATID]
+    counterpart = dict(zip(gaia_matches["oid"], gaia_matches["oid_catalog"].astype(str), strict=True))
     parallax = dict(zip(gaia["oid_catalog"].astype(str), gaia["parallax"], strict=True))
     assert len(asked) >= 2
     assert {oid: parallax[counterpart[oid]] for oid in asked} == pytest.approx(asked)

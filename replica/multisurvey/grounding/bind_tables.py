@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 
+from replica.multisurvey.crossmatch import ALLWISE_CATID, GAIA_CATID
 from replica.multisurvey.features import MULTIBAND_BAND, is_multiband
-from replica.multisurvey.grounding.roles import MEASUREMENT_EXTENSIONS, MEASUREMENTS
+from replica.multisurvey.grounding.roles import MEASUREMENT_EXTENSIONS, MEASUREMENTS, SOURCE_TABLES
 from replica.multisurvey.ids import pack_designation, unpack_designation
 from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, classifier_version_code, feature_names
 
-__all__ = ["BINDERS", "PER_ROW", "bind_rows"]
+__all__ = ["BINDERS", "PER_ROW"]
 
 MEASURED = ("psfflux", "psffluxerr", "scienceflux", "sciencefluxerr", "snr", "isnegative")
 """Measurement columns the object's aggregates derive from: set before the aggregates are computed."""
@@ -153,11 +154,11 @@ def _bind_feature(entity, table: str, values: dict) -> None:
 
 def _bind_xmatch(entity, table: str, values: dict) -> None:
     catid = _number(values.get("catid"))
-    source = "gaia" if catid == 1 else "wise"
+    source = "gaia" if catid == GAIA_CATID else "wise"
     entity.spec.setdefault("sources", {})[source] = True
     rest = _rest(values, {"catid"})
     if rest:
-        entity.patches.append(("xmatch", {"catid": 1 if source == "gaia" else 0}, rest))
+        entity.patches.append(("xmatch", {"catid": GAIA_CATID if source == "gaia" else ALLWISE_CATID}, rest))
 
 
 def _bind_source(entity, table: str, values: dict) -> None:
@@ -188,20 +189,16 @@ def _patch(entity, table: str, columns: dict) -> None:
 
 
 BINDERS = {
+    **dict.fromkeys((*MEASUREMENTS, *MEASUREMENT_EXTENSIONS, "lsst_ss_detection"), bind_rows),
+    **dict.fromkeys(SOURCE_TABLES, _bind_source),
     "object": _bind_object,
-    "detection": bind_rows,
-    "lsst_detection": bind_rows,
-    "forced_photometry": bind_rows,
-    "lsst_forced_photometry": bind_rows,
-    "lsst_ss_detection": bind_rows,
     "lsst_dia_object": _bind_dia_object,
     "probability": _bind_probability,
     "feature": _bind_feature,
     "xmatch": _bind_xmatch,
-    "allwise": _bind_source,
-    "gaiadr3_source": _bind_source,
     "lsst_mpc_orbits": _bind_orbit,
 }
-"""Table -> its binder (entity, table, values): ``bind_rows`` for the measurement tables."""
+"""Table -> its binder (entity, table, values): ``bind_rows`` for the measurement tables (the surveys' shared ones,
+their extensions and the solar-system detections), ``_bind_source`` for the cross-match catalogues."""
 PER_ROW = frozenset(table for table, binder in BINDERS.items() if binder is bind_rows)
 """The measurement tables: many rows per object, half of an answer's rows miss a condition."""

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from catalog.ztf_names import ztf_oid_of as ztf_oid
+from catalog.ztf_names import ztf_oid_of
+from replica.engine.draws import grounded_ztf_name
 from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import LSST_CADENCE, ZTF_CADENCE
 from replica.multisurvey.crossmatch import attach_sources, source_rows
@@ -43,9 +44,8 @@ class ZtfNames:
 
     def name(self, firstmjd: float) -> str:
         """The next name, in the year of ``firstmjd``."""
-        letters = "".join(chr(ord("a") + self.count // 26**k % 26) for k in reversed(range(5)))  # base 26, 'a' = 0
         self.count += 1
-        return f"ZTF{str(date_text(np.array([firstmjd]))[0])[2:4]}zz{letters}"
+        return grounded_ztf_name(int(str(date_text(np.array([firstmjd]))[0])[:4]), self.count - 1)
 
 
 def _wanted_sources(entities: list[Entity]) -> np.ndarray:
@@ -120,7 +120,7 @@ def _ztf_objects(rng: np.random.Generator, spec: pd.DataFrame, wanted: list[dict
     spec = spec.reset_index(drop=True)
     _peaking(spec, plans)
     visits = grounded_visits(rng, spec, plans, ZTF_CADENCE)
-    spec["oid"] = [int(p["oid"]) if p.get("oid") else ztf_oid(names.name(p["firstmjd"])) for p in plans]
+    spec["oid"] = [int(p["oid"]) if p.get("oid") else ztf_oid_of(names.name(p["firstmjd"])) for p in plans]
     return ztf_rows(rng, spec, visits, names), spec["oid"].to_numpy()
 
 

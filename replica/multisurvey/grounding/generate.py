@@ -16,6 +16,7 @@ from replica.engine.grounding.constraints import conform
 from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.patching import apply_patches, fitted
 from replica.multisurvey import CATALOG
+from replica.multisurvey.crossmatch import ALLWISE_CATID, GAIA_CATID
 from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.grounding.dia import ZtfNames, dia_objects, merged, ztf_only_objects
 from replica.multisurvey.grounding.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
@@ -95,7 +96,7 @@ def _owners(tables: dict[str, pd.DataFrame]) -> dict[str, np.ndarray]:
     """The object each row of the tables without an oid belongs to (sources through xmatch, orbits by id)."""
     out = {table: tables[table]["ssobjectid"].to_numpy() for table in SOLAR_SYSTEM_TABLES if table in tables}
     xmatch = tables.get("xmatch", pd.DataFrame(columns=["oid", "catid", "oid_catalog"]))
-    for table, catid, key in (("allwise", 0, str), ("gaiadr3_source", 1, int)):
+    for table, catid, key in (("allwise", ALLWISE_CATID, str), ("gaiadr3_source", GAIA_CATID, int)):
         if table in tables:
             mine = xmatch[xmatch["catid"] == catid]
             owner = dict(zip(mine["oid_catalog"].map(key), mine["oid"], strict=True))

@@ -26,5 +26,5 @@ MEASUREMENT_EXTENSIONS = {t.name: parent for t in _TABLES for parent in _referen
 """A survey's own columns of a shared measurement table: extension -> the table it extends, row for row."""
 SOURCE_TABLES = tuple(t.name for t in _TABLES if t.primary_key == ["oid_catalog"])
 """Cross-match catalogues: their rows belong to the objects whose xmatch rows name them."""
-SOLAR_SYSTEM_TABLES = tuple(t.name for t in _TABLES if t.primary_key[0] == "ssobjectid")
+SOLAR_SYSTEM_TABLES = tuple(t.name for t in _TABLES if t.primary_key[:1] == ["ssobjectid"])
 """Tables whose rows belong to a solar-system object, named by its ssobjectid."""

@@ -96,7 +96,7 @@ def ss_objects(rng: np.random.Generator, entities: list[Entity], counter: int) -
     # an id that encodes no designation keeps it
     ids = [int(e.oid) if e.oid is not None and designation_of(e.oid) is None else None for e in entities]
     unfilled = [bool(e.spec.get("unfilled")) for e in entities]
-    tables = ss_tables(rng, elements, det, counter, set(), named, ids, unfilled)
+    tables = ss_tables(rng, elements, det, counter, set(), designations=named, ids=ids, unfilled=unfilled)
     for entity, oid in zip(entities, elements["ssobjectid"], strict=True):
         entity.oid = int(oid)
     return tables

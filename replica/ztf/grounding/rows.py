@@ -11,8 +11,7 @@ import logging
 import numpy as np
 import pandas as pd
 
-from catalog.ztf_names import ztf_name
-from replica.engine.draws import allwise_sources
+from replica.engine.draws import allwise_sources, grounded_ztf_name
 from replica.engine.grounding.constraints import conform, fitting
 from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.patching import apply_patches, fitted
@@ -26,7 +25,6 @@ logger = logging.getLogger(__name__)
 
 _GROUNDED_GIDX = 9_000_000_000
 """Global detection index of the first grounded detection: grounded candids never collide with the base ones."""
-_ZZ = (25 * 26 + 25) * 26**5  # the number of 'zzaaaaa'
 _MIN_LC_DETECTIONS = 6
 _MAX_FREE_DETECTIONS = 60
 
@@ -85,10 +83,9 @@ def _override(spec: pd.DataFrame, objects: list[Entity], rng: np.random.Generato
 
 
 def _free_name(year: int, i: int, count: int, used: set[str]) -> str:
-    """Oid 'ZTF<yy>zz<5 letters>' of the i-th of ``count`` grounded objects (base oids never hold 'zz' there), or of
-    a later slot when a named object holds it."""
+    """The grounded name of the i-th of ``count`` grounded objects, or of a later slot when a named object holds it."""
     n = i
-    while (name := ztf_name(year, _ZZ + n)) in used:
+    while (name := grounded_ztf_name(year, n)) in used:
         n += count
     used.add(name)
     return name
