@@ -16,11 +16,9 @@ __all__ = ["categories", "domain"]
 
 _MAGNITUDE = (12.5, 21.5, 0.1, 0.5)
 _OTHER = (-1e6, 1e6, 0.01, 1.0)
-# the benchmark's classifiers first (a near miss takes the first that fits), then the others of the catalog
-_CLASSIFIER_NAMES = ("lc_classifier", "stamp_classifier", *vocab.BRANCH_CLASSIFIERS, "lc_classifier_top")
-_CLASSIFIER_NAMES += tuple(c.name for c in vocab.CLASSIFIERS if c.name not in _CLASSIFIER_NAMES)
 _CATEGORIES = {
-    "classifier_name": _CLASSIFIER_NAMES,
+    # the catalog's order, the benchmark's classifiers first: a near miss takes the first that fits
+    "classifier_name": tuple(c.name for c in vocab.CLASSIFIERS),
     "fid": (1, 2),
     "catid": ("allwise",),
     "procstatus": tuple(vocab.PROCSTATUS_WEIGHTS),
