@@ -18,7 +18,7 @@ from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 from engines.errors import GuardError
-from engines.sql_tree import TOO_DEEP
+from engines.sql_tree import MAX_NESTING, TOO_DEEP, nesting
 
 __all__ = [
     "DENIED_FUNCTIONS",
@@ -184,6 +184,8 @@ def check_sql(sql: str) -> str:
     _check_text(sql)
     try:
         tokens = _tokenize(sql)
+        if nesting(tokens) > MAX_NESTING:
+            raise GuardError(f"The SQL {TOO_DEEP}")
         _check_unicode_escapes(tokens)
         statement = _parse_one(tokens, sql)
         _check_statement_type(statement, tokens)

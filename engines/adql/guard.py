@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
 from engines.errors import GuardError
 from engines.guard import check_read_only
-from engines.sql_tree import TOO_DEEP
+from engines.sql_tree import MAX_NESTING, TOO_DEEP, nesting
 
 __all__ = ["MAX_ADQL_CHARS", "check_adql"]
 
@@ -44,6 +45,8 @@ def check_adql(text: str) -> str:
     if len(query) > MAX_ADQL_CHARS:
         raise GuardError(f"The ADQL is {len(query):,} characters long; at most {MAX_ADQL_CHARS:,} are allowed.")
     try:
+        if nesting(Dialect.get_or_raise(_READER).tokenize(query)) > MAX_NESTING:
+            raise GuardError(f"The ADQL {TOO_DEEP}")
         statements = [tree for tree in sqlglot.parse(query, read=_READER) if tree is not None]
         _check_statements(statements)
     except GuardError:

@@ -14,6 +14,7 @@ from engines.adql.guard import check_adql
 from engines.adql.translation import translate
 from engines.errors import ExecutionError, GuardError
 from engines.guard import check_sql
+from engines.sql_tree import MAX_NESTING
 from modules.explanation import read_schema_text
 from modules.selection.sql_difference import describe_difference
 from modules.value_check.literals import find_unknown_values, replace_unknown_values
@@ -89,3 +90,32 @@ def test_helpers_fall_back_as_for_sql_that_does_not_parse():
     assert read_schema_text(deep, load_catalog()) == ""
     assert describe_difference("SELECT oid FROM object", deep).startswith("cannot be compared")
     assert replace_unknown_values(deep, VOCABULARY) == deep
+
+
+GUARDS = {
+    "sql": (check_sql, "The SQL"),
+    "adql": (lambda sql: check_adql(sql.replace("FROM object", "FROM ztf.object")), "The ADQL"),
+}
+DEEP_UNITS = [("sql", ("ARRAY[", "]"))] + [  # ADQL has no arrays: "[" opens a quoted name there
+    (guard, unit) for guard in GUARDS for unit in [("(", ")"), ("NOT ", ""), ("- ", ""), ("(SELECT ", ")")]
+]
+
+
+@pytest.mark.parametrize(("guard", "unit"), DEEP_UNITS, ids=str)
+def test_the_guards_refuse_deep_text_from_its_tokens_before_the_parser_recurses(monkeypatch, guard, unit):
+    """Recursing to the limit is not harmless (a finalizer run there fails unseen), so the parser is never called."""
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("the parser was called")
+
+    monkeypatch.setattr("engines.guard._parse_one", no_parse)
+    monkeypatch.setattr("engines.adql.guard.sqlglot.parse", no_parse)
+    check, name = GUARDS[guard]
+    with pytest.raises(GuardError) as refused:
+        check(_nested(MAX_NESTING + 1, unit))
+    assert refused.value.message.startswith(f"{name} is nested too deeply")
+
+
+def test_nesting_within_the_bound_still_reaches_the_parser():
+    assert check_sql(_nested(MAX_NESTING)).startswith("SELECT")
+    assert check_adql(_nested(MAX_NESTING).replace("FROM object", "FROM ztf.object")).startswith("SELECT")
