@@ -11,9 +11,9 @@ CLASSIFIERS = _ZTF.classifiers
 LC_VERSION, LC_VERSION_TODAY = _ZTF.classifier("lc_classifier").versions  # the benchmark's, then today's
 STAMP = _ZTF.classifier("stamp_classifier")
 STAMP_VERSIONS = STAMP.versions
-# the lc-classified objects' feature versions (current, older), and one more that a few objects also carry
-FEATURE_VERSIONS = ("lc_classifier_1.2.1-P", "lc_classifier_1.1.13")
-FEATURE_VERSION_TRANSITIONAL = "lc_classifier_1.2.1-P-transitional"
+# the catalog's feature_version rows: the lc-classified objects' (current, older), and one a few objects also carry
+FEATURE_VERSIONS = tuple(row["version"] for row in _ZTF.rows["feature_version"][:2])
+FEATURE_VERSION_TRANSITIONAL = _ZTF.rows["feature_version"][2]["version"]
 STEP_ID_CORR = next(row["step_id"] for row in _ZTF.rows["step"] if row["name"] == "corr")  # the correction step
 
 BRANCH_PARTS = ("transient", "stochastic", "periodic")  # a hierarchical classifier's branches, in their order
