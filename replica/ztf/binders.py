@@ -25,6 +25,7 @@ __all__ = [
 
 _FEATURE_FIDS = {name: [f for n, f in vocab.FEATURE_KEYS if n == name] for name, _ in vocab.FEATURE_KEYS}
 _SS_COLUMNS = ("ssnamenr", "ssdistnr", "ssmagnr")
+_OBJECT_SPEC = {"firstmjd": "firstmjd", "lastmjd": "_lastmjd", "meanra": "ra", "meandec": "dec"}  # column -> spec key
 
 
 def patch_all(entity, table: str, values: dict, state: dict) -> None:
@@ -52,16 +53,12 @@ def _patch(entity, table: str, columns: dict) -> None:
 def bind_object(entity, table: str, values: dict, state: dict) -> None:
     spec, rest = entity.spec, {}
     for column, value in values.items():
-        if column == "ndet":
+        if column in _OBJECT_SPEC:
+            spec[_OBJECT_SPEC[column]] = float(value)
+        elif column == "ndet":
             spec["_ndet"] = max(1, int(value))
-        elif column == "firstmjd":
-            spec["firstmjd"] = float(value)
-        elif column == "lastmjd":
-            spec["_lastmjd"] = float(value)
         elif column == "deltajd":
             spec["span"] = max(0.0, float(value))
-        elif column in ("meanra", "meandec"):
-            spec["ra" if column == "meanra" else "dec"] = float(value)
         elif column == "_span":
             if value:
                 spec["span"] = value
