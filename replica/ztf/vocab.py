@@ -71,6 +71,6 @@ MJD_SURVEY_START = 58194.0
 MJD_FIRST_ALERT = 58270.0
 MJD_END = float((_ZTF.data_end - _MJD_ZERO).days)  # the catalog's data_end: no epoch on or after it
 MJD_FORCED_START = 60250.0  # forced photometry is stored for objects detected since late 2023
-MJD_2025 = 60676.0  # 2025-01-01: the betas classify objects seen since
-YEAR_START_MJD = {year: (datetime.date(year, 1, 1) - _MJD_ZERO).days for year in range(2018, 2027)}
-"""MJD of 1 January of each year, for oid year prefixes."""
+YEAR_START_MJD = {year: (datetime.date(year, 1, 1) - _MJD_ZERO).days for year in range(2018, _ZTF.data_end.year + 1)}
+"""MJD of 1 January of each year to the data end's, for oid year prefixes."""
+MJD_2025 = float(YEAR_START_MJD[2025])  # the betas classify objects seen since

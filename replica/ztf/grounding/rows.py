@@ -75,7 +75,7 @@ def _override(spec: pd.DataFrame, objects: list[Entity], rng: np.random.Generato
         _counts(spec, i, entity.spec)
         if entity.oid and "firstmjd" not in entity.spec:
             year = _oid_year(entity.oid)
-            spec.at[i, "firstmjd"] = vocab.YEAR_START_MJD.get(year, 58849) + 5.3 + (i % 97) * 3.0
+            spec.at[i, "firstmjd"] = vocab.YEAR_START_MJD.get(year, vocab.YEAR_START_MJD[2020]) + 5.3 + (i % 97) * 3.0
         if not entity.oid:
             entity.oid = _free_name(int(year_of(float(spec.at[i, "firstmjd"]))), i, len(objects), used)
         spec.at[i, "oid"] = entity.oid
