@@ -66,6 +66,7 @@ def load_catalog(name: str = DEFAULT_CATALOG) -> Catalog:
         joins=tuple(raw.get("joins", ())),
         object_ids=tuple(raw.get("object_ids", ())),
         rows=_rows(raw.get("rows", {}), by_name, name),
+        feature_names={fid: tuple(names) for fid, names in raw.get("feature_names", {}).items()},
     )
 
 

@@ -177,6 +177,8 @@ class Catalog:
         object_ids: ``table.column`` names that hold an object's id although no foreign key says so
             (``catalog.object_ids`` adds the object table's key and the columns that refer to it).
         rows: The published rows of the tables of fixed content (lookups), by table, as the replica writes them.
+        feature_names: The names the feature table holds, per band (fid), in the service's order (empty when a
+            lookup table names the features).
     """
 
     name: str
@@ -197,6 +199,7 @@ class Catalog:
     joins: tuple[str, ...] = ()
     object_ids: tuple[str, ...] = ()
     rows: dict[str, tuple[dict, ...]] = field(default_factory=dict)
+    feature_names: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def tap_tables(self) -> list[Table]:

@@ -25,6 +25,7 @@ __all__ = [
 
 _FEATURE_FIDS = {name: [f for n, f in vocab.FEATURE_KEYS if n == name] for name, _ in vocab.FEATURE_KEYS}
 _SS_COLUMNS = ("ssnamenr", "ssdistnr", "ssmagnr")
+_OBJECT_SPEC = {"firstmjd": "firstmjd", "lastmjd": "_lastmjd", "meanra": "ra", "meandec": "dec"}  # column -> spec key
 
 
 def patch_all(entity, table: str, values: dict, state: dict) -> None:
@@ -52,16 +53,12 @@ def _patch(entity, table: str, columns: dict) -> None:
 def bind_object(entity, table: str, values: dict, state: dict) -> None:
     spec, rest = entity.spec, {}
     for column, value in values.items():
-        if column == "ndet":
+        if column in _OBJECT_SPEC:
+            spec[_OBJECT_SPEC[column]] = float(value)
+        elif column == "ndet":
             spec["_ndet"] = max(1, int(value))
-        elif column == "firstmjd":
-            spec["firstmjd"] = float(value)
-        elif column == "lastmjd":
-            spec["_lastmjd"] = float(value)
         elif column == "deltajd":
             spec["span"] = max(0.0, float(value))
-        elif column in ("meanra", "meandec"):
-            spec["ra" if column == "meanra" else "dec"] = float(value)
         elif column == "_span":
             if value:
                 spec["span"] = value
@@ -118,23 +115,17 @@ def bind_feature(entity, table: str, values: dict, state: dict) -> None:
 
 
 def bind_detection(entity, table: str, values: dict, state: dict) -> None:
-    spec, rest = entity.spec, {}
     fid = values.get("fid")
     fid = int(fid) if isinstance(fid, int | float) and fid in (1, 2, 3) else None
     if fid in (1, 2):
         state["band"].add(fid)
-    for column, value in values.items():
-        if column == "fid":
-            continue
-        if column == "mjd" and isinstance(value, int | float):
-            state["mjd_hint"] = float(value)
-        elif column == "magpsf" and isinstance(value, int | float):
-            spec.update(mag_lo=float(value) - 0.4, mag_hi=float(value) + 0.2, color=0.0)
-        elif not column.startswith("_"):
-            rest[column] = value
-    if rest:
-        violate = {k: v for k, v in values.get("_violate", {}).items() if k in rest}
-        entity.alternating.append((table, {"fid": fid} if fid else {}, rest, violate))
+    rest = _rest(values, "fid")
+    if isinstance(rest.get("mjd"), int | float):
+        state["mjd_hint"] = float(rest.pop("mjd"))
+    if isinstance(rest.get("magpsf"), int | float):
+        magpsf = float(rest.pop("magpsf"))
+        entity.spec.update(mag_lo=magpsf - 0.4, mag_hi=magpsf + 0.2, color=0.0)
+    _alternate(entity, table, {"fid": fid} if fid else {}, rest, values)
 
 
 def bind_per_row(entity, table: str, values: dict, state: dict) -> None:
@@ -145,9 +136,14 @@ def bind_per_row(entity, table: str, values: dict, state: dict) -> None:
     rest = _rest(values, "fid")
     if table == "forced_photometry" and isinstance(rest.get("mjd"), int | float):
         state["mjd_hint"] = float(rest.pop("mjd"))
+    _alternate(entity, table, filt, rest, values)
+
+
+def _alternate(entity, table: str, row_filter: dict, rest: dict, values: dict) -> None:
+    """The rows ``row_filter`` selects take ``rest``; with ``_violate`` values, every other row takes those instead."""
     if rest:
         violate = {k: v for k, v in values.get("_violate", {}).items() if k in rest}
-        entity.alternating.append((table, filt, rest, violate))
+        entity.alternating.append((table, row_filter, rest, violate))
 
 
 def bind_ps1(entity, table: str, values: dict, state: dict) -> None:

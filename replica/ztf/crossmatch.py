@@ -71,11 +71,10 @@ def gaia_rows(rng: np.random.Generator, spec: pd.DataFrame, first: pd.DataFrame)
 
 def ss_rows(rng: np.random.Generator, spec: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:
     """ss_ztf: sentinels (-999, 'null') unless the object is an asteroid or has grounded values."""
-    kind = spec["kind"].to_numpy()
-    named = spec["ssnamenr"].to_numpy() != ""
-    keep = (rng.random(len(spec)) < 0.85) | (kind == "asteroid") | named
-    ast = kind == "asteroid"
     n = len(spec)
+    ast = spec["kind"].to_numpy() == "asteroid"
+    named = spec["ssnamenr"].to_numpy() != ""
+    keep = (rng.random(n) < 0.85) | ast | named
     pool = np.array([str(v) for v in rng.integers(1000, 600000, 400)] + ["2003FP134", "2011QN47", "2019AB12"])
     dist = np.where(ast, np.round(rng.uniform(0, 5, n)), -999.0)
     mag = np.where(ast, np.round(rng.uniform(16.0, 21.0, n), 1), -999.0)

@@ -42,7 +42,7 @@ def _band_values(v: np.ndarray, ms: pd.DataFrame, rng: np.random.Generator) -> N
         }
         for name, values in derived.items():
             v[:, _COL[(name, fid)]] = np.asarray(values, dtype=float)
-        cols = [_COL[(n, fid)] for n in vocab.FEATURES_BAND]
+        cols = [i for (_, f), i in _COL.items() if f == fid]
         v[np.ix_(~has, cols)] = np.nan
 
 

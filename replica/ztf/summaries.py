@@ -56,10 +56,8 @@ def _colours(ms: pd.DataFrame, n: int) -> dict[str, np.ndarray]:
     out = {}
     for col, stat in (("g_r_max", "magmin"), ("g_r_mean", "magmean")):
         for suffix in ("", "_corr"):
-            wide = ms.pivot(index="_obj", columns="fid", values=stat + suffix).reindex(index=np.arange(n))
-            g = wide[1] if 1 in wide else np.nan
-            r = wide[2] if 2 in wide else np.nan
-            out[col + suffix] = (g - r).to_numpy(dtype=float)
+            wide = ms.pivot(index="_obj", columns="fid", values=stat + suffix).reindex(np.arange(n), columns=[1, 2])
+            out[col + suffix] = (wide[1] - wide[2]).to_numpy(dtype=float)
     return out
 
 

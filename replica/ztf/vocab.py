@@ -11,9 +11,9 @@ CLASSIFIERS = _ZTF.classifiers
 LC_VERSION, LC_VERSION_TODAY = _ZTF.classifier("lc_classifier").versions  # the benchmark's, then today's
 STAMP = _ZTF.classifier("stamp_classifier")
 STAMP_VERSIONS = STAMP.versions
-# the lc-classified objects' feature versions (current, older), and one more that a few objects also carry
-FEATURE_VERSIONS = ("lc_classifier_1.2.1-P", "lc_classifier_1.1.13")
-FEATURE_VERSION_TRANSITIONAL = "lc_classifier_1.2.1-P-transitional"
+# the catalog's feature_version rows: the lc-classified objects' (current, older), and one a few objects also carry
+FEATURE_VERSIONS = tuple(row["version"] for row in _ZTF.rows["feature_version"][:2])
+FEATURE_VERSION_TRANSITIONAL = _ZTF.rows["feature_version"][2]["version"]
 STEP_ID_CORR = next(row["step_id"] for row in _ZTF.rows["step"] if row["name"] == "corr")  # the correction step
 
 BRANCH_PARTS = ("transient", "stochastic", "periodic")  # a hierarchical classifier's branches, in their order
@@ -63,35 +63,14 @@ STAMP_MIX = {
     "stochastic": (0.06, 0.84, 0.0985, 0.0, 0.0015),
 }
 
-FEATURES_FID0 = ("W1-W2", "W2-W3", "g-W2", "g-W3", "r-W2", "r-W3", "gal_b", "gal_l", "rb", "sgscore1")
-FEATURES_FID12 = tuple(
-    "Multiband_period PPE Power_rate_1/2 Power_rate_1/3 Power_rate_1/4 Power_rate_2 Power_rate_3 Power_rate_4 g-r_max "
-    "g-r_max_corr g-r_mean g-r_mean_corr".split()
-)
-_BAND_FEATURES_TEXT = """Amplitude AndersonDarling Autocor_length Beyond1Std Con Eta_e ExcessVar GP_DRW_sigma
-GP_DRW_tau Gskew Harmonics_mag_1 Harmonics_mag_2 Harmonics_mag_3 Harmonics_mag_4 Harmonics_mag_5 Harmonics_mag_6
-Harmonics_mag_7 Harmonics_mse Harmonics_phase_2 Harmonics_phase_3 Harmonics_phase_4 Harmonics_phase_5
-Harmonics_phase_6 Harmonics_phase_7 IAR_phi LinearTrend MHPS_PN_flag MHPS_high MHPS_low MHPS_non_zero MHPS_ratio
-MaxSlope Mean Meanvariance MedianAbsDev MedianBRP PairSlopeTrend PercentAmplitude Period_band Psi_CS Psi_eta Pvar Q31
-Rcs SF_ML_amplitude SF_ML_gamma SPM_A SPM_beta SPM_chi SPM_gamma SPM_t0 SPM_tau_fall SPM_tau_rise Skew SmallKurtosis
-Std StetsonK delta_mag_fid delta_mjd_fid delta_period dmag_first_det_fid dmag_non_det_fid first_mag
-last_diffmaglim_before_fid last_mjd_before_fid max_diffmaglim_after_fid max_diffmaglim_before_fid
-median_diffmaglim_after_fid median_diffmaglim_before_fid min_mag n_det n_neg n_non_det_after_fid
-n_non_det_before_fid n_pos positive_fraction"""
-FEATURES_BAND = tuple(_BAND_FEATURES_TEXT.split())
-
-# (name, fid) of the 174 feature rows per object and version
-FEATURE_KEYS = (
-    tuple((n, 0) for n in FEATURES_FID0)
-    + tuple((n, 12) for n in FEATURES_FID12)
-    + tuple((n, fid) for fid in (1, 2) for n in FEATURES_BAND)
-)
+# (name, fid) of the 174 feature rows per object and version, in the catalog's order
+FEATURE_KEYS = tuple((name, fid) for fid, names in _ZTF.feature_names.items() for name in names)
 
 _MJD_ZERO = datetime.date(1858, 11, 17)
 MJD_SURVEY_START = 58194.0
 MJD_FIRST_ALERT = 58270.0
 MJD_END = float((_ZTF.data_end - _MJD_ZERO).days)  # the catalog's data_end: no epoch on or after it
 MJD_FORCED_START = 60250.0  # forced photometry is stored for objects detected since late 2023
-MJD_2025 = 60676.0  # 2025-01-01: the betas classify objects seen since
-YEAR_START_MJD = {year: (datetime.date(year, 1, 1) - _MJD_ZERO).days for year in range(2018, 2027)}
-"""MJD of 1 January of each year, for oid year prefixes."""
+YEAR_START_MJD = {year: (datetime.date(year, 1, 1) - _MJD_ZERO).days for year in range(2018, _ZTF.data_end.year + 1)}
+"""MJD of 1 January of each year to the data end's, for oid year prefixes."""
+MJD_2025 = float(YEAR_START_MJD[2025])  # the betas classify objects seen since

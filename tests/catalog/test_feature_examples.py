@@ -25,3 +25,25 @@ def test_feature_examples_are_the_first_two_of_each_documented_group(alerce_docs
     assert {fid: examples.split(", ") for fid, examples in by_fid.items()} == {
         fid: groups[fid][:2] for fid in ("0", "12")
     }
+
+
+def expanded(names: list[str]) -> list[str]:
+    """The names with each numbered run written out ("Harmonics_mag_1…3" is Harmonics_mag_1, _2 and _3)."""
+    out = []
+    for name in names:
+        run = re.fullmatch(r"(.+_)(\d+)…(\d+)", name)
+        out += [f"{run[1]}{k}" for k in range(int(run[2]), int(run[3]) + 1)] if run else [name]
+    return out
+
+
+def test_feature_names_are_the_documented_list(alerce_docs_dir):
+    groups = documented_groups((alerce_docs_dir / "DATABASE.md").read_text(encoding="utf-8"))
+    band = expanded(groups["1 and 2"])
+    feature_names = load_catalog("ztf").feature_names
+    assert {fid: list(names) for fid, names in feature_names.items()} == {
+        0: expanded(groups["0"]),
+        12: expanded(groups["12"]),
+        1: band,
+        2: band,
+    }
+    assert sum(len(names) for names in feature_names.values()) == 174

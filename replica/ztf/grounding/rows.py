@@ -75,7 +75,7 @@ def _override(spec: pd.DataFrame, objects: list[Entity], rng: np.random.Generato
         _counts(spec, i, entity.spec)
         if entity.oid and "firstmjd" not in entity.spec:
             year = _oid_year(entity.oid)
-            spec.at[i, "firstmjd"] = vocab.YEAR_START_MJD.get(year, 58849) + 5.3 + (i % 97) * 3.0
+            spec.at[i, "firstmjd"] = vocab.YEAR_START_MJD.get(year, vocab.YEAR_START_MJD[2020]) + 5.3 + (i % 97) * 3.0
         if not entity.oid:
             entity.oid = _free_name(int(year_of(float(spec.at[i, "firstmjd"]))), i, len(objects), used)
         spec.at[i, "oid"] = entity.oid
@@ -96,10 +96,8 @@ def _counts(spec: pd.DataFrame, i: int, wanted: dict) -> None:
     if g + r > _MAX_FREE_DETECTIONS:  # a light curve no condition asks for stays short: grounding stays fast
         g = g * _MAX_FREE_DETECTIONS // (g + r)
         r = _MAX_FREE_DETECTIONS - g
-    if "_ndet_g" in wanted:
-        g = wanted["_ndet_g"]
-    if "_ndet_r" in wanted:
-        r = wanted["_ndet_r"]
+    g = wanted.get("_ndet_g", g)
+    r = wanted.get("_ndet_r", r)
     if "_ndet" in wanted:
         total = wanted["_ndet"]
         g = min(g, total) if "_ndet_g" in wanted else total * 45 // 100
