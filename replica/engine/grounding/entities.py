@@ -207,7 +207,7 @@ def _world_entities(world: World, profile: Profile, dense: bool) -> list[Entity]
     flips = _flippable(conditions, profile)
     oids = _literal_oids(world, profile)
     base = _choose(conditions, 0, profile)
-    rows_violate = _row_violations(conditions, base, profile, dense)
+    rows_violate = _row_violations(world, conditions, base, profile, dense)
     if oids:
         keep = len(oids) if len(oids) < 3 or not flips else (len(oids) + 1) // 2
         cycle = itertools.cycle(flips)
@@ -244,11 +244,11 @@ def _entity(world: World, profile: Profile, values: dict, oid=None, *, variant=0
     return entity
 
 
-def _row_violations(conditions: dict, chosen: dict, profile: Profile, dense: bool) -> dict:
-    """For per-row tables, a value breaking each column's first condition: half the rows of an answer get it."""
+def _row_violations(world: World, conditions: dict, chosen: dict, profile: Profile, dense: bool) -> dict:
+    """A value breaking the first condition of each per-row column no aggregate reads: half an answer's rows get it."""
     out = {}
-    for ref, column in conditions:
-        if ref.table in profile.per_row and column not in profile.identity and (ref, column) in chosen:
+    for ref, column in chosen:
+        if ref.table in profile.per_row and (ref, column) not in world.whole:
             value = _missed(conditions, (ref, column), 0, profile, dense)
             if value is not ...:
                 out[(ref, column)] = value
