@@ -23,9 +23,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from catalog import load_catalog
-from replica.engine.grounding.constraints import primary_key
+from replica.engine.grounding.constraints import catalog_column, primary_key
 from replica.engine.grounding.density import guarded, rows_within
-from replica.engine.grounding.predicates import schema
 from replica.engine.grounding.profile import Profile
 
 __all__ = ["clear_base_rows", "thin_unordered_limits"]
@@ -121,8 +120,7 @@ def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | No
         for source in [select.args.get("from_") or select.args.get("from"), *(select.args.get("joins") or [])]:
             table = source.this if source is not None else None
             if isinstance(table, exp.Table):
-                columns = schema(profile.catalog).get(table.name, {})
-                owner = next((column for column in profile.identity if column in columns), None)
+                owner = next((c for c in profile.identity if catalog_column(table.name, c, profile.catalog)), None)
                 if owner is not None:
                     return exp.column(owner, table=table.alias_or_name)
             if isinstance(table, exp.Subquery) and table.alias:
