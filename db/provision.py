@@ -267,8 +267,6 @@ def _build(target: _Target, *, scale: str, seed: int, ground: Sequence[str]) -> 
         )
         _grant_reader(conn, name, target.catalog)
         conn.commit()
-        conn.autocommit = True
-        conn.execute("VACUUM (ANALYZE)")
     return _build_info(name, row)
 
 

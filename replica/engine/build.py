@@ -70,7 +70,7 @@ class GroundingReport:
 def build(
     conn: psycopg.Connection, recipe: Recipe, *, scale: str, seed: int, ground: Sequence[str] = ()
 ) -> dict[str, int]:
-    """Fill the catalog's schema (its tables must exist) with the recipe's rows and commit; return rows per table.
+    """Fill the catalog's tables (they must exist) with the recipe's rows, commit and vacuum; return rows per table.
 
     The same (scale, seed, ground) always gives the same rows. The answers (and near misses) of the gold queries
     ``ground`` are added on top of the random population (see ``ground_queries``); grounded queries still without
@@ -94,7 +94,7 @@ def build(
         _check_answers(conn, report, read_s)
     conn.execute("SET session_replication_role = origin")  # foreign-key triggers stay off until here
     conn.commit()
-    _analyze(conn)
+    _vacuum(conn)
     log.info("built %s scale %s (seed %d) in %.1f s", recipe.catalog, scale, seed, time.monotonic() - started)
     return _row_counts(conn, catalog)
 
@@ -156,12 +156,12 @@ def _prepare(conn: psycopg.Connection, catalog: Catalog) -> list[str]:
     return [definition for _, definition in indexes]
 
 
-def _analyze(conn: psycopg.Connection) -> None:
-    """ANALYZE the database (outside a transaction)."""
+def _vacuum(conn: psycopg.Connection) -> None:
+    """VACUUM (ANALYZE) the database (outside a transaction): planner statistics and a visibility map for reads."""
     was_autocommit = conn.autocommit
     conn.autocommit = True
     try:
-        conn.execute("ANALYZE")
+        conn.execute("VACUUM (ANALYZE)")
     finally:
         conn.autocommit = was_autocommit
 

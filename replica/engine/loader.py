@@ -39,9 +39,8 @@ class Loader:
         self, conn: psycopg.Connection, catalog: str, decimals: int | None, drawn: Mapping[str, Mapping[str, str]]
     ) -> None:
         loaded = load_catalog(catalog)
-        self.conn, self.schema, self.order = conn, loaded.schema, loaded.table_names
-        self.decimals, self.drawn = decimals, drawn
-        self._columns: dict[str, list[tuple[str, str]]] = {}
+        self.conn, self.schema, self.decimals, self.drawn = conn, loaded.schema, decimals, drawn
+        self.columns = {table.name: [(c.name, c.data_type) for c in table.columns] for table in loaded.tables}
 
     def write(self, tables: Mapping[str, pd.DataFrame], rng: np.random.Generator | None = None) -> None:
         """Write the rows of random objects; a drawn table's seed is ``rng``'s next uniform draw in [-1, 1).
@@ -70,24 +69,13 @@ class Loader:
                 self._write(name, frame)
 
     def _ordered(self, tables: Mapping[str, pd.DataFrame]) -> list[str]:
-        unknown = sorted(set(tables) - set(self.order))
+        unknown = sorted(set(tables) - set(self.columns))
         if unknown:
             raise ValueError(f"the catalog has no table {', '.join(unknown)}")
-        return [name for name in self.order if tables.get(name) is not None]
-
-    def _table_columns(self, table: str) -> list[tuple[str, str]]:
-        """(name, data_type) of the table's columns in table order."""
-        if table not in self._columns:
-            rows = self.conn.execute(
-                "SELECT column_name, data_type FROM information_schema.columns "
-                "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
-                (self.schema, table),
-            ).fetchall()
-            self._columns[table] = [(r[0], r[1]) for r in rows]
-        return self._columns[table]
+        return [name for name in self.columns if tables.get(name) is not None]
 
     def _prepared(self, table: str, df: pd.DataFrame) -> pd.DataFrame:
-        cols = [(c, t) for c, t in self._table_columns(table) if c in df.columns]
+        cols = [(c, t) for c, t in self.columns[table] if c in df.columns]
         out = df[[c for c, _ in cols]].copy()
         for c, t in cols:
             if t in _INTEGER_TYPES and out[c].dtype.kind == "f":
@@ -104,7 +92,7 @@ class Loader:
         self.conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {stage} (LIKE {self.schema}.{table})")
         self.conn.execute(f"TRUNCATE {stage}")
         self._copy(stage, self._prepared(table, df))
-        select = ", ".join(expressions.get(c, f'"{c}"') for c, _ in self._table_columns(table))
+        select = ", ".join(expressions.get(c, f'"{c}"') for c, _ in self.columns[table])
         self.conn.execute("SET max_parallel_workers_per_gather = 0")
         self.conn.execute("SELECT setseed(%s)", (seed,))
         self.conn.execute(f"INSERT INTO {self.schema}.{table} SELECT {select} FROM {stage}")

@@ -211,3 +211,13 @@ def test_an_allwise_source_without_an_object_gets_the_magnitudes_asked_for():
         "allwise"
     ]
     assert ((wise["w1mpro"] < 12) & (wise["w1mpro"] - wise["w2mpro"] >= 1.9)).any()
+
+
+def test_a_column_read_through_an_aggregate_is_met_by_every_row_of_an_answer():
+    per_row = "SELECT DISTINCT oid FROM detection WHERE rb > 0.8"
+    whole = "SELECT oid FROM detection GROUP BY oid HAVING max(rb) > 0.8"
+    violations = [
+        [violate for e in entities_for_queries([sql], ZTF_PROFILE).entities for *_, violate in e.alternating]
+        for sql in (per_row, whole)
+    ]
+    assert any(violations[0]) and violations[1] and not any(violations[1])

@@ -1,6 +1,7 @@
 """The grounding steps that run gold queries, as the builder runs them: as superuser, inside the build transaction.
 
-A small alerce schema in a throwaway database stands in for the synthetic one: 40 objects, one probability row each.
+The ZTF catalog's schema in a throwaway database, with 40 objects and one probability row each, stands in for the
+synthetic data.
 """
 
 from collections.abc import Iterator
@@ -8,17 +9,19 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from catalog import load_catalog
+from catalog.render import render_ddl
 from replica.engine.grounding.density import answers_many
 from replica.engine.grounding.thinning import thin_unordered_limits
 from replica.ztf.grounding import ZTF_PROFILE
 
 SCHEMA = (
-    "CREATE SCHEMA alerce",
-    "CREATE TABLE alerce.object (oid varchar PRIMARY KEY, ndet integer NOT NULL)",
-    "CREATE TABLE alerce.probability (oid varchar NOT NULL REFERENCES alerce.object, class_name text NOT NULL)",
+    render_ddl(load_catalog("ztf")),
     "CREATE SEQUENCE alerce.counter",
-    "INSERT INTO alerce.object SELECT format('ZTF20base%s', lpad(g::text, 3, '0')), g FROM generate_series(1, 40) g",
-    "INSERT INTO alerce.probability SELECT oid, 'SN' FROM alerce.object",
+    "INSERT INTO alerce.object (oid, ndet) "
+    "SELECT format('ZTF20base%s', lpad(g::text, 3, '0')), g FROM generate_series(1, 40) g",
+    "INSERT INTO alerce.probability (oid, class_name, classifier_name, classifier_version, probability, ranking) "
+    "SELECT oid, 'SN', 'stamp_classifier', '1', 1.0, 1 FROM alerce.object",
 )
 GROUNDED = {"ZTF20base011", "ZTF20base012"}  # first in line to be thinned (equal counts: oid order)
 HOSTILE = [

@@ -244,3 +244,11 @@ def test_the_data_run_to_the_catalogs_data_end_in_june_2026(conn) -> None:
     assert vocab.MJD_END == 61222.0  # catalog/ztf.yaml data_end 2026-07-01
     assert _scalar(conn, "SELECT max(mjd) > 61222 - 30 FROM detection")
     assert _scalar(conn, "SELECT count(*) FROM object WHERE firstmjd > 60857") > 0  # first seen after June 2025
+
+
+def test_a_build_leaves_every_table_with_planner_statistics(conn) -> None:
+    never_analyzed = (
+        "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'alerce' AND c.relkind = 'r' AND c.reltuples < 0"
+    )
+    assert _scalar(conn, never_analyzed) == 0

@@ -68,7 +68,7 @@ def satisfying(
             return str(values[0]).replace("%", "x").replace("_", "a")
     excluded = {v for op, values in conditions if op in ("!=", "notin") for v in values}
     known = profile.categories(column, classifier)
-    if known and (excluded or all(op in ("notnull",) for op in ops)):
+    if known and (excluded or ops <= {"notnull"}):
         allowed = [v for v in known if v not in excluded]
         return allowed[variant % len(allowed)] if allowed else ...
     lo, hi = _bounds(conditions)

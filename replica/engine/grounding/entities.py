@@ -70,12 +70,12 @@ def _query_entities(sql: str, profile: Profile, is_dense: Callable[[str], bool] 
     read = read_worlds(sql, profile.catalog)
     if not read:
         raise _CannotGroundError("it cannot be read as SQL on the catalog")
-    worlds = [resolve_lookups(world, profile.lookups) for world in read]
-    dense = is_dense(sql) if is_dense is not None and any(_has_integer_bound(w, profile) for w in worlds) else True
-    contradictions = [_contradiction(world, profile) for world in worlds]
+    worlds = [resolve_lookups(world, profile.lookups) for world in read]  # or why no lookup row fits
+    contradictions = [world if isinstance(world, str) else _contradiction(world, profile) for world in worlds]
     if all(contradictions):
         raise _CannotGroundError(contradictions[0])
     consistent = [world for world, why in zip(worlds, contradictions, strict=True) if not why]
+    dense = is_dense(sql) if is_dense is not None and any(_has_integer_bound(w, profile) for w in consistent) else True
     out = [entity for world in consistent for entity in _world_entities(world, profile, dense)]
     for entity in out:
         why = _unmakeable(entity, profile)
@@ -95,13 +95,8 @@ def _unmakeable(entity: Entity, profile: Profile) -> str | None:
     return None
 
 
-def _contradiction(world: World | str, profile: Profile) -> str | None:
-    """Why no value meets the conditions of one column of the world, or fits the column (None if all do).
-
-    A world that lookups could not resolve comes as the reason why.
-    """
-    if isinstance(world, str):
-        return world
+def _contradiction(world: World, profile: Profile) -> str | None:
+    """Why no value meets the conditions of one column of the world, or fits the column (None if all do)."""
     conditions = _conditions(world)
     for (ref, column), value in _choose(conditions, 0, profile).items():
         if fitting(ref.table, column, value, profile.catalog) is ...:
@@ -117,11 +112,10 @@ def _shown(value) -> str:
     return "NULL" if value is None else repr(value)
 
 
-def _has_integer_bound(world: World | str, profile: Profile) -> bool:
+def _has_integer_bound(world: World, profile: Profile) -> bool:
     """Whether density matters: only near misses of integer bounds depend on it."""
-    return not isinstance(world, str) and any(
-        a.op in (">", ">=", "<", "<=") and is_integer(a.ref.table, a.column, profile.catalog) for a in world.atoms
-    )
+    bounds = (a for a in world.atoms if a.op in (">", ">=", "<", "<="))
+    return any(is_integer(a.ref.table, a.column, profile.catalog) for a in bounds)
 
 
 def literal_oids(queries: list[str], profile: Profile) -> set:
@@ -207,7 +201,7 @@ def _world_entities(world: World, profile: Profile, dense: bool) -> list[Entity]
     flips = _flippable(conditions, profile)
     oids = _literal_oids(world, profile)
     base = _choose(conditions, 0, profile)
-    rows_violate = _row_violations(conditions, base, profile, dense)
+    rows_violate = _row_violations(world, conditions, base, profile, dense)
     if oids:
         keep = len(oids) if len(oids) < 3 or not flips else (len(oids) + 1) // 2
         cycle = itertools.cycle(flips)
@@ -244,11 +238,11 @@ def _entity(world: World, profile: Profile, values: dict, oid=None, *, variant=0
     return entity
 
 
-def _row_violations(conditions: dict, chosen: dict, profile: Profile, dense: bool) -> dict:
-    """For per-row tables, a value breaking each column's first condition: half the rows of an answer get it."""
+def _row_violations(world: World, conditions: dict, chosen: dict, profile: Profile, dense: bool) -> dict:
+    """A value breaking the first condition of each per-row column no aggregate reads: half an answer's rows get it."""
     out = {}
-    for ref, column in conditions:
-        if ref.table in profile.per_row and column not in profile.identity and (ref, column) in chosen:
+    for ref, column in chosen:
+        if ref.table in profile.per_row and (ref, column) not in world.whole:
             value = _missed(conditions, (ref, column), 0, profile, dense)
             if value is not ...:
                 out[(ref, column)] = value

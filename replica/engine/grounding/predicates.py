@@ -31,7 +31,7 @@ from engines.sql_constants import literal
 from replica.engine.grounding.cones import ConeReader, values_catalogs
 from replica.engine.grounding.worlds import Atom, Diff, Link, RowRef, World
 
-__all__ = ["read_worlds", "schema"]
+__all__ = ["read_worlds"]
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ _AGGREGATES = (exp.Max, exp.Min, exp.Avg, exp.Sum)
 
 
 @functools.cache
-def schema(catalog: str) -> dict[str, dict[str, str]]:
+def _schema(catalog: str) -> dict[str, dict[str, str]]:
     """Table -> column -> type of a catalog (loaded once)."""
     return {t.name: {c.name: c.sql_type for c in t.columns} for t in load_catalog(catalog).tables}
 
@@ -49,7 +49,7 @@ def schema(catalog: str) -> dict[str, dict[str, str]]:
 @functools.cache
 def _qualifying_schema(catalog: str) -> MappingSchema:
     """The catalog's schema as sqlglot qualifies against it (normalised once, not per query)."""
-    return MappingSchema(schema(catalog), dialect="postgres")
+    return MappingSchema(_schema(catalog), dialect="postgres")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -71,7 +71,7 @@ def read_worlds(sql: str, catalog: str) -> tuple[World, ...]:
             quote_identifiers=False,
             identify=False,
         )
-        reader = _Reader(tree, catalogs, schema(catalog))
+        reader = _Reader(tree, catalogs, _schema(catalog))
         return tuple(reader.world(choice) for choice in reader.choices())
     except (SqlglotError, RecursionError, ValueError, KeyError) as err:
         logger.debug("cannot read gold query (%s): %.80s", err, sql)

@@ -23,9 +23,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from catalog import load_catalog
-from replica.engine.grounding.constraints import primary_key
+from replica.engine.grounding.constraints import catalog_column, primary_key
 from replica.engine.grounding.density import guarded, rows_within
-from replica.engine.grounding.predicates import schema
 from replica.engine.grounding.profile import Profile
 
 __all__ = ["clear_base_rows", "thin_unordered_limits"]
@@ -33,17 +32,6 @@ __all__ = ["clear_base_rows", "thin_unordered_limits"]
 logger = logging.getLogger(__name__)
 
 _TIMEOUT_MS = 20_000
-_REFERENCES_SQL = """
-SELECT child.relname, parent.relname FROM pg_constraint k
-JOIN pg_class child ON child.oid = k.conrelid JOIN pg_class parent ON parent.oid = k.confrelid
-JOIN pg_namespace n ON n.oid = child.relnamespace
-WHERE k.contype = 'f' AND n.nspname = %s AND child.oid <> parent.oid
-"""
-_OWNED_TABLES_SQL = """
-SELECT c.relname, a.attname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = ANY(%s) AND NOT a.attisdropped
-WHERE n.nspname = %s AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1, 2
-"""
 
 
 def clear_base_rows(conn: psycopg.Connection, tables: dict[str, pd.DataFrame], profile: Profile) -> None:
@@ -95,17 +83,6 @@ def thin_unordered_limits(conn: psycopg.Connection, queries: list[str], keep: se
     return len(victims)
 
 
-def _children_first(tables: list[str], references: list[tuple[str, str]]) -> list[str]:
-    """Order tables so that each comes before every table it references (foreign keys)."""
-    ordered, pending = [], list(tables)
-    while pending:
-        referenced = {parent for child, parent in references if child in pending}
-        ready = [t for t in pending if t not in referenced] or pending[:1]
-        ordered += ready
-        pending = [t for t in pending if t not in ready]
-    return ordered
-
-
 def _counting_queries(sql: str, profile: Profile) -> list[tuple[str, int]]:
     """(rows-per-object query, limit) for each LIMIT whose SELECT has no ORDER BY (none if the guard refuses it)."""
     statement = guarded(sql)
@@ -143,8 +120,7 @@ def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | No
         for source in [select.args.get("from_") or select.args.get("from"), *(select.args.get("joins") or [])]:
             table = source.this if source is not None else None
             if isinstance(table, exp.Table):
-                columns = schema(profile.catalog).get(table.name, {})
-                owner = next((column for column in profile.identity if column in columns), None)
+                owner = next((c for c in profile.identity if catalog_column(table.name, c, profile.catalog)), None)
                 if owner is not None:
                     return exp.column(owner, table=table.alias_or_name)
             if isinstance(table, exp.Subquery) and table.alias:
@@ -153,21 +129,20 @@ def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | No
 
 
 def _delete_objects(conn: psycopg.Connection, oids: list, profile: Profile) -> None:
-    """Delete whole objects from every table of the profile's schema, children first.
+    """Delete whole objects from every table of the profile's catalog, children first (the catalog's order reversed).
 
     A row belongs to an object through any of the profile's identity columns. The oids go to a temporary table that
     each DELETE joins (a hash join, not an array scan per row).
     """
-    owned = conn.execute(_OWNED_TABLES_SQL, (list(profile.identity), profile.schema)).fetchall()
-    references = conn.execute(_REFERENCES_SQL, (profile.schema,)).fetchall()
-    tables = _children_first(list(dict.fromkeys(table for table, _ in owned)), references)
-    oid_type = load_catalog(profile.catalog).table("object").column("oid").sql_type
+    catalog = load_catalog(profile.catalog)
+    oid_type = catalog.table("object").column("oid").sql_type
     conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS _deleted_oids (oid {oid_type} PRIMARY KEY) ON COMMIT DROP")
     conn.execute("TRUNCATE _deleted_oids")
     with conn.cursor().copy("COPY _deleted_oids (oid) FROM STDIN") as copy:
         for oid in oids:
             copy.write_row((oid,))
     conn.execute("ANALYZE _deleted_oids")
-    for table in tables:
-        for column in (column for name, column in owned if name == table):
-            conn.execute(f"DELETE FROM {profile.schema}.{table} AS t USING _deleted_oids AS v WHERE t.{column} = v.oid")
+    for table in (t for t in reversed(catalog.tables) if not t.partition_of):
+        for column in (c for c in profile.identity if c in table.column_names):
+            where = f"t.{column} = v.oid"
+            conn.execute(f"DELETE FROM {catalog.schema}.{table.name} AS t USING _deleted_oids AS v WHERE {where}")

@@ -39,9 +39,7 @@ def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tu
     else:
         spec["sid"] = _survey(primary, by_ref, entity.oid)
         for ref in (ref for ref in primary if ref.table in BINDERS):
-            values = by_ref.get(ref, {})  # a column read through an aggregate has no row to miss it
-            violate = {c: v for c, v in values.get("_violate", {}).items() if (ref, c) not in world.whole}
-            BINDERS[ref.table](entity, ref.table, {**values, "_violate": violate})
+            BINDERS[ref.table](entity, ref.table, by_ref.get(ref, {}))
         _counts(spec, world.counts, set(primary))
         _precursors(spec, world.links)
         _twin(spec, companions, by_ref)
