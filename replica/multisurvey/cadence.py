@@ -43,9 +43,11 @@ class Cadence:
         names = np.array(list(self.band_codes))
         return names[rng.choice(len(names), size=n, p=np.array(self.band_weights))]
 
-    def noise(self, rng: np.random.Generator, band_name: np.ndarray) -> np.ndarray:
-        """Return the one-sigma noise (nJy) of visits in these bands, varied from visit to visit."""
-        return pd.Series(band_name, dtype=object).map(self.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(band_name))
+    def in_bands(self, rng: np.random.Generator, visits: pd.DataFrame) -> pd.DataFrame:
+        """Return visits (with band_name) with their band code and one-sigma noise (nJy, varied from visit to visit)."""
+        band_name = pd.Series(visits["band_name"].to_numpy(), dtype=object)
+        noise = band_name.map(self.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(band_name))
+        return visits.assign(band=band_name.map(self.band_codes).to_numpy(), noise=noise)
 
 
 # LSST depths u 23.9, g 25.0, r 24.7, i 24.0, z 23.3, y 22.1; ZTF g and r 20.5, i 20.0.
@@ -100,14 +102,5 @@ def coverage(rng: np.random.Generator, ra, dec, deep, cadence: Cadence = LSST_CA
 
 def visits_at(rng: np.random.Generator, obj: np.ndarray, mjd: np.ndarray, cadence: Cadence = LSST_CADENCE):
     """Return visits of objects at epochs, one per (object, epoch), sorted: _obj, mjd, band (code), band_name, noise."""
-    band_name = cadence.bands(rng, len(obj))
-    visits = pd.DataFrame(
-        {
-            "_obj": obj,
-            "mjd": mjd,
-            "band": pd.Series(band_name, dtype=object).map(cadence.band_codes).to_numpy(),
-            "band_name": band_name,
-            "noise": cadence.noise(rng, band_name),
-        }
-    )
+    visits = cadence.in_bands(rng, pd.DataFrame({"_obj": obj, "mjd": mjd, "band_name": cadence.bands(rng, len(obj))}))
     return visits.sort_values(["_obj", "mjd"], kind="stable").drop_duplicates(["_obj", "mjd"]).reset_index(drop=True)

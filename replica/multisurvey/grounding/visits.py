@@ -96,9 +96,7 @@ def grounded_visits(
         frames.append(
             pd.DataFrame({"_obj": k, "mjd": mjd, "is_det": is_det, "is_forced": is_forced, "band_name": band_name})
         )
-    visits = pd.concat(frames, ignore_index=True)
-    visits["band"] = visits["band_name"].map(cadence.band_codes).to_numpy()
-    visits["noise"] = cadence.noise(rng, visits["band_name"].to_numpy())
+    visits = cadence.in_bands(rng, pd.concat(frames, ignore_index=True))
     diff, template = true_fluxes(spec, visits)
     brief = np.isin(spec["kind"].to_numpy()[visits["_obj"].to_numpy()], ("bogus", "moving"))
     s = spec.iloc[visits["_obj"].to_numpy()]
