@@ -11,7 +11,8 @@ from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD, solar_elongati
 
 __all__ = ["BAND_ORDER", "LSST_CADENCE", "ZTF_CADENCE", "Cadence", "coverage", "snap_to_visits", "visits_at"]
 
-BAND_ORDER = ("u", "g", "r", "i", "z", "y")
+BAND_ORDER = tuple(LSST_BANDS)
+"""LSST's band names in the catalog's order (u to y)."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ LSST_CADENCE = Cadence(
     LSST_END_MJD,
     0.10,
     0.25,
-    {b: LSST_BANDS[b] for b in BAND_ORDER},
+    dict(LSST_BANDS),
     (0.07, 0.09, 0.22, 0.22, 0.20, 0.20),
     {"u": 200.0, "g": 73.0, "r": 96.0, "i": 182.0, "z": 348.0, "y": 1050.0},
 )

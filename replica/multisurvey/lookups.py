@@ -26,9 +26,7 @@ __all__ = [
     "lookup_frames",
 ]
 
-
-def _raw() -> dict[str, tuple[dict, ...]]:
-    return load_catalog(CATALOG).rows
+_ROWS = load_catalog(CATALOG).rows
 
 
 def lookup_frames() -> dict[str, pd.DataFrame]:
@@ -37,27 +35,27 @@ def lookup_frames() -> dict[str, pd.DataFrame]:
 
 
 def _bands(sid: int) -> dict[str, int]:
-    return {row["band_name"]: row["band"] for row in _raw()["band"] if row["sid"] == sid}
+    return {row["band_name"]: row["band"] for row in _ROWS["band"] if row["sid"] == sid}
 
 
 def feature_names() -> tuple[str, ...]:
     """Return the feature names in feature_id order."""
-    return tuple(row["feature_name"] for row in _raw()["feature_name_lut"])
+    return tuple(row["feature_name"] for row in _ROWS["feature_name_lut"])
 
 
 def class_id(classifier: int, name: str) -> int:
     """Return the class_id of class `name` in classifier `classifier` (class ids repeat across classifiers)."""
-    rows = _raw()["taxonomy"]
+    rows = _ROWS["taxonomy"]
     return next(r["class_id"] for r in rows if r["classifier_id"] == classifier and r["class_name"] == name)
 
 
 def classifier_version_code(classifier: int) -> int:
     """Return the smallint code of a classifier's version in probability.classifier_version ('2.0.2' -> 202)."""
-    version = next(r["classifier_version"] for r in _raw()["classifier"] if r["classifier_id"] == classifier)
+    version = next(r["classifier_version"] for r in _ROWS["classifier"] if r["classifier_id"] == classifier)
     return int(version.replace(".", ""))
 
 
 LSST_BANDS = _bands(1)
 ZTF_BANDS = _bands(0)
-STAMP_CLASSIFIERS = tuple(row["classifier_id"] for row in _raw()["classifier"])
-CLASS_NAMES = tuple(r["class_name"] for r in _raw()["taxonomy"] if r["classifier_id"] == STAMP_CLASSIFIERS[-1])
+STAMP_CLASSIFIERS = tuple(row["classifier_id"] for row in _ROWS["classifier"])
+CLASS_NAMES = tuple(r["class_name"] for r in _ROWS["taxonomy"] if r["classifier_id"] == STAMP_CLASSIFIERS[-1])
