@@ -16,7 +16,7 @@ from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.ids import lsst_ids
 from replica.multisurvey.lsst_tables import detection_frames, forced_frames
 from replica.multisurvey.sky import offset_positions
-from replica.multisurvey.summaries import LSST_TID, dia_object_rows, object_rows
+from replica.multisurvey.summaries import dia_object_rows, object_rows
 
 __all__ = ["dia_tables"]
 
@@ -100,7 +100,7 @@ def dia_tables(
     detections["raerr"] = lsst_detection["raerr"].to_numpy()  # lsst_dia_object's position error is computed from it
     forced_photometry, lsst_forced = forced_frames(rng, forced)
     attach_sources(rng, spec, wanted)
-    objects = object_rows(detection, forced.groupby("oid").size(), LSST_TID)
+    objects = object_rows(detection, forced.groupby("oid").size())
     spec = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])]
     wise = allwise_rows(rng, spec)  # drawn before the probabilities, the features, then Gaia
     tables = {

@@ -19,6 +19,7 @@ __all__ = [
     "CLASS_NAMES",
     "LSST_BANDS",
     "STAMP_CLASSIFIERS",
+    "TID_OF_SID",
     "ZTF_BANDS",
     "class_id",
     "classifier_version_code",
@@ -57,5 +58,6 @@ def classifier_version_code(classifier: int) -> int:
 
 LSST_BANDS = _bands(1)
 ZTF_BANDS = _bands(0)
+TID_OF_SID = {row["sid"]: row["tid"] for row in _ROWS["sid_lut"]}
 STAMP_CLASSIFIERS = tuple(row["classifier_id"] for row in _ROWS["classifier"])
 CLASS_NAMES = tuple(r["class_name"] for r in _ROWS["taxonomy"] if r["classifier_id"] == STAMP_CLASSIFIERS[-1])

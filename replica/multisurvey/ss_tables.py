@@ -12,7 +12,7 @@ from replica.multisurvey.lsst_tables import created_dates, detection_frames
 from replica.multisurvey.orbits import ELEMENT_EPOCH_MJD, GAUSS_K
 from replica.multisurvey.sky import date_text, offset_positions
 from replica.multisurvey.ss_objects import SS_SID, random_designations
-from replica.multisurvey.summaries import LSST_TID, object_rows
+from replica.multisurvey.summaries import object_rows
 
 __all__ = ["ss_tables"]
 
@@ -155,7 +155,7 @@ def ss_tables(
     orbits["ssobjectid"] = [i if i is not None else ss_object_id(p) for i, p in zip(own, orbits["packed"], strict=True)]
     det["measurement_id"] = lsst_ids(np.arange(first_counter, first_counter + len(det)))
     detection, lsst_detection, ss_detection = _detection_tables(rng, orbits, det)
-    objects = object_rows(detection, pd.Series(dtype=np.int64), LSST_TID)
+    objects = object_rows(detection, pd.Series(dtype=np.int64))
     first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
     return {
         "object": objects,

@@ -21,7 +21,6 @@ from replica.multisurvey.summaries import object_rows
 __all__ = ["ZtfNamer", "counterpart_spec", "ztf_only_spec", "ztf_rows", "ztf_tables"]
 
 ZTF_SID = 0
-ZTF_TID = 0
 _FAINTEST_FLUX = flux_of_mag(20.3)
 _COUNTERPART_SHARE = 0.7
 _OLD_YEARS = (2018, 2019, 2020, 2021)
@@ -114,7 +113,7 @@ def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame,
     columns = ["oid", "sid", "measurement_id", "mjd", "ra", "dec", "band", "created_date"]
     n_det = detection.groupby("oid").size()
     non_det = pd.Series(rng.poisson(0.4 * n_det.to_numpy()), index=n_det.index)
-    objects = object_rows(detection, forced.groupby("oid").size(), ZTF_TID, non_det)
+    objects = object_rows(detection, forced.groupby("oid").size(), non_det)
     in_object_order = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])].reset_index(drop=True)
     return {
         "object": objects,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from catalog import load_catalog
 from replica.engine.grounding.profile import Domain
 from replica.multisurvey import CATALOG
-from replica.multisurvey.lookups import STAMP_CLASSIFIERS, classifier_version_code
+from replica.multisurvey.lookups import STAMP_CLASSIFIERS, TID_OF_SID, classifier_version_code
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
 __all__ = ["categories", "domain"]
@@ -32,7 +32,7 @@ _CATEGORIES = {
     if fk.ref_table in _CATALOG.rows
     for column, key in zip(fk.columns, fk.ref_columns, strict=True)
 } | {
-    "tid": tuple(sorted({row["tid"] for row in _CATALOG.rows["sid_lut"]})),  # the surveys' telescopes
+    "tid": tuple(sorted(set(TID_OF_SID.values()))),
     "classifier_version": tuple(classifier_version_code(c) for c in STAMP_CLASSIFIERS),
     "phot_variable_flag": ("VARIABLE", "NOT_AVAILABLE"),
 }
