@@ -5,7 +5,7 @@ Example:
     (6, 5)
     >>> class_id(3, "SN"), classifier_version_code(3)
     (0, 202)
-    >>> feature_names()[27]
+    >>> FEATURE_NAMES[27]
     'Multiband_period'
 """
 
@@ -17,13 +17,13 @@ from replica.multisurvey import CATALOG
 
 __all__ = [
     "CLASS_NAMES",
+    "FEATURE_NAMES",
     "LSST_BANDS",
     "STAMP_CLASSIFIERS",
     "TID_OF_SID",
     "ZTF_BANDS",
     "class_id",
     "classifier_version_code",
-    "feature_names",
     "lookup_frames",
 ]
 
@@ -39,11 +39,6 @@ def _bands(sid: int) -> dict[str, int]:
     return {row["band_name"]: row["band"] for row in _ROWS["band"] if row["sid"] == sid}
 
 
-def feature_names() -> tuple[str, ...]:
-    """Return the feature names in feature_id order."""
-    return tuple(row["feature_name"] for row in _ROWS["feature_name_lut"])
-
-
 def class_id(classifier: int, name: str) -> int:
     """Return the class_id of class `name` in classifier `classifier` (class ids repeat across classifiers)."""
     rows = _ROWS["taxonomy"]
@@ -56,6 +51,8 @@ def classifier_version_code(classifier: int) -> int:
     return int(version.replace(".", ""))
 
 
+FEATURE_NAMES = tuple(row["feature_name"] for row in _ROWS["feature_name_lut"])
+"""The feature names in feature_id order (the catalog lists them so)."""
 LSST_BANDS = _bands(1)
 ZTF_BANDS = _bands(0)
 TID_OF_SID = {row["sid"]: row["tid"] for row in _ROWS["sid_lut"]}
