@@ -6,6 +6,8 @@ import json
 import numpy as np
 import pandas as pd
 
+from catalog import load_catalog
+from replica.multisurvey import CATALOG
 from replica.multisurvey.classifications import solar_system_probability_rows
 from replica.multisurvey.ids import lsst_ids, pack_designation, ss_object_id
 from replica.multisurvey.lsst_tables import created_dates, detection_frames
@@ -17,13 +19,9 @@ from replica.multisurvey.summaries import object_rows
 __all__ = ["ss_tables"]
 
 _EXPOSURE_H = 30.0 / 3600.0
+_SS_DETECTION_COLUMNS = load_catalog(CATALOG).table("lsst_ss_detection").column_names
 _PLACEHOLDER_DATE = "1970-01-01 00:00:00"
 _UNFILLED_SHARE = 0.12  # orbits whose a, period, mean anomaly and mean motion read 0 while q and e are set
-_GEOMETRY = (
-    "ecllambda eclbeta gallon gallat elongation phaseangle toporange toporangerate heliorange heliorangerate ephvmag "
-    "ephrate ephratera ephratedec helio_x helio_y helio_z helio_vx helio_vy helio_vz topo_x topo_y topo_z topo_vx "
-    "topo_vy topo_vz"
-).split()
 
 
 def _observed(rng: np.random.Generator, det: pd.DataFrame) -> pd.DataFrame:
@@ -66,9 +64,7 @@ def _detection_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.Da
         topo_vtot=np.hypot(np.hypot(det["topo_vx"], det["topo_vy"]), det["topo_vz"]),
     )
     detection, lsst_detection = detection_frames(rng, det)
-    columns = ["measurement_id", "ssobjectid", "ephra", "ephdec", "ephoffset", "ephoffsetra", "ephoffsetdec"]
-    columns += ["ephoffsetalongtrack", "ephoffsetcrosstrack", "helio_vtot", "topo_vtot", *_GEOMETRY]
-    ss = det[columns].assign(
+    ss = det[[c for c in _SS_DETECTION_COLUMNS if c in det.columns]].assign(
         designation=orbits["packed"].to_numpy()[obj],
         diadistancerank=np.where(rng.random(n) < 0.03, 2, 1),
         created_date=created_dates(det["mjd"].to_numpy(), rng),
