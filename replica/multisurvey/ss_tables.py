@@ -6,11 +6,9 @@ import json
 import numpy as np
 import pandas as pd
 
-from catalog import load_catalog
-from replica.multisurvey import CATALOG
 from replica.multisurvey.classifications import solar_system_probability_rows
 from replica.multisurvey.ids import lsst_ids, pack_designation, ss_object_id
-from replica.multisurvey.lsst_tables import created_dates, detection_frames
+from replica.multisurvey.lsst_tables import created_dates, detection_frames, table_columns
 from replica.multisurvey.orbits import ELEMENT_EPOCH_MJD, GAUSS_K
 from replica.multisurvey.sky import date_text, offset_positions
 from replica.multisurvey.ss_objects import SS_SID, random_designations
@@ -19,7 +17,6 @@ from replica.multisurvey.summaries import object_rows
 __all__ = ["ss_tables"]
 
 _EXPOSURE_H = 30.0 / 3600.0
-_SS_DETECTION_COLUMNS = load_catalog(CATALOG).table("lsst_ss_detection").column_names
 _PLACEHOLDER_DATE = "1970-01-01 00:00:00"
 _UNFILLED_SHARE = 0.12  # orbits whose a, period, mean anomaly and mean motion read 0 while q and e are set
 
@@ -64,7 +61,7 @@ def _detection_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.Da
         topo_vtot=np.hypot(np.hypot(det["topo_vx"], det["topo_vy"]), det["topo_vz"]),
     )
     detection, lsst_detection = detection_frames(rng, det)
-    ss = det[[c for c in _SS_DETECTION_COLUMNS if c in det.columns]].assign(
+    ss = table_columns("lsst_ss_detection", det).assign(
         designation=orbits["packed"].to_numpy()[obj],
         diadistancerank=np.where(rng.random(n) < 0.03, 2, 1),
         created_date=created_dates(det["mjd"].to_numpy(), rng),

@@ -13,7 +13,7 @@ from replica.engine.draws import candid_of, uniform_sky
 from replica.multisurvey.cadence import ZTF_CADENCE
 from replica.multisurvey.crossmatch import xmatch_rows
 from replica.multisurvey.dia_sources import observe
-from replica.multisurvey.lsst_tables import created_dates
+from replica.multisurvey.lsst_tables import created_dates, table_columns
 from replica.multisurvey.population import flux_of_mag, random_spec
 from replica.multisurvey.sky import date_text, offset_positions
 from replica.multisurvey.summaries import object_rows
@@ -110,14 +110,13 @@ def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame,
     detection["ra"] += scatter[rows["is_det"].to_numpy(), 0] / np.cos(np.radians(detection["dec"]))
     detection["dec"] += scatter[rows["is_det"].to_numpy(), 1]
     forced = rows[rows["is_forced"]].assign(measurement_id=pid[rows["is_forced"].to_numpy()])
-    columns = ["oid", "sid", "measurement_id", "mjd", "ra", "dec", "band", "created_date"]
     n_det = detection.groupby("oid").size()
     non_det = pd.Series(rng.poisson(0.4 * n_det.to_numpy()), index=n_det.index)
     objects = object_rows(detection, forced.groupby("oid").size(), non_det)
     in_object_order = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])].reset_index(drop=True)
     return {
         "object": objects,
-        "detection": detection[columns],
-        "forced_photometry": forced[columns],
+        "detection": table_columns("detection", detection),
+        "forced_photometry": table_columns("forced_photometry", forced),
         "xmatch": xmatch_rows(in_object_order, objects),
     }
