@@ -92,7 +92,7 @@ def _mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: n
     nopp = rng.integers(1, 25, n)
     arc = (nopp - 1) * 365.25 + rng.uniform(3.0, 200.0, n)
     u_param = np.clip(9 - nopp // 2 + rng.integers(-1, 2, n), 0, 9)
-    rows = orbits[["ssobjectid", "designation", "a", "e", "i", "node", "argperi", "mean_anomaly", "h", "g"]].assign(
+    rows = table_columns("lsst_mpc_orbits", orbits).assign(
         packed_primary_provisional_designation=orbits["packed"],
         unpacked_primary_provisional_designation=orbits["designation"],
         q=a * (1.0 - e),
