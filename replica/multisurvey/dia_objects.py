@@ -37,15 +37,9 @@ def _detection_extras(rng: np.random.Generator, kind: np.ndarray) -> dict[str, n
 
 
 def _identified(spec: pd.DataFrame, visits: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
-    """The visits with their object's oid, the measurement ids and the object's position."""
-    obj = visits["_obj"].to_numpy()
-    return visits.assign(
-        oid=spec["oid"].to_numpy()[obj],
-        sid=LSST_DIA_SID,
-        measurement_id=ids,
-        ra=spec["ra"].to_numpy()[obj],
-        dec=spec["dec"].to_numpy()[obj],
-        extendedness=spec["extendedness"].to_numpy()[obj],
+    """The visits with their object's oid, position and extendedness, and the measurement ids."""
+    return visits.join(spec[["oid", "ra", "dec", "extendedness"]], on="_obj").assign(
+        sid=LSST_DIA_SID, measurement_id=ids
     )
 
 

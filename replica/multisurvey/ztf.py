@@ -95,15 +95,10 @@ def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame,
 
     Candids are numbered from ``names.gidx``, which is moved past them (grounded names have a range of their own).
     """
-    obj = visits["_obj"].to_numpy()
     pid, candid = candid_of(visits["mjd"].to_numpy(), names.gidx + np.arange(len(visits)))
     names.gidx += len(visits)
-    rows = visits.assign(
-        oid=spec["oid"].to_numpy()[obj],
-        sid=ZTF_SID,
-        ra=spec["ra"].to_numpy()[obj],
-        dec=spec["dec"].to_numpy()[obj],
-        created_date=created_dates(visits["mjd"].to_numpy(), rng),
+    rows = visits.join(spec[["oid", "ra", "dec"]], on="_obj").assign(
+        sid=ZTF_SID, created_date=created_dates(visits["mjd"].to_numpy(), rng)
     )
     scatter = rng.normal(0.0, 0.25 / 3600.0, (len(rows), 2))
     detection = rows[rows["is_det"]].assign(measurement_id=candid[rows["is_det"].to_numpy()])
