@@ -153,12 +153,9 @@ def _bind_feature(entity, table: str, values: dict) -> None:
 
 
 def _bind_xmatch(entity, table: str, values: dict) -> None:
-    catid = _number(values.get("catid"))
-    source = "gaia" if catid == GAIA_CATID else "wise"
-    entity.spec.setdefault("sources", {})[source] = True
-    rest = _rest(values, {"catid"})
-    if rest:
-        entity.patches.append(("xmatch", {"catid": GAIA_CATID if source == "gaia" else ALLWISE_CATID}, rest))
+    gaia = _number(values.get("catid")) == GAIA_CATID
+    entity.spec.setdefault("sources", {})["gaia" if gaia else "wise"] = True
+    _patch(entity, table, _rest(values, {"catid"}), {"catid": GAIA_CATID if gaia else ALLWISE_CATID})
 
 
 def _bind_source(entity, table: str, values: dict) -> None:
@@ -183,9 +180,10 @@ def _bind_orbit(entity, table: str, values: dict) -> None:
     _patch(entity, table, _rest(values, used))
 
 
-def _patch(entity, table: str, columns: dict) -> None:
+def _patch(entity, table: str, columns: dict, key: dict | None = None) -> None:
+    """Patch the columns into the entity's rows of ``table`` (those with the ``key`` values, if any)."""
     if columns:
-        entity.patches.append((table, {}, columns))
+        entity.patches.append((table, key or {}, columns))
 
 
 BINDERS = {
