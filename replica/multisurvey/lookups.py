@@ -1,4 +1,4 @@
-"""The lookup tables' published values (the catalog file's ``rows``) as rows and as name -> id maps.
+"""The lookup tables' published values (the catalog file's ``rows``) as name -> id maps.
 
 Example:
     >>> LSST_BANDS["u"], LSST_BANDS["y"]
@@ -9,10 +9,7 @@ Example:
     'Multiband_period'
 """
 
-import pandas as pd
-
 from catalog import load_catalog
-from replica.engine.recipe import fixed_frames
 from replica.multisurvey import CATALOG
 
 __all__ = [
@@ -24,15 +21,9 @@ __all__ = [
     "ZTF_BANDS",
     "class_id",
     "classifier_version_code",
-    "lookup_frames",
 ]
 
 _ROWS = load_catalog(CATALOG).rows
-
-
-def lookup_frames() -> dict[str, pd.DataFrame]:
-    """Return the rows of every lookup table, keyed by table name."""
-    return fixed_frames(CATALOG)
 
 
 def _bands(sid: int) -> dict[str, int]:
