@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import sqlglot
 from sqlglot import exp
 
+from catalog import load_catalog
 from defaults.catalog import DEFAULT_CATALOG
 
 __all__ = ["MUTATIONS", "Mutations", "mutations"]
@@ -43,9 +44,7 @@ class Mutations:
 
 
 def _multisurvey_mutations() -> Mutations:
-    from replica.multisurvey.lookups import lookup_frames
-
-    rows = lookup_frames()["classifier"].to_dict("records")
+    rows = list(load_catalog("multisurvey").rows["classifier"])
     following = rows[1:] + rows[:1]
     return Mutations(
         {row["classifier_name"]: other["classifier_name"] for row, other in zip(rows, following, strict=True)},

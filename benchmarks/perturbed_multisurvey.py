@@ -21,7 +21,7 @@ from sqlglot import exp
 from catalog.ztf_names import is_ztf_oid, ztf_oid_of
 from replica.multisurvey.features import is_multiband
 from replica.multisurvey.ids import pack_designation, ss_object_id
-from replica.multisurvey.lookups import CLASS_NAMES, LSST_BANDS, feature_names
+from replica.multisurvey.lookups import CLASS_NAMES, FEATURE_NAMES, LSST_BANDS
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
 __all__ = ["perturb_multisurvey"]
@@ -56,7 +56,6 @@ def _object_id(value: int, rng: random.Random) -> int:
 
 
 def _string(value: str, column: str, rng: random.Random) -> str:
-    features = feature_names()
     if value.isdigit() and column in _IDS:
         return str(_object_id(int(value), rng))
     if _UNPACKED.match(value):
@@ -67,8 +66,8 @@ def _string(value: str, column: str, rng: random.Random) -> str:
         return rng.choice(CLASS_NAMES)
     if value in LSST_BANDS and column == "band_name":
         return rng.choice(sorted(LSST_BANDS))
-    if value in features:
-        return rng.choice([name for name in features if is_multiband(name) == is_multiband(value)])
+    if value in FEATURE_NAMES:
+        return rng.choice([name for name in FEATURE_NAMES if is_multiband(name) == is_multiband(value)])
     return value
 
 

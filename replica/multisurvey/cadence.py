@@ -11,7 +11,8 @@ from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD, solar_elongati
 
 __all__ = ["BAND_ORDER", "LSST_CADENCE", "ZTF_CADENCE", "Cadence", "coverage", "snap_to_visits", "visits_at"]
 
-BAND_ORDER = ("u", "g", "r", "i", "z", "y")
+BAND_ORDER = tuple(LSST_BANDS)
+"""LSST's band names in the catalog's order (u to y)."""
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,11 @@ class Cadence:
         names = np.array(list(self.band_codes))
         return names[rng.choice(len(names), size=n, p=np.array(self.band_weights))]
 
-    def noise(self, rng: np.random.Generator, band_name: np.ndarray) -> np.ndarray:
-        """Return the one-sigma noise (nJy) of visits in these bands, varied from visit to visit."""
-        return pd.Series(band_name, dtype=object).map(self.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(band_name))
+    def in_bands(self, rng: np.random.Generator, visits: pd.DataFrame) -> pd.DataFrame:
+        """Return visits (with band_name) with their band code and one-sigma noise (nJy, varied from visit to visit)."""
+        band_name = pd.Series(visits["band_name"].to_numpy(), dtype=object)
+        noise = band_name.map(self.noise_njy).to_numpy() * rng.uniform(0.7, 1.6, len(band_name))
+        return visits.assign(band=band_name.map(self.band_codes).to_numpy(), noise=noise)
 
 
 # LSST depths u 23.9, g 25.0, r 24.7, i 24.0, z 23.3, y 22.1; ZTF g and r 20.5, i 20.0.
@@ -54,7 +57,7 @@ LSST_CADENCE = Cadence(
     LSST_END_MJD,
     0.10,
     0.25,
-    {b: LSST_BANDS[b] for b in BAND_ORDER},
+    dict(LSST_BANDS),
     (0.07, 0.09, 0.22, 0.22, 0.20, 0.20),
     {"u": 200.0, "g": 73.0, "r": 96.0, "i": 182.0, "z": 348.0, "y": 1050.0},
 )
@@ -100,14 +103,5 @@ def coverage(rng: np.random.Generator, ra, dec, deep, cadence: Cadence = LSST_CA
 
 def visits_at(rng: np.random.Generator, obj: np.ndarray, mjd: np.ndarray, cadence: Cadence = LSST_CADENCE):
     """Return visits of objects at epochs, one per (object, epoch), sorted: _obj, mjd, band (code), band_name, noise."""
-    band_name = cadence.bands(rng, len(obj))
-    visits = pd.DataFrame(
-        {
-            "_obj": obj,
-            "mjd": mjd,
-            "band": pd.Series(band_name, dtype=object).map(cadence.band_codes).to_numpy(),
-            "band_name": band_name,
-            "noise": cadence.noise(rng, band_name),
-        }
-    )
+    visits = cadence.in_bands(rng, pd.DataFrame({"_obj": obj, "mjd": mjd, "band_name": cadence.bands(rng, len(obj))}))
     return visits.sort_values(["_obj", "mjd"], kind="stable").drop_duplicates(["_obj", "mjd"]).reset_index(drop=True)

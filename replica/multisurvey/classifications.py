@@ -10,9 +10,9 @@ import pandas as pd
 from replica.engine.draws import distinct_probabilities, ranks
 from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id, classifier_version_code
 
-__all__ = ["probability_block", "probability_rows", "solar_system_probability_rows"]
+__all__ = ["TRUE_CLASS", "probability_block", "probability_rows", "solar_system_probability_rows"]
 
-_TRUE_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "moving": "asteroid", "bogus": "bogus"}
+TRUE_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "moving": "asteroid", "bogus": "bogus"}
 _HIT_RATE = {STAMP_CLASSIFIERS[0]: 0.75, STAMP_CLASSIFIERS[-1]: 0.85}
 # Which wrong class a stamp classifier picks instead of the true one, per true class (CLASS_NAMES order).
 _CONFUSION = {
@@ -62,7 +62,7 @@ def probability_block(objects: pd.DataFrame, classifier: int, p: np.ndarray) -> 
 
 def probability_rows(rng: np.random.Generator, objects: pd.DataFrame, spec: pd.DataFrame) -> pd.DataFrame:
     """Return the rows of both stamp classifiers for diaObjects (object rows and their spec, same order)."""
-    truth = spec["kind"].map(_TRUE_CLASS).map({name: k for k, name in enumerate(CLASS_NAMES)}).to_numpy()
+    truth = spec["kind"].map(TRUE_CLASS).map({name: k for k, name in enumerate(CLASS_NAMES)}).to_numpy()
     newest = _top_class(rng, truth, _HIT_RATE[STAMP_CLASSIFIERS[-1]])
     older = np.where(rng.random(len(truth)) < 0.8, newest, _top_class(rng, truth, _HIT_RATE[STAMP_CLASSIFIERS[0]]))
     blocks = [

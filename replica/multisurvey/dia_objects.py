@@ -16,7 +16,7 @@ from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.ids import lsst_ids
 from replica.multisurvey.lsst_tables import detection_frames, forced_frames
 from replica.multisurvey.sky import offset_positions
-from replica.multisurvey.summaries import LSST_TID, dia_object_rows, object_rows
+from replica.multisurvey.summaries import dia_object_rows, object_rows
 
 __all__ = ["dia_tables"]
 
@@ -37,15 +37,9 @@ def _detection_extras(rng: np.random.Generator, kind: np.ndarray) -> dict[str, n
 
 
 def _identified(spec: pd.DataFrame, visits: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
-    """The visits with their object's oid, the measurement ids and the object's position."""
-    obj = visits["_obj"].to_numpy()
-    return visits.assign(
-        oid=spec["oid"].to_numpy()[obj],
-        sid=LSST_DIA_SID,
-        measurement_id=ids,
-        ra=spec["ra"].to_numpy()[obj],
-        dec=spec["dec"].to_numpy()[obj],
-        extendedness=spec["extendedness"].to_numpy()[obj],
+    """The visits with their object's oid, position and extendedness, and the measurement ids."""
+    return visits.join(spec[["oid", "ra", "dec", "extendedness"]], on="_obj").assign(
+        sid=LSST_DIA_SID, measurement_id=ids
     )
 
 
@@ -100,7 +94,7 @@ def dia_tables(
     detections["raerr"] = lsst_detection["raerr"].to_numpy()  # lsst_dia_object's position error is computed from it
     forced_photometry, lsst_forced = forced_frames(rng, forced)
     attach_sources(rng, spec, wanted)
-    objects = object_rows(detection, forced.groupby("oid").size(), LSST_TID)
+    objects = object_rows(detection, forced.groupby("oid").size())
     spec = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])]
     wise = allwise_rows(rng, spec)  # drawn before the probabilities, the features, then Gaia
     tables = {

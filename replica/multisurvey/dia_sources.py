@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from replica.multisurvey.cadence import LSST_CADENCE, Cadence, coverage
-from replica.multisurvey.lightcurves import DETECTION_SNR, band_flux, measure, true_fluxes
+from replica.multisurvey.lightcurves import DETECTION_SNR, measure, true_fluxes
 
 __all__ = ["PRECOVERY_D", "observe"]
 
@@ -12,8 +12,8 @@ PRECOVERY_D = 30.0  # forced photometry starts this long before the first detect
 _FADED_D = {"SN": 90.0, "bogus": 20.0, "moving": 20.0}  # and stops this long after the last one (else: survey end)
 
 
-def _one_night_events(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame, diff: np.ndarray) -> None:
-    """Put the bogus and moving objects' flux on one visit (bogus: up to the next two visits that night too)."""
+def _one_night_events(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame) -> np.ndarray:
+    """The bogus and moving objects' flash on one visit (bogus: up to the next two that night too): its sign, else 0."""
     kind = spec["kind"].to_numpy()[visits["_obj"].to_numpy()]
     brief = np.isin(kind, ("bogus", "moving"))
     position = visits.groupby("_obj").cumcount().to_numpy()  # of the visit among its object's visits
@@ -22,9 +22,7 @@ def _one_night_events(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.D
     extra = np.where(kind == "bogus", rng.integers(0, 3, len(spec))[visits["_obj"].to_numpy()], 0)
     on = brief & (position >= chosen) & (position <= chosen + extra)
     sign = np.where((kind == "bogus") & (rng.random(len(visits)) < 0.4), -1.0, 1.0)
-    s = spec.iloc[visits["_obj"].to_numpy()]
-    flux = band_flux(s["flux"].to_numpy(), s["color"].to_numpy(), visits["band_name"].to_numpy())
-    diff[on] = sign[on] * flux[on]
+    return np.where(on, sign, 0.0)
 
 
 def _forced_window(spec: pd.DataFrame, visits: pd.DataFrame, max_forced: int) -> np.ndarray:
@@ -47,8 +45,7 @@ def observe(
     returned spec.
     """
     visits = coverage(rng, spec["ra"].to_numpy(), spec["dec"].to_numpy(), spec["deep"].to_numpy(), cadence)
-    diff, template = true_fluxes(spec, visits)
-    _one_night_events(rng, spec, visits, diff)
+    diff, template = true_fluxes(spec, visits, _one_night_events(rng, spec, visits))
     visits = visits.assign(**measure(rng, diff, template, visits["noise"].to_numpy()))
     visits["is_det"] = visits["snr"].to_numpy() >= DETECTION_SNR
     seen = np.unique(visits.loc[visits["is_det"], "_obj"].to_numpy())

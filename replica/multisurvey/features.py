@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.lookups import LSST_BANDS, feature_names
+from replica.multisurvey.lookups import FEATURE_NAMES, LSST_BANDS
 
 __all__ = ["MULTIBAND_BAND", "feature_rows", "is_multiband"]
 
@@ -20,7 +20,7 @@ _MIN_BAND_POINTS = 5
 _COLOUR = re.compile(r"^([ugrizy])-([ugrizy])_(mean|max)(_corr)?$")
 _WISE_COLOUR = re.compile(r"^([ugrizyW]\d?)-(W\d)$")
 _MULTIBAND = {"Timespan", "Coordinate_x", "Coordinate_y", "Coordinate_z", "TDE_decay", "TDE_decay_chi", "TDE_mag0"}
-_MULTIBAND |= {"Multiband_period", "PPE", "color_variation"} | {n for n in feature_names() if n.startswith("Power_")}
+_MULTIBAND |= {"Multiband_period", "PPE", "color_variation"} | {n for n in FEATURE_NAMES if n.startswith("Power_")}
 _MIN_POINTS = {"Harmonics_": 10, "MHPS_": 10, "GP_DRW_": 10, "IAR_": 10, "SF_ML_": 10, "Psi_": 10, "SPM_": 5}
 _MIN_POINTS |= {"fleet_": 5, "Period_band": 10, "delta_period": 10}
 # (low, high) of the per-band features drawn at random; the others are drawn from (0, 1).
@@ -62,7 +62,7 @@ def _long(oids, band, name: str, values) -> pd.DataFrame:
 
 def _colours(stats: pd.DataFrame) -> list[pd.DataFrame]:
     out = []
-    for name in feature_names():
+    for name in FEATURE_NAMES:
         match = _COLOUR.match(name)
         if not match:
             continue
@@ -104,7 +104,7 @@ def _wise_colours(spec, wise: pd.DataFrame, stats: pd.DataFrame) -> list[pd.Data
     science = stats.pivot(index="oid", columns="band", values="sci_mean").reindex(oids)
     mags |= {b: _mag(science[code].to_numpy()) for b, code in LSST_BANDS.items() if code in science}
     out = []
-    for name in feature_names():
+    for name in FEATURE_NAMES:
         match = _WISE_COLOUR.match(name)
         if match and match.group(1) in mags:
             out.append(_long(oids, MULTIBAND_BAND, name, mags[match.group(1)] - mags[match.group(2)]))
@@ -122,7 +122,7 @@ def _per_band(rng: np.random.Generator, stats: pd.DataFrame) -> list[pd.DataFram
         "PercentAmplitude": stats["faintest"] - stats["mean"],
     }
     out = [_long(oids, band, name, v) for name, v in derived.items()]
-    for name in feature_names():
+    for name in FEATURE_NAMES:
         if is_multiband(name) or name in derived:
             continue
         need = next((k for prefix, k in _MIN_POINTS.items() if name.startswith(prefix)), 3)
@@ -144,7 +144,7 @@ def feature_rows(rng, spec, det, objects, wise) -> pd.DataFrame:
     parts = _colours(stats) + _multiband(rng, spec, objects) + _per_band(rng, stats) + _wise_colours(spec, wise, stats)
     rows = pd.concat(parts, ignore_index=True).dropna(subset=["feature_value"])
     rows = rows[np.isfinite(rows["feature_value"].to_numpy())]
-    ids = {name: k for k, name in enumerate(feature_names())}
+    ids = {name: k for k, name in enumerate(FEATURE_NAMES)}
     return rows.assign(
         sid=1,
         feature_id=rows["name"].map(ids).to_numpy(),

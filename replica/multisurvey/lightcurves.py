@@ -58,8 +58,11 @@ def _varying(s: pd.DataFrame, mjd: np.ndarray, band: np.ndarray, agn: np.ndarray
     return flux - reference, np.where(agn, template + mean, template)
 
 
-def true_fluxes(spec: pd.DataFrame, visits: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Return (difference flux, template flux) in nJy at each visit of SN, VS and AGN objects (0 for others)."""
+def true_fluxes(spec: pd.DataFrame, visits: pd.DataFrame, flash: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (difference flux, template flux) in nJy at each visit of SN, VS and AGN objects (0 for others).
+
+    A bogus or moving object is seen in a flash: its flux times ``flash`` (the flash's sign, 0 where none) per visit.
+    """
     s = spec.iloc[visits["_obj"].to_numpy()]
     mjd, band = visits["mjd"].to_numpy(), visits["band_name"].to_numpy()
     kind = s["kind"].to_numpy()
@@ -70,6 +73,8 @@ def true_fluxes(spec: pd.DataFrame, visits: pd.DataFrame) -> tuple[np.ndarray, n
     var = np.isin(kind, ("VS", "AGN"))
     if var.any():
         diff[var], template[var] = _varying(s[var], mjd[var], band[var], kind[var] == "AGN")
+    on = flash != 0
+    diff[on] = flash[on] * band_flux(s["flux"].to_numpy()[on], s["color"].to_numpy()[on], band[on])
     return diff, template
 
 

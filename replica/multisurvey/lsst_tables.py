@@ -8,20 +8,26 @@ by PostgreSQL while copying (`DETECTION_SQL`), which is much faster than writing
 import numpy as np
 import pandas as pd
 
+from catalog import load_catalog
+from replica.multisurvey import CATALOG
 from replica.multisurvey.ids import visit_ids
 from replica.multisurvey.sky import date_text
 
-__all__ = ["DETECTION_SQL", "INGEST_START_MJD", "created_dates", "detection_frames", "forced_frames"]
+__all__ = ["DETECTION_SQL", "INGEST_START_MJD", "created_dates", "detection_frames", "forced_frames", "table_columns"]
 
 INGEST_START_MJD = 61084.0  # 2026-02-13: rows are dated from ALeRCE's first ingestion, even for 2025 epochs
 _DETECTORS = 189
-_GENERIC = ["oid", "sid", "measurement_id", "mjd", "ra", "dec", "band", "created_date"]
-_FLUXES = ["psfflux", "psffluxerr", "scienceflux", "sciencefluxerr"]
+_CATALOG = load_catalog(CATALOG)
 
 
 def created_dates(mjd: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Return the date each measurement was written: a little after it was taken, never before ingestion began."""
     return date_text(np.maximum(mjd, INGEST_START_MJD) + rng.uniform(0.01, 0.2, len(mjd)))
+
+
+def table_columns(table: str, rows: pd.DataFrame) -> pd.DataFrame:
+    """Return the columns of ``rows`` that ``table`` has in the catalog."""
+    return rows[[column for column in _CATALOG.table(table).column_names if column in rows.columns]]
 
 
 def _flag(p: str) -> str:
@@ -103,42 +109,35 @@ def detection_frames(rng: np.random.Generator, rows: pd.DataFrame) -> tuple[pd.D
     """Return (detection, lsst_detection) frames of measured detections.
 
     `rows` has one row per detection with the generic columns (but created_date), the fluxes, snr, reliability,
-    extendedness, isdipole, diaobjectid, ssobjectid, traillength and trailangle.
+    extendedness, isdipole, diaobjectid, ssobjectid, traillength and trailangle: each table takes those it has.
     """
     n = len(rows)
     rows = rows.assign(created_date=created_dates(rows["mjd"].to_numpy(), rng))
     error_deg = (0.3 / np.maximum(rows["snr"].to_numpy(), 1.0) + 0.01) / 3600.0
-    lsst = rows[["oid", "sid", "measurement_id", "diaobjectid", "ssobjectid", "snr", *_FLUXES]].assign(
+    lsst = table_columns("lsst_detection", rows).assign(
         parentdiasourceid=0,
         visit=visit_ids(rows["mjd"].to_numpy()),
         detector=rng.integers(0, _DETECTORS, n),
         raerr=error_deg,
         decerr=error_deg * rng.uniform(0.9, 1.1, n),
         ra_dec_cov=error_deg**2 * rng.uniform(-0.2, 0.2, n),
-        templateflux=rows["templateflux"].to_numpy(),
-        templatefluxerr=rows["templatefluxerr"].to_numpy(),
         isnegative=rows["psfflux"].to_numpy() < 0,
         extendedness=np.clip(rows["extendedness"].to_numpy() + rng.normal(0.0, 0.05, n), 0.0, 1.0),
-        reliability=rows["reliability"].to_numpy(),
-        isdipole=rows["isdipole"].to_numpy(),
         dipolefitattempted=True,
         has_stamp=rows["mjd"].to_numpy() >= INGEST_START_MJD,
         timeprocessedmjdtai=rows["mjd"].to_numpy() + rng.uniform(0.001, 0.02, n),
         trailra=rows["ra"].to_numpy(),
         traildec=rows["dec"].to_numpy(),
-        traillength=rows["traillength"].to_numpy(),
-        trailangle=rows["trailangle"].to_numpy(),
-        created_date=rows["created_date"].to_numpy(),
     )
-    return rows[_GENERIC], lsst
+    return table_columns("detection", rows), lsst
 
 
 def forced_frames(rng: np.random.Generator, rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return (forced_photometry, lsst_forced_photometry) frames of measured forced epochs (same input columns)."""
     rows = rows.assign(created_date=created_dates(rows["mjd"].to_numpy(), rng))
-    lsst = rows[["oid", "sid", "measurement_id", *_FLUXES, "created_date"]].assign(
+    lsst = table_columns("lsst_forced_photometry", rows).assign(
         visit=visit_ids(rows["mjd"].to_numpy()),
         detector=rng.integers(0, _DETECTORS, len(rows)),
         timeprocessedmjdtai=rows["mjd"].to_numpy() + rng.uniform(0.5, 3.0, len(rows)),
     )
-    return rows[_GENERIC], lsst
+    return table_columns("forced_photometry", rows), lsst

@@ -10,7 +10,7 @@ import pandas as pd
 from replica.engine.draws import galactic
 from replica.multisurvey.sky import ecliptic_to_equatorial, radec_of, sun_longitude
 
-__all__ = ["GAUSS_K", "apparent_v", "ephemeris", "random_elements"]
+__all__ = ["ELEMENT_EPOCH_MJD", "GAUSS_K", "apparent_v", "ephemeris", "random_elements"]
 
 GAUSS_K = 0.01720209895  # radians per day: mean motion of a 1 au orbit
 ELEMENT_EPOCH_MJD = 61000.0

@@ -5,17 +5,16 @@ import numpy as np
 from replica.engine.draws import uniform_sky
 
 __all__ = [
-    "DEEP_FIELDS",
     "LSST_END_MJD",
     "LSST_START_MJD",
     "MJD_UNIX_EPOCH",
-    "OBLIQUITY_DEG",
     "date_text",
     "ecliptic_to_equatorial",
     "lsst_positions",
     "offset_positions",
     "radec_of",
     "solar_elongation",
+    "sun_longitude",
 ]
 
 LSST_START_MJD = 60975.0  # 2025-10-27, the first LSST alerts

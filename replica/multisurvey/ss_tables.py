@@ -8,22 +8,17 @@ import pandas as pd
 
 from replica.multisurvey.classifications import solar_system_probability_rows
 from replica.multisurvey.ids import lsst_ids, pack_designation, ss_object_id
-from replica.multisurvey.lsst_tables import created_dates, detection_frames
+from replica.multisurvey.lsst_tables import created_dates, detection_frames, table_columns
 from replica.multisurvey.orbits import ELEMENT_EPOCH_MJD, GAUSS_K
 from replica.multisurvey.sky import date_text, offset_positions
 from replica.multisurvey.ss_objects import SS_SID, random_designations
-from replica.multisurvey.summaries import LSST_TID, object_rows
+from replica.multisurvey.summaries import object_rows
 
 __all__ = ["ss_tables"]
 
 _EXPOSURE_H = 30.0 / 3600.0
 _PLACEHOLDER_DATE = "1970-01-01 00:00:00"
 _UNFILLED_SHARE = 0.12  # orbits whose a, period, mean anomaly and mean motion read 0 while q and e are set
-_GEOMETRY = (
-    "ecllambda eclbeta gallon gallat elongation phaseangle toporange toporangerate heliorange heliorangerate ephvmag "
-    "ephrate ephratera ephratedec helio_x helio_y helio_z helio_vx helio_vy helio_vz topo_x topo_y topo_z topo_vx "
-    "topo_vy topo_vz"
-).split()
 
 
 def _observed(rng: np.random.Generator, det: pd.DataFrame) -> pd.DataFrame:
@@ -66,9 +61,7 @@ def _detection_tables(rng: np.random.Generator, orbits: pd.DataFrame, det: pd.Da
         topo_vtot=np.hypot(np.hypot(det["topo_vx"], det["topo_vy"]), det["topo_vz"]),
     )
     detection, lsst_detection = detection_frames(rng, det)
-    columns = ["measurement_id", "ssobjectid", "ephra", "ephdec", "ephoffset", "ephoffsetra", "ephoffsetdec"]
-    columns += ["ephoffsetalongtrack", "ephoffsetcrosstrack", "helio_vtot", "topo_vtot", *_GEOMETRY]
-    ss = det[columns].assign(
+    ss = table_columns("lsst_ss_detection", det).assign(
         designation=orbits["packed"].to_numpy()[obj],
         diadistancerank=np.where(rng.random(n) < 0.03, 2, 1),
         created_date=created_dates(det["mjd"].to_numpy(), rng),
@@ -99,7 +92,7 @@ def _mpc_orbit_rows(rng: np.random.Generator, orbits: pd.DataFrame, first_mjd: n
     nopp = rng.integers(1, 25, n)
     arc = (nopp - 1) * 365.25 + rng.uniform(3.0, 200.0, n)
     u_param = np.clip(9 - nopp // 2 + rng.integers(-1, 2, n), 0, 9)
-    rows = orbits[["ssobjectid", "designation", "a", "e", "i", "node", "argperi", "mean_anomaly", "h", "g"]].assign(
+    rows = table_columns("lsst_mpc_orbits", orbits).assign(
         packed_primary_provisional_designation=orbits["packed"],
         unpacked_primary_provisional_designation=orbits["designation"],
         q=a * (1.0 - e),
@@ -155,7 +148,7 @@ def ss_tables(
     orbits["ssobjectid"] = [i if i is not None else ss_object_id(p) for i, p in zip(own, orbits["packed"], strict=True)]
     det["measurement_id"] = lsst_ids(np.arange(first_counter, first_counter + len(det)))
     detection, lsst_detection, ss_detection = _detection_tables(rng, orbits, det)
-    objects = object_rows(detection, pd.Series(dtype=np.int64), LSST_TID)
+    objects = object_rows(detection, pd.Series(dtype=np.int64))
     first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
     return {
         "object": objects,

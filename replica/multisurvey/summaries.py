@@ -4,17 +4,15 @@ import numpy as np
 import pandas as pd
 
 from replica.multisurvey.cadence import BAND_ORDER
+from replica.multisurvey.lookups import TID_OF_SID
 from replica.multisurvey.lsst_tables import INGEST_START_MJD
 from replica.multisurvey.sky import date_text
 
-__all__ = ["LSST_TID", "dia_object_rows", "object_rows"]
-
-LSST_TID = 1
-"""The telescope id of LSST's objects (ZTF's is 0)."""
+__all__ = ["dia_object_rows", "object_rows"]
 
 
-def object_rows(detections: pd.DataFrame, n_forced: pd.Series, tid: int, n_non_det: pd.Series | None = None):
-    """Return one object row per (oid, sid) of `detections` (columns oid, sid, mjd, ra, dec).
+def object_rows(detections: pd.DataFrame, n_forced: pd.Series, n_non_det: pd.Series | None = None) -> pd.DataFrame:
+    """Return one object row per (oid, sid) of `detections` (columns oid, sid, mjd, ra, dec), of the survey's tid.
 
     `n_forced` and `n_non_det` count rows per oid (a missing oid has none; no `n_non_det`: 0, as for LSST).
     """
@@ -38,7 +36,7 @@ def object_rows(detections: pd.DataFrame, n_forced: pd.Series, tid: int, n_non_d
     obj["deltamjd"] = obj["lastmjd"] - obj["firstmjd"]
     obj["n_forced"] = n_forced.reindex(obj.index).fillna(0).astype(np.int64)
     obj["n_non_det"] = 0 if n_non_det is None else n_non_det.reindex(obj.index).fillna(0).astype(np.int64)
-    obj["tid"] = tid
+    obj["tid"] = obj["sid"].map(TID_OF_SID)
     obj["created_date"] = date_text(np.maximum(obj["firstmjd"].to_numpy(), INGEST_START_MJD) + 0.1)
     obj["updated_date"] = date_text(np.maximum(obj["lastmjd"].to_numpy(), INGEST_START_MJD) + 0.1)
     return obj.rename_axis("oid").reset_index()

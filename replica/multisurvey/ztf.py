@@ -13,7 +13,7 @@ from replica.engine.draws import candid_of, uniform_sky
 from replica.multisurvey.cadence import ZTF_CADENCE
 from replica.multisurvey.crossmatch import xmatch_rows
 from replica.multisurvey.dia_sources import observe
-from replica.multisurvey.lsst_tables import created_dates
+from replica.multisurvey.lsst_tables import created_dates, table_columns
 from replica.multisurvey.population import flux_of_mag, random_spec
 from replica.multisurvey.sky import date_text, offset_positions
 from replica.multisurvey.summaries import object_rows
@@ -21,7 +21,6 @@ from replica.multisurvey.summaries import object_rows
 __all__ = ["ZtfNamer", "counterpart_spec", "ztf_only_spec", "ztf_rows", "ztf_tables"]
 
 ZTF_SID = 0
-ZTF_TID = 0
 _FAINTEST_FLUX = flux_of_mag(20.3)
 _COUNTERPART_SHARE = 0.7
 _OLD_YEARS = (2018, 2019, 2020, 2021)
@@ -96,29 +95,23 @@ def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame,
 
     Candids are numbered from ``names.gidx``, which is moved past them (grounded names have a range of their own).
     """
-    obj = visits["_obj"].to_numpy()
     pid, candid = candid_of(visits["mjd"].to_numpy(), names.gidx + np.arange(len(visits)))
     names.gidx += len(visits)
-    rows = visits.assign(
-        oid=spec["oid"].to_numpy()[obj],
-        sid=ZTF_SID,
-        ra=spec["ra"].to_numpy()[obj],
-        dec=spec["dec"].to_numpy()[obj],
-        created_date=created_dates(visits["mjd"].to_numpy(), rng),
+    rows = visits.join(spec[["oid", "ra", "dec"]], on="_obj").assign(
+        sid=ZTF_SID, created_date=created_dates(visits["mjd"].to_numpy(), rng)
     )
     scatter = rng.normal(0.0, 0.25 / 3600.0, (len(rows), 2))
     detection = rows[rows["is_det"]].assign(measurement_id=candid[rows["is_det"].to_numpy()])
     detection["ra"] += scatter[rows["is_det"].to_numpy(), 0] / np.cos(np.radians(detection["dec"]))
     detection["dec"] += scatter[rows["is_det"].to_numpy(), 1]
     forced = rows[rows["is_forced"]].assign(measurement_id=pid[rows["is_forced"].to_numpy()])
-    columns = ["oid", "sid", "measurement_id", "mjd", "ra", "dec", "band", "created_date"]
     n_det = detection.groupby("oid").size()
     non_det = pd.Series(rng.poisson(0.4 * n_det.to_numpy()), index=n_det.index)
-    objects = object_rows(detection, forced.groupby("oid").size(), ZTF_TID, non_det)
+    objects = object_rows(detection, forced.groupby("oid").size(), non_det)
     in_object_order = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])].reset_index(drop=True)
     return {
         "object": objects,
-        "detection": detection[columns],
-        "forced_photometry": forced[columns],
+        "detection": table_columns("detection", detection),
+        "forced_photometry": table_columns("forced_photometry", forced),
         "xmatch": xmatch_rows(in_object_order, objects),
     }

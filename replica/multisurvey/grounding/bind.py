@@ -14,15 +14,16 @@ import math
 from catalog.ztf_names import is_ztf_oid
 from replica.engine.grounding.domains import apply_diffs
 from replica.engine.grounding.worlds import Cone, Link, RowRef, World
+from replica.multisurvey.classifications import TRUE_CLASS
 from replica.multisurvey.grounding.bind_tables import BINDERS
 from replica.multisurvey.grounding.bodies import bodies
 from replica.multisurvey.grounding.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.ids import designation_of
-from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id
+from replica.multisurvey.lookups import STAMP_CLASSIFIERS, class_id
 
 __all__ = ["bind_values"]
 
-_KIND_OF_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "asteroid": "moving", "bogus": "bogus"}
+_KIND_OF_CLASS_ID = {class_id(STAMP_CLASSIFIERS[-1], name): kind for kind, name in TRUE_CLASS.items()}
 
 
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
@@ -99,8 +100,7 @@ def _finish(spec: dict) -> None:
     if spec.get("sid") == 2:
         spec["kind"] = "moving"
     elif newest is not None and newest[0] is not None and newest[2] == 1:
-        names = {class_id(STAMP_CLASSIFIERS[-1], name): name for name in CLASS_NAMES}
-        spec["kind"] = _KIND_OF_CLASS[names.get(newest[0], "SN")]
+        spec["kind"] = _KIND_OF_CLASS_ID.get(newest[0], "SN")
     elif spec.get("span", 0.0) > 120.0 or spec.get("n_det", 0) > 60 or spec.get("features"):
         spec["kind"] = "VS"
     else:

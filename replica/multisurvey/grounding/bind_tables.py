@@ -14,7 +14,7 @@ from replica.multisurvey.crossmatch import ALLWISE_CATID, GAIA_CATID
 from replica.multisurvey.features import MULTIBAND_BAND, is_multiband
 from replica.multisurvey.grounding.roles import MEASUREMENT_EXTENSIONS, MEASUREMENTS, SOURCE_TABLES
 from replica.multisurvey.ids import pack_designation, unpack_designation
-from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, classifier_version_code, feature_names
+from replica.multisurvey.lookups import FEATURE_NAMES, LSST_BANDS, STAMP_CLASSIFIERS, classifier_version_code
 
 __all__ = ["BINDERS", "PER_ROW"]
 
@@ -141,9 +141,9 @@ def _bind_probability(entity, table: str, values: dict) -> None:
 
 def _bind_feature(entity, table: str, values: dict) -> None:
     feature = _number(values.get("feature_id"))
-    if feature is None or not 0 <= feature < len(feature_names()):
+    if feature is None or not 0 <= feature < len(FEATURE_NAMES):
         return
-    name = feature_names()[int(feature)]
+    name = FEATURE_NAMES[int(feature)]
     band = _number(values.get("band"))
     band = MULTIBAND_BAND if is_multiband(name) else int(band) if band else _R_BAND
     entity.spec.setdefault("features", []).append((int(feature), band))
@@ -153,12 +153,9 @@ def _bind_feature(entity, table: str, values: dict) -> None:
 
 
 def _bind_xmatch(entity, table: str, values: dict) -> None:
-    catid = _number(values.get("catid"))
-    source = "gaia" if catid == GAIA_CATID else "wise"
-    entity.spec.setdefault("sources", {})[source] = True
-    rest = _rest(values, {"catid"})
-    if rest:
-        entity.patches.append(("xmatch", {"catid": GAIA_CATID if source == "gaia" else ALLWISE_CATID}, rest))
+    gaia = _number(values.get("catid")) == GAIA_CATID
+    entity.spec.setdefault("sources", {})["gaia" if gaia else "wise"] = True
+    _patch(entity, table, _rest(values, {"catid"}), {"catid": GAIA_CATID if gaia else ALLWISE_CATID})
 
 
 def _bind_source(entity, table: str, values: dict) -> None:
@@ -183,9 +180,10 @@ def _bind_orbit(entity, table: str, values: dict) -> None:
     _patch(entity, table, _rest(values, used))
 
 
-def _patch(entity, table: str, columns: dict) -> None:
+def _patch(entity, table: str, columns: dict, key: dict | None = None) -> None:
+    """Patch the columns into the entity's rows of ``table`` (those with the ``key`` values, if any)."""
     if columns:
-        entity.patches.append((table, {}, columns))
+        entity.patches.append((table, key or {}, columns))
 
 
 BINDERS = {

@@ -53,15 +53,6 @@ def _wanted_sources(entities: list[Entity]) -> np.ndarray:
     return np.array([[1.0 if e.spec.get("sources", {}).get(s) else np.nan for s in ("wise", "gaia")] for e in entities])
 
 
-def _placed(spec: pd.DataFrame, asked: list[dict]) -> pd.DataFrame:
-    """The objects' spec with the positions a query asks for."""
-    for k, values in enumerate(asked):
-        for column in ("ra", "dec"):
-            if column in values:
-                spec.at[k, column] = values[column]
-    return spec
-
-
 def _peaking(spec: pd.DataFrame, plans: list[dict]) -> None:
     """Transients peak while detected: a quarter of their span (at most 8 days) after the first detection."""
     peaks = np.array([p["firstmjd"] + min(p["span"] * 0.25, 8.0) for p in plans])
@@ -73,7 +64,8 @@ def dia_objects(
 ) -> tuple[dict[str, pd.DataFrame], int]:
     """Rows of grounded diaObjects (entities named as they are written), and the next free LSST id counter."""
     plans = [plan_defaults(rng, entity.spec, LSST_CADENCE) for entity in entities]
-    spec = _placed(random_spec(rng, len(plans), np.array([p["kind"] for p in plans])), plans)
+    spec = random_spec(rng, len(plans), np.array([p["kind"] for p in plans]))
+    spec.update(pd.DataFrame(plans, columns=["ra", "dec"]))  # the positions a query asks for
     _peaking(spec, plans)
     spec["deep"] = False
     visits = grounded_visits(rng, spec, plans)
@@ -104,7 +96,8 @@ def dia_objects(
 
 def ztf_only_objects(rng: np.random.Generator, entities: list[Entity], names: ZtfNames) -> dict[str, pd.DataFrame]:
     """Rows of grounded objects that only ZTF sees (entities named as they are written)."""
-    spec = _placed(ztf_only_spec(rng, len(entities)), [e.spec for e in entities])
+    spec = ztf_only_spec(rng, len(entities))
+    spec.update(pd.DataFrame([e.spec for e in entities], columns=["ra", "dec"]))  # the positions a query asks for
     attach_sources(rng, spec, _wanted_sources(entities))
     tables, oids = _ztf_objects(rng, spec, [{**e.spec, "oid": e.oid} for e in entities], names)
     for entity, oid in zip(entities, oids, strict=True):

@@ -9,8 +9,10 @@ Example:
 
 from __future__ import annotations
 
+from catalog import load_catalog
 from replica.engine.grounding.profile import Domain
-from replica.multisurvey.lookups import LSST_BANDS, STAMP_CLASSIFIERS, class_id, classifier_version_code, feature_names
+from replica.multisurvey import CATALOG
+from replica.multisurvey.lookups import STAMP_CLASSIFIERS, TID_OF_SID, classifier_version_code
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
 __all__ = ["categories", "domain"]
@@ -21,16 +23,17 @@ _FLUX_ERROR = (1.0, 1e4, 1.0, 20.0)
 _COUNT = (0, 500, 1, 3)
 _MAGNITUDE = (3.0, 24.0, 0.1, 0.5)
 _OTHER = (-1e6, 1e6, 0.01, 1.0)
+_CATALOG = load_catalog(CATALOG)
 _CATEGORIES = {
-    "sid": (0, 1, 2),
-    "tid": (0, 1),
-    "band": tuple(sorted(LSST_BANDS.values())),
-    "classifier_id": STAMP_CLASSIFIERS,
-    "class_id": tuple(class_id(STAMP_CLASSIFIERS[-1], name) for name in ("SN", "AGN", "VS", "asteroid", "bogus")),
+    # a column that references a lookup table takes its keys (sid, band, classifier_id, class_id, feature_id, ...)
+    column: tuple(sorted({row[key] for row in _CATALOG.rows[fk.ref_table]}))
+    for table in _CATALOG.tables
+    for fk in table.foreign_keys
+    if fk.ref_table in _CATALOG.rows
+    for column, key in zip(fk.columns, fk.ref_columns, strict=True)
+} | {
+    "tid": tuple(sorted(set(TID_OF_SID.values()))),
     "classifier_version": tuple(classifier_version_code(c) for c in STAMP_CLASSIFIERS),
-    "catid": (0, 1),
-    "version": (1,),
-    "feature_id": tuple(range(len(feature_names()))),
     "phot_variable_flag": ("VARIABLE", "NOT_AVAILABLE"),
 }
 

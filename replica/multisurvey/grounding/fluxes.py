@@ -22,16 +22,15 @@ def adjust_fluxes(rng: np.random.Generator, visits: pd.DataFrame, plans: list[di
     detected, forced = visits["is_det"].to_numpy(), visits["is_forced"].to_numpy()
     band, obj = visits["band"].to_numpy(), visits["_obj"].to_numpy()
     _detectable(rng, f, detected)
-    starts = np.searchsorted(obj, np.arange(len(plans) + 1))  # visits are grouped by object
     for k, plan in enumerate(plans):
-        mine = slice(starts[k], starts[k + 1])
-        rows = np.arange(starts[k], starts[k + 1])
+        rows = np.flatnonzero(obj == k)
+        seen = rows[detected[rows]]
         if plan.get("positive"):
-            f["psfflux"][rows[detected[mine]]] = np.abs(f["psfflux"][rows[detected[mine]]])
+            f["psfflux"][seen] = np.abs(f["psfflux"][seen])
         for code, level in plan.get("flux", {}).items():
-            _level(f, rows[detected[mine] & (band[mine] == code)], float(level))
+            _level(f, seen[band[seen] == code], float(level))
         for kind, satisfy, violate in plan.get("measured", []):
-            chosen = rows[(detected if kind == "detection" else forced)[mine]]
+            chosen = rows[(detected if kind == "detection" else forced)[rows]]
             _set_rows(f, chosen[::2] if violate else chosen, satisfy)
             _set_rows(f, chosen[1::2] if violate else chosen[:0], violate)
     for column, values in f.items():

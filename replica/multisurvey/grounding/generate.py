@@ -15,13 +15,13 @@ from replica.engine.draws import allwise_sources
 from replica.engine.grounding.constraints import conform
 from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.patching import apply_patches, fitted
+from replica.engine.recipe import fixed_frames
 from replica.multisurvey import CATALOG
 from replica.multisurvey.crossmatch import ALLWISE_CATID, GAIA_CATID
 from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.grounding.dia import ZtfNames, dia_objects, merged, ztf_only_objects
 from replica.multisurvey.grounding.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.grounding.ss import ss_objects
-from replica.multisurvey.lookups import lookup_frames
 from replica.multisurvey.population import flux_of_mag
 from replica.multisurvey.sky import lsst_positions
 
@@ -48,7 +48,7 @@ def grounded_tables(entities: list[Entity], rng: np.random.Generator) -> dict[st
         parts.append(_orphan_sources(rng, orphans))
     tables = merged(*parts)
     _patched(tables, objects)
-    conform(tables, CATALOG, fixed=lookup_frames())
+    conform(tables, CATALOG, fixed=fixed_frames(CATALOG))
     return tables
 
 

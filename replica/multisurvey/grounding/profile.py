@@ -7,13 +7,13 @@ a lookup is a condition on the ids it joins.
 
 from __future__ import annotations
 
+from catalog import load_catalog
 from replica.engine.grounding.profile import Profile
 from replica.multisurvey import CATALOG
 from replica.multisurvey.grounding.bind import bind_values
 from replica.multisurvey.grounding.bind_tables import PER_ROW
 from replica.multisurvey.grounding.bodies import IDENTITY
 from replica.multisurvey.grounding.domains import categories, domain
-from replica.multisurvey.lookups import lookup_frames
 
 __all__ = ["MULTISURVEY_PROFILE"]
 
@@ -40,5 +40,5 @@ MULTISURVEY_PROFILE = Profile(
     bind=bind_values,
     object_id=_object_id,
     row_count_keys=("n_det", "n_forced"),
-    lookups={name: tuple(frame.to_dict("records")) for name, frame in lookup_frames().items()},
+    lookups=load_catalog(CATALOG).rows,
 )

@@ -15,7 +15,7 @@ from replica.multisurvey.cadence import LSST_CADENCE, Cadence, snap_to_visits
 from replica.multisurvey.dia_sources import PRECOVERY_D
 from replica.multisurvey.grounding.fluxes import adjust_fluxes
 from replica.multisurvey.ids import VISIT_SLOT_D
-from replica.multisurvey.lightcurves import band_flux, measure, true_fluxes
+from replica.multisurvey.lightcurves import measure, true_fluxes
 
 __all__ = ["grounded_visits", "plan_defaults"]
 
@@ -96,14 +96,9 @@ def grounded_visits(
         frames.append(
             pd.DataFrame({"_obj": k, "mjd": mjd, "is_det": is_det, "is_forced": is_forced, "band_name": band_name})
         )
-    visits = pd.concat(frames, ignore_index=True)
-    visits["band"] = visits["band_name"].map(cadence.band_codes).to_numpy()
-    visits["noise"] = cadence.noise(rng, visits["band_name"].to_numpy())
-    diff, template = true_fluxes(spec, visits)
+    visits = cadence.in_bands(rng, pd.concat(frames, ignore_index=True))
     brief = np.isin(spec["kind"].to_numpy()[visits["_obj"].to_numpy()], ("bogus", "moving"))
-    s = spec.iloc[visits["_obj"].to_numpy()]
-    flash = band_flux(s["flux"].to_numpy(), s["color"].to_numpy(), visits["band_name"].to_numpy())
-    diff = np.where(brief & visits["is_det"].to_numpy(), flash, diff)
+    diff, template = true_fluxes(spec, visits, np.where(brief & visits["is_det"].to_numpy(), 1.0, 0.0))
     visits = visits.assign(**measure(rng, diff, template, visits["noise"].to_numpy()))
     adjust_fluxes(rng, visits, plans)
     return visits
