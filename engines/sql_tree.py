@@ -15,7 +15,7 @@ Example:
     'SELECT oid FROM object'
     >>> read_tree("SELECT " + "(" * 3000 + "1" + ")" * 3000) is None
     True
-    >>> nesting(sqlglot.tokenize("SELECT ((1)) AS x, NOT NOT NOT y FROM t"))
+    >>> nesting(sqlglot.tokenize("SELECT ((1)) AS x, NOT NOT NOT y, CASE WHEN NOT (z) THEN 1 END FROM t"))
     3
 """
 
@@ -36,11 +36,12 @@ UNREADABLE_SQL = (SqlglotError, RecursionError)
 TOO_DEEP = "is nested too deeply to read; flatten the expression (fewer nested brackets)."
 """The end of the one-line refusal of text nested beyond the parser's reach ("The SQL " / "The ADQL " + TOO_DEEP)."""
 
-MAX_NESTING = 32
-"""The deepest nesting (``nesting``) a guard reads; sqlglot's parser reaches the recursion limit near 45 brackets."""
+MAX_NESTING = 16
+"""The deepest nesting (``nesting``) a guard reads. From a shallow stack sqlglot's parser reaches Python's recursion
+limit near 47 brackets, 41 nested calls, 51 nested CASEs or 32 levels of ``NOT (``, and sooner from a deep one."""
 
-_OPENING = {TokenType.L_PAREN, TokenType.L_BRACKET}
-_CLOSING = {TokenType.R_PAREN, TokenType.R_BRACKET}
+_OPENING = {TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.CASE}
+_CLOSING = {TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.END}
 _PREFIX = {TokenType.NOT, TokenType.DASH, TokenType.PLUS, TokenType.TILDE}
 
 
@@ -53,11 +54,23 @@ def read_tree(sql: str, dialect: str = "postgres") -> exp.Expression | None:
 
 
 def nesting(tokens: Iterable[Token]) -> int:
-    """Return the deepest bracket nesting of the tokens, or their longest run of prefix operators when longer."""
-    depth = deepest = run = 0
+    """Return the deepest nesting of the tokens: open brackets and CASEs, each with the prefix operators before it.
+
+    A prefix operator costs the parser a level as a bracket does, and one before a bracket lasts until it closes
+    (``NOT (NOT (x))`` is 4 deep).
+    """
+    levels: list[int] = []  # per open bracket or CASE: 1 + the prefix operators just before it
+    depth = prefixes = deepest = 0
     for token in tokens:
         kind = token.token_type
-        depth += (kind in _OPENING) - (kind in _CLOSING)
-        run = run + 1 if kind in _PREFIX else 0
-        deepest = max(deepest, depth, run)
+        if kind in _PREFIX:
+            prefixes += 1
+        elif kind in _OPENING:
+            levels.append(1 + prefixes)
+            depth, prefixes = depth + levels[-1], 0
+        else:
+            if kind in _CLOSING and levels:
+                depth -= levels.pop()
+            prefixes = 0
+        deepest = max(deepest, depth + prefixes)
     return deepest

@@ -17,7 +17,6 @@ Example:
 
 from __future__ import annotations
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
@@ -29,7 +28,7 @@ from engines.sql_tree import MAX_NESTING, TOO_DEEP, nesting
 __all__ = ["MAX_ADQL_CHARS", "check_adql"]
 
 MAX_ADQL_CHARS = 20_000
-_READER = "tsql"  # the sqlglot dialect that reads ADQL's TOP and its geometry functions as plain functions
+_READER = Dialect.get_or_raise("tsql")  # reads ADQL's TOP and its geometry functions as plain functions
 
 
 def check_adql(text: str) -> str:
@@ -45,9 +44,10 @@ def check_adql(text: str) -> str:
     if len(query) > MAX_ADQL_CHARS:
         raise GuardError(f"The ADQL is {len(query):,} characters long; at most {MAX_ADQL_CHARS:,} are allowed.")
     try:
-        if nesting(Dialect.get_or_raise(_READER).tokenize(query)) > MAX_NESTING:
+        tokens = _READER.tokenize(query)
+        if nesting(tokens) > MAX_NESTING:
             raise GuardError(f"The ADQL {TOO_DEEP}")
-        statements = [tree for tree in sqlglot.parse(query, read=_READER) if tree is not None]
+        statements = [tree for tree in _READER.parser().parse(tokens, query) if tree is not None]
         _check_statements(statements)
     except GuardError:
         raise

@@ -40,7 +40,7 @@ class Loader:
     ) -> None:
         loaded = load_catalog(catalog)
         self.conn, self.schema, self.decimals, self.drawn = conn, loaded.schema, decimals, drawn
-        self.columns = {table.name: [(c.name, c.data_type) for c in table.columns] for table in loaded.tables}
+        self._columns = {table.name: [(c.name, c.data_type) for c in table.columns] for table in loaded.tables}
 
     def write(self, tables: Mapping[str, pd.DataFrame], rng: np.random.Generator | None = None) -> None:
         """Write the rows of random objects; a drawn table's seed is ``rng``'s next uniform draw in [-1, 1).
@@ -69,13 +69,13 @@ class Loader:
                 self._write(name, frame)
 
     def _ordered(self, tables: Mapping[str, pd.DataFrame]) -> list[str]:
-        unknown = sorted(set(tables) - set(self.columns))
+        unknown = sorted(set(tables) - set(self._columns))
         if unknown:
             raise ValueError(f"the catalog has no table {', '.join(unknown)}")
-        return [name for name in self.columns if tables.get(name) is not None]
+        return [name for name in self._columns if tables.get(name) is not None]
 
     def _prepared(self, table: str, df: pd.DataFrame) -> pd.DataFrame:
-        cols = [(c, t) for c, t in self.columns[table] if c in df.columns]
+        cols = [(c, t) for c, t in self._columns[table] if c in df.columns]
         out = df[[c for c, _ in cols]].copy()
         for c, t in cols:
             if t in _INTEGER_TYPES and out[c].dtype.kind == "f":
@@ -92,10 +92,11 @@ class Loader:
         self.conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {stage} (LIKE {self.schema}.{table})")
         self.conn.execute(f"TRUNCATE {stage}")
         self._copy(stage, self._prepared(table, df))
-        select = ", ".join(expressions.get(c, f'"{c}"') for c, _ in self.columns[table])
+        names = ", ".join(f'"{c}"' for c, _ in self._columns[table])
+        select = ", ".join(expressions.get(c, f'"{c}"') for c, _ in self._columns[table])
         self.conn.execute("SET max_parallel_workers_per_gather = 0")
         self.conn.execute("SELECT setseed(%s)", (seed,))
-        self.conn.execute(f"INSERT INTO {self.schema}.{table} SELECT {select} FROM {stage}")
+        self.conn.execute(f"INSERT INTO {self.schema}.{table} ({names}) SELECT {select} FROM {stage}")
 
     def _write(self, table: str, df: pd.DataFrame) -> None:
         """COPY all rows of ``df`` (columns matched by name; missing columns stay NULL) into ``table``."""

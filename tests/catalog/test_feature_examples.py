@@ -46,4 +46,5 @@ def test_feature_names_are_the_documented_list(alerce_docs_dir):
         1: band,
         2: band,
     }
+    assert list(feature_names) == [0, 12, 1, 2]  # the order of the generated feature rows
     assert sum(len(names) for names in feature_names.values()) == 174

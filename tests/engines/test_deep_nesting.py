@@ -6,7 +6,11 @@ caller's stack already is (a server thread, a DSPy module). Each reader is run o
 
 import sys
 
+import pandas as pd
 import pytest
+import sqlglot.parser
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import SqlglotError
 
 from answering.columns import source_columns
 from catalog import load_catalog
@@ -14,7 +18,7 @@ from engines.adql.guard import check_adql
 from engines.adql.translation import translate
 from engines.errors import ExecutionError, GuardError
 from engines.guard import check_sql
-from engines.sql_tree import MAX_NESTING
+from engines.sql_tree import MAX_NESTING, nesting
 from modules.explanation import read_schema_text
 from modules.selection.sql_difference import describe_difference
 from modules.value_check.literals import find_unknown_values, replace_unknown_values
@@ -97,7 +101,9 @@ GUARDS = {
     "adql": (lambda sql: check_adql(sql.replace("FROM object", "FROM ztf.object")), "The ADQL"),
 }
 DEEP_UNITS = [("sql", ("ARRAY[", "]"))] + [  # ADQL has no arrays: "[" opens a quoted name there
-    (guard, unit) for guard in GUARDS for unit in [("(", ")"), ("NOT ", ""), ("- ", ""), ("(SELECT ", ")")]
+    (guard, unit)
+    for guard in GUARDS
+    for unit in [("(", ")"), ("NOT ", ""), ("- ", ""), ("(SELECT ", ")"), ("NOT (", ")"), ("CASE WHEN x THEN ", " END")]
 ]
 
 
@@ -108,8 +114,7 @@ def test_the_guards_refuse_deep_text_from_its_tokens_before_the_parser_recurses(
     def no_parse(*args, **kwargs):
         raise AssertionError("the parser was called")
 
-    monkeypatch.setattr("engines.guard._parse_one", no_parse)
-    monkeypatch.setattr("engines.adql.guard.sqlglot.parse", no_parse)
+    monkeypatch.setattr(sqlglot.parser.Parser, "parse", no_parse)
     check, name = GUARDS[guard]
     with pytest.raises(GuardError) as refused:
         check(_nested(MAX_NESTING + 1, unit))
@@ -119,3 +124,36 @@ def test_the_guards_refuse_deep_text_from_its_tokens_before_the_parser_recurses(
 def test_nesting_within_the_bound_still_reaches_the_parser():
     assert check_sql(_nested(MAX_NESTING)).startswith("SELECT")
     assert check_adql(_nested(MAX_NESTING).replace("FROM object", "FROM ztf.object")).startswith("SELECT")
+
+
+def _depth(sql: str) -> int:
+    return nesting(Dialect.get_or_raise("postgres").tokenize(sql))
+
+
+def test_real_queries_nest_well_within_the_bound(dev_csv_path):
+    golds = pd.read_csv(dev_csv_path)["gold_query"]
+    assert max(golds.map(_depth)) <= MAX_NESTING // 2
+    answers = pd.read_csv(dev_csv_path.parent / "peer_predictions_dev.csv")["sql"].dropna()
+    readable = [sql for sql in answers if _tokenizes(sql)]  # the guards refuse the others before any nesting
+    within = sum(_depth(sql) <= MAX_NESTING // 2 for sql in readable)
+    assert len(readable) > 1_900
+    assert within >= 0.99 * len(readable)  # the rest are degenerate answers that repeat one subquery over and over
+
+
+def _tokenizes(sql: str) -> bool:
+    try:
+        Dialect.get_or_raise("postgres").tokenize(sql)
+    except SqlglotError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    "unit", [("(", ")"), ("abs(", ")"), ("NOT (", ")"), ("CASE WHEN x THEN ", " END"), ("(SELECT ", ")")], ids=str
+)
+def test_text_within_the_bound_parses_deep_in_the_stack(unit):
+    """What the guards let through leaves room below it: a finalizer run at its deepest point still has stack."""
+    opening, closing = unit
+    n = max(k for k in range(1, MAX_NESTING + 1) if _depth(f"SELECT {opening * k}1{closing * k}") <= MAX_NESTING)
+    deepest = f"SELECT {opening * n}1{closing * n}"
+    assert _at_stack_depth(sys.getrecursionlimit() // 2, lambda: check_sql(deepest)) == deepest

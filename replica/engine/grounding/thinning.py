@@ -131,7 +131,8 @@ def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | No
 def _delete_objects(conn: psycopg.Connection, oids: list, profile: Profile) -> None:
     """Delete whole objects from every table of the profile's catalog, children first (the catalog's order reversed).
 
-    A row belongs to an object through any of the profile's identity columns. The oids go to a temporary table that
+    The database holds every table of the catalog (the engine makes them from it). A row belongs to an object through
+    any of the profile's identity columns. The oids go to a temporary table that
     each DELETE joins (a hash join, not an array scan per row).
     """
     catalog = load_catalog(profile.catalog)
@@ -145,4 +146,4 @@ def _delete_objects(conn: psycopg.Connection, oids: list, profile: Profile) -> N
     for table in (t for t in reversed(catalog.tables) if not t.partition_of):
         for column in (c for c in profile.identity if c in table.column_names):
             where = f"t.{column} = v.oid"
-            conn.execute(f"DELETE FROM {catalog.schema}.{table.name} AS t USING _deleted_oids AS v WHERE {where}")
+            conn.execute(f"DELETE FROM {profile.schema}.{table.name} AS t USING _deleted_oids AS v WHERE {where}")
