@@ -6,6 +6,7 @@ import pandas as pd
 from catalog.ztf_names import ztf_name
 
 __all__ = [
+    "GROUNDED_GIDX",
     "allwise_sources",
     "candid_of",
     "designation",
@@ -90,6 +91,8 @@ def allwise_sources(rng: np.random.Generator, ra: np.ndarray, dec: np.ndarray, w
 
 
 _ZZ = (25 * 26 + 25) * 26**5  # the number of the letters 'zzaaaaa'
+GROUNDED_GIDX = 9_000_000_000
+"""Measurement index of the first grounded ZTF detection: grounded candids never collide with the base ones."""
 
 
 def grounded_ztf_name(year: int, n: int) -> str:

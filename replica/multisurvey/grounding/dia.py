@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from catalog.ztf_names import ztf_oid_of
-from replica.engine.draws import grounded_ztf_name
+from replica.engine.draws import GROUNDED_GIDX, grounded_ztf_name
 from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import LSST_CADENCE, ZTF_CADENCE
 from replica.multisurvey.crossmatch import attach_sources, source_rows
@@ -31,16 +31,13 @@ from replica.multisurvey.ztf import counterpart_spec, ztf_only_spec, ztf_rows
 
 __all__ = ["ZtfNames", "dia_objects", "merged", "ztf_only_objects"]
 
-_GROUNDED_GIDX = 9_000_000_000
-"""Measurement index of the first grounded ZTF visit: grounded candids never collide with the base ones."""
-
 
 class ZtfNames:
     """Hands out the names of grounded ZTF objects, in order, and the measurement index of their next visit."""
 
     def __init__(self) -> None:
         self.count = 0
-        self.gidx = _GROUNDED_GIDX
+        self.gidx = GROUNDED_GIDX
 
     def name(self, firstmjd: float) -> str:
         """The next name, in the year of ``firstmjd``."""

@@ -11,7 +11,7 @@ import logging
 import numpy as np
 import pandas as pd
 
-from replica.engine.draws import allwise_sources, grounded_ztf_name
+from replica.engine.draws import GROUNDED_GIDX, allwise_sources, grounded_ztf_name
 from replica.engine.grounding.constraints import conform, fitting
 from replica.engine.grounding.entity import Entity
 from replica.engine.grounding.patching import apply_patches, fitted
@@ -23,8 +23,6 @@ __all__ = ["grounded_tables"]
 
 logger = logging.getLogger(__name__)
 
-_GROUNDED_GIDX = 9_000_000_000
-"""Global detection index of the first grounded detection: grounded candids never collide with the base ones."""
 _MIN_LC_DETECTIONS = 6
 _MAX_FREE_DETECTIONS = 60
 
@@ -57,7 +55,7 @@ def grounded_tables(
     if objects:
         spec = spec_for_kinds(rng, np.array([_kind(e.spec) for e in objects], dtype=object), old_feature_fraction)
         _override(spec, objects, rng)
-        tables = generate_chunk(rng, spec, _GROUNDED_GIDX, max_forced_rows)
+        tables = generate_chunk(rng, spec, GROUNDED_GIDX, max_forced_rows)
         apply_patches(tables, objects, CATALOG, special={"xmatch_catalog": _rename_catalog})
     extra = [source for e in entities for source in e.allwise]
     if extra:
