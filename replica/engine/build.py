@@ -1,7 +1,5 @@
 """Fill a catalog's schema with its recipe's rows, grounded on gold queries: the one build loop of every replica."""
 
-from __future__ import annotations
-
 import logging
 import time
 from collections.abc import Sequence

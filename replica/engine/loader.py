@@ -1,8 +1,6 @@
 """Bulk loading of a generator's rows with COPY (CSV), table by table in the catalog's order (parents before the
 tables that refer to them)."""
 
-from __future__ import annotations
-
 import io
 import logging
 from collections.abc import Mapping

@@ -5,8 +5,6 @@ Each binder takes (entity, table, values, state); ``state`` gathers what several
 together (an MJD hint, features asked for, bands needed). ``replica.ztf.tables.TABLES`` names each table's binder.
 """
 
-from __future__ import annotations
-
 from replica.ztf import vocab
 
 __all__ = [

@@ -5,8 +5,6 @@ derive from (detections, per-band statistics, objects, cross-matches) are drawn 
 the catalog that are not in it are fixed (the catalog's rows, the taxonomy), partitions of probability, or empty.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property

@@ -1,7 +1,5 @@
 """Cone searches in gold queries: q3c calls and distance bounds, around literal positions or a VALUES catalog."""
 
-from __future__ import annotations
-
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 

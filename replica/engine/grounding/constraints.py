@@ -16,8 +16,6 @@ Example:
     (0.0, 1.0, 0.02, 0.1)
 """
 
-from __future__ import annotations
-
 import functools
 import logging
 import math

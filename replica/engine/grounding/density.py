@@ -4,8 +4,6 @@ The builder runs gold queries with its own rights, so every query passes the SQL
 savepoint with a statement timeout.
 """
 
-from __future__ import annotations
-
 import logging
 
 import psycopg

@@ -20,8 +20,6 @@ Example:
     False
 """
 
-from __future__ import annotations
-
 import math
 import operator
 from collections.abc import Callable

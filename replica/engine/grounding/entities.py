@@ -11,8 +11,6 @@ A query no object can answer (the guard refuses it, it cannot be read, its condi
 for a value its column cannot hold, or it needs more than the generator makes) adds no entity and is reported.
 """
 
-from __future__ import annotations
-
 import itertools
 import logging
 import math

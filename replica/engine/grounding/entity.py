@@ -1,7 +1,5 @@
 """The records grounding builds from gold queries: entities to add, and the queries it skipped."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 
 __all__ = ["Entity", "EntityPlan", "Skipped"]

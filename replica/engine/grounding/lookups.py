@@ -18,8 +18,6 @@ Example:
     'no row of band meets its conditions'
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
 from dataclasses import replace

@@ -4,8 +4,6 @@ A patch writes only values its column can hold; a value for a key column names o
 key names that row follow it. The rows of all entities together then keep every key (``constraints.conform``).
 """
 
-from __future__ import annotations
-
 import logging
 from collections.abc import Callable
 

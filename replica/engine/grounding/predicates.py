@@ -14,8 +14,6 @@ Example:
     [('probability', 'class_name', '=', ('SNIa',)), ('probability', 'probability', '>', (0.7,))]
 """
 
-from __future__ import annotations
-
 import functools
 import logging
 

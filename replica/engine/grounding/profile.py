@@ -7,8 +7,6 @@ lookups of fixed content, and how chosen values become the generator's spec (``b
 defines its profile beside itself (``replica.ztf.grounding``, ``replica.multisurvey.grounding``).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 

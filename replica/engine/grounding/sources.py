@@ -8,8 +8,6 @@ Example:
     ['SELECT oid FROM object WHERE ndet > 5', 'SELECT 1']
 """
 
-from __future__ import annotations
-
 import csv
 import hashlib
 from pathlib import Path

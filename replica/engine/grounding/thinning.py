@@ -12,8 +12,6 @@ any other database relies on this step.
 Deleting whole objects keeps every invariant of the generator.
 """
 
-from __future__ import annotations
-
 import logging
 
 import pandas as pd

@@ -1,7 +1,5 @@
 """What a gold query asks of the data, per way of satisfying it: the records the grounding reads and builds on."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 
 __all__ = ["Atom", "Cone", "Diff", "Link", "RowRef", "World"]

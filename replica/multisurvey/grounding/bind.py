@@ -7,8 +7,6 @@ solar-system object its orbit and designation. Per-row values the spec does not 
 orbit geometry) are patched into the rows, on half of an answer's rows when a near miss exists for them.
 """
 
-from __future__ import annotations
-
 import math
 
 from catalog.ztf_names import is_ztf_oid

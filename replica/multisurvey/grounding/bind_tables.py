@@ -6,8 +6,6 @@ detections), only_band, flux (band -> mean psfflux level, nJy), positive, n_forc
 designation, orbit, unfilled.
 """
 
-from __future__ import annotations
-
 import re
 
 from replica.multisurvey.crossmatch import ALLWISE_CATID, GAIA_CATID

@@ -15,8 +15,6 @@ Example:
     ([1, 2], [[3]])
 """
 
-from __future__ import annotations
-
 from replica.engine.grounding.worlds import RowRef, World
 from replica.multisurvey.grounding.roles import SOURCE_TABLES
 

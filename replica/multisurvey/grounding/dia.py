@@ -11,8 +11,6 @@ Example:
     'ZTF26zzaaaaa'
 """
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 

@@ -7,8 +7,6 @@ Example:
     ((0, 1, 2, 3, 4), (0, 1, 2))
 """
 
-from __future__ import annotations
-
 from catalog import load_catalog
 from replica.engine.grounding.profile import Domain
 from replica.multisurvey import CATALOG

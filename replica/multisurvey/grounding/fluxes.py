@@ -4,8 +4,6 @@ Values are set on the measured visits, before the tables and the aggregates (lss
 features) are derived from them, so that those stay consistent with the detections.
 """
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 

@@ -6,8 +6,6 @@ generator's source models. The engine's patching then writes what the spec does 
 entities keep every key of the catalog, lookups included (``constraints.conform``).
 """
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 

@@ -5,8 +5,6 @@ lookup tables (bands, classes, feature names, catalogues, surveys) have the publ
 a lookup is a condition on the ids it joins.
 """
 
-from __future__ import annotations
-
 from catalog import load_catalog
 from replica.engine.grounding.profile import Profile
 from replica.multisurvey import CATALOG

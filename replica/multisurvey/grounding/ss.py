@@ -5,8 +5,6 @@ opposition on the first night is taken (where LSST finds such objects, moving fa
 along the orbit like the base's, every one above the detection threshold; the tables are the base build's.
 """
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 

@@ -6,8 +6,6 @@ detections between its first and last MJD, in the bands asked for, every one at 
 The light curve model and the noise model are the generator's (``lightcurves``).
 """
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
 

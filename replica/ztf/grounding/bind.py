@@ -4,8 +4,6 @@ Spec overrides keep the generator's invariants (ndet is the detection count, fir
 extremes, probabilities sum to 1 with rankings by probability, candids are shared by the per-alert tables).
 """
 
-from __future__ import annotations
-
 from catalog import load_catalog
 from replica.engine.grounding.domains import apply_diffs
 from replica.engine.grounding.worlds import Cone, RowRef, World

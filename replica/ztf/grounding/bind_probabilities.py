@@ -4,8 +4,6 @@ The spec names a stamp class, a light-curve class and an optional second light-c
 derives the rows of every classifier and version from them, so probabilities sum to 1 and rankings follow.
 """
 
-from __future__ import annotations
-
 from replica.ztf import vocab
 from replica.ztf.grounding.domains import categories
 from replica.ztf.today import lc_class_of, today_class_of

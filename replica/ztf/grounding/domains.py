@@ -7,8 +7,6 @@ Example:
     ('SN', 'AGN', 'VS', 'asteroid', 'bogus')
 """
 
-from __future__ import annotations
-
 from replica.engine.grounding.profile import Domain
 from replica.ztf import vocab
 

@@ -1,7 +1,5 @@
 """The ZTF catalog as the grounding engine sees it: ``ZTF_PROFILE``."""
 
-from __future__ import annotations
-
 from replica.engine.grounding.profile import Profile
 from replica.ztf import CATALOG
 from replica.ztf.grounding.bind import PER_ROW, bind_values

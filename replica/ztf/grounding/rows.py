@@ -4,8 +4,6 @@ The engine's patching writes the values the spec does not model (``replica.engin
 entities together then keep every key (``replica.engine.grounding.constraints.conform``).
 """
 
-from __future__ import annotations
-
 import logging
 
 import numpy as np
