@@ -8,10 +8,9 @@ import numpy as np
 import pandas as pd
 
 from replica.engine.draws import allwise_sources, designation
-from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.sky import offset_positions
 
-__all__ = ["ALLWISE_CATID", "GAIA_CATID", "allwise_rows", "attach_sources", "source_rows", "xmatch_rows"]
+__all__ = ["ALLWISE_CATID", "GAIA_CATID", "allwise_rows", "attach_sources", "xmatch_rows"]
 
 ALLWISE_CATID = 0
 GAIA_CATID = 1
@@ -85,8 +84,3 @@ def allwise_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataFrame:
     wise = allwise_sources(rng, spec["wise_ra"].to_numpy()[m], spec["wise_dec"].to_numpy()[m], w1, w1w2)
     wise["oid_catalog"] = spec["wise_name"].to_numpy()[m]
     return wise
-
-
-def source_rows(rng: np.random.Generator, spec: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The AllWISE rows, then the Gaia rows, of the sources attached to the objects of ``spec``."""
-    return {"allwise": allwise_rows(rng, spec), "gaiadr3_source": gaia_rows(rng, spec)}

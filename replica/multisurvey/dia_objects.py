@@ -5,22 +5,40 @@ chosen, and grounding names some objects and adds the classes and features a que
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from replica.multisurvey.classifications import probability_rows
-from replica.multisurvey.crossmatch import allwise_rows, attach_sources, xmatch_rows
+from replica.multisurvey.crossmatch import allwise_rows, attach_sources
 from replica.multisurvey.features import feature_rows
-from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.ids import lsst_ids
 from replica.multisurvey.lsst_tables import detection_frames, forced_frames
 from replica.multisurvey.sky import offset_positions
-from replica.multisurvey.summaries import dia_object_rows, object_rows
+from replica.multisurvey.summaries import object_rows
+from replica.multisurvey.tables import rows_of
 
 __all__ = ["dia_tables"]
 
 LSST_DIA_SID = 1
+
+
+@dataclass(frozen=True)
+class DiaDrawn:
+    """What diaObjects draw before their tables are made (``tables.TABLES`` makes them from it)."""
+
+    spec: pd.DataFrame
+    detections: pd.DataFrame
+    forced: pd.DataFrame
+    objects: pd.DataFrame
+    detection: pd.DataFrame
+    lsst_detection: pd.DataFrame
+    forced_photometry: pd.DataFrame
+    lsst_forced_photometry: pd.DataFrame
+    wise: pd.DataFrame
+    probabilities: Callable[..., pd.DataFrame]
+    features: Callable[..., pd.DataFrame]
 
 
 def _detection_extras(rng: np.random.Generator, kind: np.ndarray) -> dict[str, np.ndarray]:
@@ -92,22 +110,12 @@ def dia_tables(
     spec, detections, forced, used = _measured(rng, spec, visits, first_counter, names)
     detection, lsst_detection = detection_frames(rng, detections)
     detections["raerr"] = lsst_detection["raerr"].to_numpy()  # lsst_dia_object's position error is computed from it
-    forced_photometry, lsst_forced = forced_frames(rng, forced)
+    forced_rows = forced_frames(rng, forced)  # forced_photometry, lsst_forced_photometry
     attach_sources(rng, spec, wanted)
     objects = object_rows(detection, forced.groupby("oid").size())
     spec = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])]
     wise = allwise_rows(rng, spec)  # drawn before the probabilities, the features, then Gaia
-    tables = {
-        "object": objects,
-        "detection": detection,
-        "lsst_detection": lsst_detection,
-        "forced_photometry": forced_photometry,
-        "lsst_forced_photometry": lsst_forced,
-        "lsst_dia_object": dia_object_rows(detections, forced, objects),
-        "probability": probabilities(rng, objects, spec),
-        "feature": features(rng, spec, detections, objects, wise),
-        "xmatch": xmatch_rows(spec, objects),
-        "allwise": wise,
-        "gaiadr3_source": gaia_rows(rng, spec),
-    }
-    return tables, spec, used
+    drawn = DiaDrawn(
+        spec, detections, forced, objects, detection, lsst_detection, *forced_rows, wise, probabilities, features
+    )
+    return rows_of("dia", rng, drawn), spec, used

@@ -4,7 +4,7 @@ import numpy as np
 
 from replica.engine.loader import Loader
 from replica.engine.recipe import Recipe
-from replica.multisurvey.crossmatch import attach_sources, source_rows
+from replica.multisurvey.crossmatch import attach_sources
 from replica.multisurvey.dia_objects import dia_tables
 from replica.multisurvey.dia_sources import observe
 from replica.multisurvey.grounding import MULTISURVEY_PROFILE, grounded_tables
@@ -13,6 +13,7 @@ from replica.multisurvey.population import random_spec
 from replica.multisurvey.scales import SCALES, Scale
 from replica.multisurvey.ss_objects import ss_observations
 from replica.multisurvey.ss_tables import ss_tables
+from replica.multisurvey.tables import rows_of
 from replica.multisurvey.ztf import ZtfNamer, counterpart_spec, ztf_only_spec, ztf_tables
 
 __all__ = ["RECIPE"]
@@ -49,7 +50,7 @@ def _populate(loader: Loader, seed: int, scale: Scale, reserved: set) -> None:
         rng = np.random.default_rng([seed, 3, k])
         spec = ztf_only_spec(rng, n)
         attach_sources(rng, spec)
-        loader.write(ztf_tables(rng, spec, namer, scale.max_forced_rows) | source_rows(rng, spec), rng)
+        loader.write(ztf_tables(rng, spec, namer, scale.max_forced_rows) | rows_of("sources", rng, spec), rng)
 
 
 RECIPE = Recipe(

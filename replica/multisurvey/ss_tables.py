@@ -1,24 +1,35 @@
-"""Rows of the solar-system objects: object, detection, lsst_detection, lsst_ss_detection, lsst_mpc_orbits and
-probability."""
+"""Solar-system objects: their detections and MPC orbits, from which ``tables.TABLES`` makes their rows."""
 
 import json
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.classifications import solar_system_probability_rows
 from replica.multisurvey.ids import lsst_ids, pack_designation, ss_object_id
 from replica.multisurvey.lsst_tables import created_dates, detection_frames, table_columns
 from replica.multisurvey.orbits import ELEMENT_EPOCH_MJD, GAUSS_K
 from replica.multisurvey.sky import date_text, offset_positions
 from replica.multisurvey.ss_objects import SS_SID, random_designations
 from replica.multisurvey.summaries import object_rows
+from replica.multisurvey.tables import rows_of
 
 __all__ = ["ss_tables"]
 
 _EXPOSURE_H = 30.0 / 3600.0
 _PLACEHOLDER_DATE = "1970-01-01 00:00:00"
 _UNFILLED_SHARE = 0.12  # orbits whose a, period, mean anomaly and mean motion read 0 while q and e are set
+
+
+@dataclass(frozen=True)
+class SsDrawn:
+    """What solar-system objects draw before their tables are made (``tables.TABLES`` makes them from it)."""
+
+    objects: pd.DataFrame
+    detection: pd.DataFrame
+    lsst_detection: pd.DataFrame
+    lsst_ss_detection: pd.DataFrame
+    lsst_mpc_orbits: pd.DataFrame
 
 
 def _observed(rng: np.random.Generator, det: pd.DataFrame) -> pd.DataFrame:
@@ -150,11 +161,5 @@ def ss_tables(
     detection, lsst_detection, ss_detection = _detection_tables(rng, orbits, det)
     objects = object_rows(detection, pd.Series(dtype=np.int64))
     first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
-    return {
-        "object": objects,
-        "detection": detection,
-        "lsst_detection": lsst_detection,
-        "lsst_ss_detection": ss_detection,
-        "lsst_mpc_orbits": _mpc_orbit_rows(rng, orbits, first_mjd, unfilled),
-        "probability": solar_system_probability_rows(objects),
-    }
+    orbit_rows = _mpc_orbit_rows(rng, orbits, first_mjd, unfilled)
+    return rows_of("ss", rng, SsDrawn(objects, detection, lsst_detection, ss_detection, orbit_rows))

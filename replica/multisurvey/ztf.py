@@ -5,18 +5,20 @@ classifiers and features are LSST's. A counterpart shares its LSST twin's light-
 see the same rise, fade or period.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from catalog.ztf_names import ztf_name, ztf_oid_of
 from replica.engine.draws import candid_of, uniform_sky
 from replica.multisurvey.cadence import ZTF_CADENCE
-from replica.multisurvey.crossmatch import xmatch_rows
 from replica.multisurvey.dia_sources import observe
 from replica.multisurvey.lsst_tables import created_dates, table_columns
 from replica.multisurvey.population import flux_of_mag, random_spec
 from replica.multisurvey.sky import date_text, offset_positions
 from replica.multisurvey.summaries import object_rows
+from replica.multisurvey.tables import rows_of
 
 __all__ = ["ZtfNamer", "counterpart_spec", "ztf_only_spec", "ztf_rows", "ztf_tables"]
 
@@ -24,6 +26,16 @@ ZTF_SID = 0
 _FAINTEST_FLUX = flux_of_mag(20.3)
 _COUNTERPART_SHARE = 0.7
 _OLD_YEARS = (2018, 2019, 2020, 2021)
+
+
+@dataclass(frozen=True)
+class ZtfDrawn:
+    """What ZTF objects draw before their tables are made (``tables.TABLES`` makes them from it)."""
+
+    spec: pd.DataFrame
+    objects: pd.DataFrame
+    detection: pd.DataFrame
+    forced_photometry: pd.DataFrame
 
 
 class ZtfNamer:
@@ -109,9 +121,7 @@ def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame,
     non_det = pd.Series(rng.poisson(0.4 * n_det.to_numpy()), index=n_det.index)
     objects = object_rows(detection, forced.groupby("oid").size(), non_det)
     in_object_order = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])].reset_index(drop=True)
-    return {
-        "object": objects,
-        "detection": table_columns("detection", detection),
-        "forced_photometry": table_columns("forced_photometry", forced),
-        "xmatch": xmatch_rows(in_object_order, objects),
-    }
+    drawn = ZtfDrawn(
+        in_object_order, objects, table_columns("detection", detection), table_columns("forced_photometry", forced)
+    )
+    return rows_of("ztf", rng, drawn)

@@ -5,19 +5,19 @@ engine/recipe split the package had 8,253 lines, 25 table-name lists, 3 schema-n
 parameter defaults and 8 imports of one catalog's recipe by the other's.
 """
 
+import importlib
 from pathlib import Path
 
 import pytest
 
 from benchmarks.replica_layout import layout
-from catalog import CATALOG_NAMES
+from catalog import CATALOG_NAMES, load_catalog
 from replica.replicas import recipe, replica_scales
 
-MAX_LINES = 7_517
+MAX_LINES = 7_544
 """Ceiling on the package's lines (the issue's target is 7,300)."""
-MAX_TABLE_NAME_LISTS = 6
-"""Ceiling on literal table-name lists: ZTF's table map; the multi-survey binders and the rows of each population
-(diaObjects, solar-system objects, ZTF objects, cross-match sources)."""
+MAX_TABLE_NAME_LISTS = 2
+"""Ceiling on literal table-name lists: each recipe's table map (``replica.<catalog>.tables.TABLES``)."""
 
 
 def test_the_counting_rules_on_a_small_package(tmp_path: Path) -> None:
@@ -56,11 +56,14 @@ RECIPE_FILES = (
     "__init__.py",
     "recipe.py",
     "scales.py",
+    "tables.py",
+    "binders.py",
     "grounding/profile.py",
     "grounding/bind.py",
     "grounding/domains.py",
 )
-"""The files every recipe has: its catalog's name, the recipe, scales, and the profile, binders and value domains."""
+"""The files every recipe has: its catalog's name, the recipe, scales, its table map and binders, and the grounding
+profile and value domains."""
 
 
 @pytest.mark.parametrize("catalog_name", CATALOG_NAMES)
@@ -69,3 +72,13 @@ def test_every_catalog_has_a_recipe_of_its_name(catalog_name: str) -> None:
     assert replica_scales(catalog_name)[0] == "tiny"
     package = Path(__file__).resolve().parents[2] / "replica" / catalog_name
     assert [name for name in RECIPE_FILES if not (package / name).is_file()] == []
+
+
+@pytest.mark.parametrize("catalog_name", CATALOG_NAMES)
+def test_the_table_map_fills_every_table_that_is_not_fixed_partitioned_or_left_empty(catalog_name: str) -> None:
+    tables = importlib.import_module(f"replica.{catalog_name}.tables").TABLES
+    catalog, made = load_catalog(catalog_name), recipe(catalog_name)
+    fixed = set(catalog.rows) | set(made.fixed_rows())
+    empty = {t.name for t in catalog.tables if {f"{t.name}.{c}" for c in t.column_names} <= made.null_columns}
+    assert set(tables) <= set(catalog.table_names)
+    assert [t.name for t in catalog.tables if t.name not in {*tables, *fixed, *empty} and not t.partition_of] == []

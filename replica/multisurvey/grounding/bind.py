@@ -12,16 +12,20 @@ import math
 from catalog.ztf_names import is_ztf_oid
 from replica.engine.grounding.domains import apply_diffs
 from replica.engine.grounding.worlds import Cone, Link, RowRef, World
+from replica.multisurvey.binders import bind_rows
 from replica.multisurvey.classifications import TRUE_CLASS
-from replica.multisurvey.grounding.bind_tables import BINDERS
 from replica.multisurvey.grounding.bodies import bodies
-from replica.multisurvey.grounding.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.ids import designation_of
 from replica.multisurvey.lookups import STAMP_CLASSIFIERS, class_id
+from replica.multisurvey.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
+from replica.multisurvey.tables import TABLES
 
-__all__ = ["bind_values"]
+__all__ = ["PER_ROW", "bind_values"]
 
 _KIND_OF_CLASS_ID = {class_id(STAMP_CLASSIFIERS[-1], name): kind for kind, name in TRUE_CLASS.items()}
+
+PER_ROW = frozenset(name for name, table in TABLES.items() if table.bind is bind_rows)
+"""The measurement tables: many rows per object, half of an answer's rows miss a condition."""
 
 
 def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tuple[Cone, bool]], variant: int):
@@ -37,8 +41,8 @@ def bind_values(entity, by_ref: dict[RowRef, dict], world: World, cones: list[tu
         ]
     else:
         spec["sid"] = _survey(primary, by_ref, entity.oid)
-        for ref in (ref for ref in primary if ref.table in BINDERS):
-            BINDERS[ref.table](entity, ref.table, by_ref.get(ref, {}))
+        for ref in (ref for ref in primary if ref.table in TABLES):
+            TABLES[ref.table].bind(entity, ref.table, by_ref.get(ref, {}))
         _counts(spec, world.counts, set(primary))
         _precursors(spec, world.links)
         _twin(spec, companions, by_ref)

@@ -16,7 +16,7 @@ Example:
 """
 
 from replica.engine.grounding.worlds import RowRef, World
-from replica.multisurvey.grounding.roles import SOURCE_TABLES
+from replica.multisurvey.roles import SOURCE_TABLES
 
 __all__ = ["IDENTITY", "bodies"]
 

@@ -18,13 +18,14 @@ from catalog.ztf_names import ztf_oid_of
 from replica.engine.draws import GROUNDED_GIDX, grounded_ztf_name
 from replica.engine.grounding.entity import Entity
 from replica.multisurvey.cadence import LSST_CADENCE, ZTF_CADENCE
-from replica.multisurvey.crossmatch import attach_sources, source_rows
+from replica.multisurvey.crossmatch import attach_sources
 from replica.multisurvey.dia_objects import dia_tables
 from replica.multisurvey.features import feature_rows
 from replica.multisurvey.grounding.classes import grounded_probabilities
 from replica.multisurvey.grounding.visits import grounded_visits, plan_defaults
 from replica.multisurvey.population import random_spec
 from replica.multisurvey.sky import date_text
+from replica.multisurvey.tables import rows_of
 from replica.multisurvey.ztf import counterpart_spec, ztf_only_spec, ztf_rows
 
 __all__ = ["ZtfNames", "dia_objects", "merged", "ztf_only_objects"]
@@ -97,7 +98,7 @@ def ztf_only_objects(rng: np.random.Generator, entities: list[Entity], names: Zt
     tables, oids = _ztf_objects(rng, spec, [{**e.spec, "oid": e.oid} for e in entities], names)
     for entity, oid in zip(entities, oids, strict=True):
         entity.oid = int(oid)
-    return tables | source_rows(rng, spec)
+    return tables | rows_of("sources", rng, spec)
 
 
 def _ztf_objects(rng: np.random.Generator, spec: pd.DataFrame, wanted: list[dict], names: ZtfNames):

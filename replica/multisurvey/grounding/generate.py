@@ -18,9 +18,9 @@ from replica.multisurvey import CATALOG
 from replica.multisurvey.crossmatch import ALLWISE_CATID, GAIA_CATID
 from replica.multisurvey.gaia import gaia_rows
 from replica.multisurvey.grounding.dia import ZtfNames, dia_objects, merged, ztf_only_objects
-from replica.multisurvey.grounding.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.grounding.ss import ss_objects
 from replica.multisurvey.population import flux_of_mag
+from replica.multisurvey.roles import SOLAR_SYSTEM_TABLES, SOURCE_TABLES
 from replica.multisurvey.sky import lsst_positions
 
 __all__ = ["GROUNDED_COUNTER", "grounded_tables"]

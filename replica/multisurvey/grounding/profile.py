@@ -8,8 +8,7 @@ a lookup is a condition on the ids it joins.
 from catalog import load_catalog
 from replica.engine.grounding.profile import Profile
 from replica.multisurvey import CATALOG
-from replica.multisurvey.grounding.bind import bind_values
-from replica.multisurvey.grounding.bind_tables import PER_ROW
+from replica.multisurvey.grounding.bind import PER_ROW, bind_values
 from replica.multisurvey.grounding.bodies import IDENTITY
 from replica.multisurvey.grounding.domains import categories, domain
 

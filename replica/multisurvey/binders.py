@@ -1,6 +1,7 @@
-"""Per-table binders of the multi-survey catalog: chosen values of one table reference -> spec keys and patches.
+"""How a value grounding chose for a multi-survey table reference binds to an entity: spec keys and patches.
 
-Spec keys (read by ``generate``): n_det, firstmjd, lastmjd, span, ra, dec, mjd_hint, bands (band -> fewest
+Each binder takes (entity, table, values); ``replica.multisurvey.tables.TABLES`` names each table's binder. Spec keys
+(read by ``grounding.generate``): n_det, firstmjd, lastmjd, span, ra, dec, mjd_hint, bands (band -> fewest
 detections), only_band, flux (band -> mean psfflux level, nJy), positive, n_forced, classes (classifier ->
 (class_id, probability, ranking)), sources (wise, gaia), features, measured (flux values of measurement rows),
 designation, orbit, unfilled.
@@ -10,11 +11,20 @@ import re
 
 from replica.multisurvey.crossmatch import ALLWISE_CATID, GAIA_CATID
 from replica.multisurvey.features import MULTIBAND_BAND, is_multiband
-from replica.multisurvey.grounding.roles import MEASUREMENT_EXTENSIONS, MEASUREMENTS, SOURCE_TABLES
 from replica.multisurvey.ids import pack_designation, unpack_designation
 from replica.multisurvey.lookups import FEATURE_NAMES, LSST_BANDS, STAMP_CLASSIFIERS, classifier_version_code
+from replica.multisurvey.roles import MEASUREMENT_EXTENSIONS, MEASUREMENTS
 
-__all__ = ["BINDERS", "PER_ROW"]
+__all__ = [
+    "bind_dia_object",
+    "bind_feature",
+    "bind_object",
+    "bind_orbit",
+    "bind_probability",
+    "bind_rows",
+    "bind_source",
+    "bind_xmatch",
+]
 
 MEASURED = ("psfflux", "psffluxerr", "scienceflux", "sciencefluxerr", "snr", "isnegative")
 """Measurement columns the object's aggregates derive from: set before the aggregates are computed."""
@@ -91,14 +101,14 @@ def _read(spec: dict, values: dict, keys: dict[str, str]) -> set[str]:
     return used
 
 
-def _bind_object(entity, table: str, values: dict) -> None:
+def bind_object(entity, table: str, values: dict) -> None:
     used = _read(entity.spec, values, _OBJECT_KEYS)
     if values.get("_span"):
         entity.spec["span"] = max(entity.spec.get("span", 0.0), values["_span"])
     _patch(entity, table, _rest(values, used))
 
 
-def _bind_dia_object(entity, table: str, values: dict) -> None:
+def bind_dia_object(entity, table: str, values: dict) -> None:
     spec = entity.spec
     used = _read(spec, values, _DIA_OBJECT_KEYS)
     for column, value in values.items():
@@ -124,7 +134,7 @@ def _band_statistic(spec: dict, band: int, statistic: str, value: float) -> bool
     return False
 
 
-def _bind_probability(entity, table: str, values: dict) -> None:
+def bind_probability(entity, table: str, values: dict) -> None:
     classifier = _number(values.get("classifier_id"))
     version = _number(values.get("classifier_version"))
     if classifier is None and version is not None:
@@ -137,7 +147,7 @@ def _bind_probability(entity, table: str, values: dict) -> None:
     entity.spec.setdefault("classes", {}).setdefault(classifier, wanted)
 
 
-def _bind_feature(entity, table: str, values: dict) -> None:
+def bind_feature(entity, table: str, values: dict) -> None:
     feature = _number(values.get("feature_id"))
     if feature is None or not 0 <= feature < len(FEATURE_NAMES):
         return
@@ -150,18 +160,18 @@ def _bind_feature(entity, table: str, values: dict) -> None:
         entity.patches.append(("feature", {"feature_id": int(feature), "band": band}, {"feature_value": value}))
 
 
-def _bind_xmatch(entity, table: str, values: dict) -> None:
+def bind_xmatch(entity, table: str, values: dict) -> None:
     gaia = _number(values.get("catid")) == GAIA_CATID
     entity.spec.setdefault("sources", {})["gaia" if gaia else "wise"] = True
     _patch(entity, table, _rest(values, {"catid"}), {"catid": GAIA_CATID if gaia else ALLWISE_CATID})
 
 
-def _bind_source(entity, table: str, values: dict) -> None:
+def bind_source(entity, table: str, values: dict) -> None:
     entity.spec.setdefault("sources", {})["gaia" if table == "gaiadr3_source" else "wise"] = True
     _patch(entity, table, _rest(values, set()))
 
 
-def _bind_orbit(entity, table: str, values: dict) -> None:
+def bind_orbit(entity, table: str, values: dict) -> None:
     spec, used = entity.spec, set()
     for column in ("designation", "unpacked_primary_provisional_designation", "packed_primary_provisional_designation"):
         if isinstance(values.get(column), str):
@@ -182,19 +192,3 @@ def _patch(entity, table: str, columns: dict, key: dict | None = None) -> None:
     """Patch the columns into the entity's rows of ``table`` (those with the ``key`` values, if any)."""
     if columns:
         entity.patches.append((table, key or {}, columns))
-
-
-BINDERS = {
-    **dict.fromkeys((*MEASUREMENTS, *MEASUREMENT_EXTENSIONS, "lsst_ss_detection"), bind_rows),
-    **dict.fromkeys(SOURCE_TABLES, _bind_source),
-    "object": _bind_object,
-    "lsst_dia_object": _bind_dia_object,
-    "probability": _bind_probability,
-    "feature": _bind_feature,
-    "xmatch": _bind_xmatch,
-    "lsst_mpc_orbits": _bind_orbit,
-}
-"""Table -> its binder (entity, table, values): ``bind_rows`` for the measurement tables (the surveys' shared ones,
-their extensions and the solar-system detections), ``_bind_source`` for the cross-match catalogues."""
-PER_ROW = frozenset(table for table, binder in BINDERS.items() if binder is bind_rows)
-"""The measurement tables: many rows per object, half of an answer's rows miss a condition."""
