@@ -50,8 +50,7 @@ def observe(
     visits["is_det"] = visits["snr"].to_numpy() >= DETECTION_SNR
     seen = np.unique(visits.loc[visits["is_det"], "_obj"].to_numpy())
     spec = spec.iloc[seen].reset_index(drop=True)
-    visits = visits[np.isin(visits["_obj"].to_numpy(), seen)].copy()
+    visits = visits[np.isin(visits["_obj"].to_numpy(), seen)].reset_index(drop=True)
     visits["_obj"] = np.searchsorted(seen, visits["_obj"].to_numpy())
-    visits = visits.reset_index(drop=True)
     visits["is_forced"] = _forced_window(spec, visits, max_forced)
     return spec, visits

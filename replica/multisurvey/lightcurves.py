@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.cadence import BAND_ORDER
+from replica.multisurvey.lookups import LSST_BANDS
 
 __all__ = ["DETECTION_SNR", "band_flux", "measure", "true_fluxes"]
 
@@ -28,7 +28,7 @@ def _bazin(dt: np.ndarray, tau_rise: np.ndarray, tau_fall: np.ndarray) -> np.nda
 def _transient(s: pd.DataFrame, mjd: np.ndarray, band: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     dt = mjd - s["t0"].to_numpy()
     redder = s["color"].to_numpy() + 0.02 * np.clip(dt, 0.0, 60.0)
-    slower = 1.0 + 0.08 * pd.Index(BAND_ORDER).get_indexer(band)
+    slower = 1.0 + 0.08 * pd.Index(list(LSST_BANDS)).get_indexer(band)
     shape = _bazin(dt, s["tau_rise"].to_numpy(), s["tau_fall"].to_numpy() * slower)
     diff = band_flux(s["flux"].to_numpy(), redder, band) * shape / 0.8
     return diff, band_flux(s["host"].to_numpy(), s["color"].to_numpy(), band)

@@ -3,8 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.cadence import BAND_ORDER
-from replica.multisurvey.lookups import TID_OF_SID
+from replica.multisurvey.lookups import LSST_BANDS, TID_OF_SID
 from replica.multisurvey.lsst_tables import INGEST_START_MJD
 from replica.multisurvey.sky import date_text
 
@@ -74,7 +73,7 @@ def _band_statistics(det: pd.DataFrame, forced: pd.DataFrame) -> pd.DataFrame:
     stats = pd.concat([psf, science, plain, fp], axis=1)
     wide = stats.unstack("band_name")
     wide.columns = [f"{band}_{stat}" for stat, band in wide.columns]
-    for band in BAND_ORDER:
+    for band in LSST_BANDS:
         column = f"{band}_psffluxndata"
         wide[column] = wide[column].fillna(0).astype(np.int64) if column in wide else 0
     return wide

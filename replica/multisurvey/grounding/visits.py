@@ -24,7 +24,7 @@ def plan_defaults(rng: np.random.Generator, spec: dict, cadence: Cadence) -> dic
     """The spec with n_det, firstmjd and span decided (asked for, else drawn for its kind), within the survey."""
     plan = dict(spec)
     kind = plan.get("kind", "SN")
-    n_det = plan.get("n_det") or int(rng.integers(1, 2) if kind == "moving" else rng.integers(8, 30))
+    n_det = plan.get("n_det") or (1 if kind == "moving" else int(rng.integers(8, 30)))
     n_det = max(n_det, sum(plan.get("bands", {}).values()), 1)
     low, high = _SPAN_D.get(kind, _SPAN_D["SN"])
     survey = cadence.end_mjd - cadence.start_mjd - 12.0
@@ -49,7 +49,7 @@ def _epochs(rng: np.random.Generator, plan: dict) -> np.ndarray:
     """n_det distinct epochs from firstmjd to firstmjd + span (both included)."""
     n, first, span = plan["n_det"], plan["firstmjd"], plan["span"]
     inner = np.sort(rng.uniform(first, first + span, max(n - 2, 0)))
-    times = snap_to_visits(np.concatenate([[first], inner, [first + span]])[:n] if n > 1 else np.array([first]))
+    times = snap_to_visits(np.concatenate([[first], inner, [first + span]])[:n])
     steps = np.arange(n) * VISIT_SLOT_D  # distinct visits: each at least one slot after the one before
     return np.maximum.accumulate(times - steps) + steps
 
@@ -78,10 +78,7 @@ def _forced_epochs(rng: np.random.Generator, plan: dict, detections: np.ndarray)
 def grounded_visits(
     rng: np.random.Generator, spec: pd.DataFrame, plans: list[dict], cadence: Cadence = LSST_CADENCE
 ) -> pd.DataFrame:
-    """Measured visits of grounded objects (``_obj`` indexes ``spec`` and ``plans``), with is_det and is_forced.
-
-    ``plans`` are the objects' specs after ``plan_defaults``.
-    """
+    """Return the measured visits (`_obj` indexes `spec` and the `plan_defaults` plans) with is_det and is_forced."""
     frames = []
     for k, plan in enumerate(plans):
         detections = _epochs(rng, plan)
