@@ -5,11 +5,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.ids import VISIT_SLOT_D
 from replica.multisurvey.lookups import LSST_BANDS, ZTF_BANDS
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD, solar_elongation
 
-__all__ = ["LSST_CADENCE", "ZTF_CADENCE", "Cadence", "coverage", "snap_to_visits", "visits_at"]
+__all__ = ["LSST_CADENCE", "VISIT_SLOT_D", "ZTF_CADENCE", "Cadence", "coverage", "snap_to_visits", "visits_at"]
+
+VISIT_SLOT_D = 40.0 / 86400.0  # visits start on a 40-second grid
 
 
 @dataclass(frozen=True)

@@ -3,16 +3,14 @@
 A base object's detections are whatever its cadence and light curve give; a grounded object's are chosen: so many
 detections between its first and last MJD, in the bands asked for, every one at SNR >= 5, with forced photometry
 (before the first detection too, when asked) and the flux level, signs and per-row flux values the query needs.
-The light curve model and the noise model are the generator's (``lightcurves``).
 """
 
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.cadence import LSST_CADENCE, Cadence, snap_to_visits
+from replica.multisurvey.cadence import LSST_CADENCE, VISIT_SLOT_D, Cadence, snap_to_visits
 from replica.multisurvey.dia_sources import PRECOVERY_D
 from replica.multisurvey.grounding.fluxes import adjust_fluxes
-from replica.multisurvey.ids import VISIT_SLOT_D
 from replica.multisurvey.lightcurves import measure, true_fluxes
 
 __all__ = ["grounded_visits", "plan_defaults"]
