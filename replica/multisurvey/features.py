@@ -133,7 +133,7 @@ def feature_rows(rng, spec, det, objects, wise) -> pd.DataFrame:
     stats = _band_stats(det[det["oid"].isin(objects["oid"])])
     parts = _colours(stats) + _multiband(rng, spec, objects) + _per_band(rng, stats) + _wise_colours(spec, wise, stats)
     rows = pd.concat(parts, ignore_index=True)
-    rows = rows[np.isfinite(rows["feature_value"].to_numpy())]  # NaN too: a value that cannot be computed
+    rows = rows[np.isfinite(rows["feature_value"].to_numpy())]  # drops the NaN (not computable) values too
     ids = {name: k for k, name in enumerate(FEATURE_NAMES)}
     return rows.assign(
         sid=1,

@@ -97,8 +97,8 @@ def gaia_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataFrame:
     kind = spec["kind"].to_numpy()
     star = kind != "AGN"
     photometry = _photometry(rng, spec)
-    distance = np.exp(rng.uniform(np.log(150.0), np.log(12000.0), len(spec)))  # pc
-    astrometry = _astrometry(rng, star, photometry["phot_g_mean_mag"], distance)
+    distance_pc = np.exp(rng.uniform(np.log(150.0), np.log(12000.0), len(spec)))
+    astrometry = _astrometry(rng, star, photometry["phot_g_mean_mag"], distance_pc)
     return pd.DataFrame(
         {
             "oid_catalog": spec["gaia_id"].astype("int64").to_numpy(),
@@ -107,6 +107,6 @@ def gaia_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataFrame:
             **astrometry,
             **photometry,
             **_classes(rng, kind, photometry["phot_g_mean_mag"]),
-            **_stellar(rng, star, photometry["bp_rp"], distance),
+            **_stellar(rng, star, photometry["bp_rp"], distance_pc),
         }
     )
