@@ -67,12 +67,9 @@ def true_fluxes(spec: pd.DataFrame, visits: pd.DataFrame, flash: np.ndarray) -> 
     mjd, band = visits["mjd"].to_numpy(), visits["band_name"].to_numpy()
     kind = s["kind"].to_numpy()
     diff, template = np.zeros(len(visits)), np.zeros(len(visits))
-    sn = kind == "SN"
-    if sn.any():
-        diff[sn], template[sn] = _transient(s[sn], mjd[sn], band[sn])
-    var = np.isin(kind, ("VS", "AGN"))
-    if var.any():
-        diff[var], template[var] = _varying(s[var], mjd[var], band[var], kind[var] == "AGN")
+    sn, var = kind == "SN", np.isin(kind, ("VS", "AGN"))
+    diff[sn], template[sn] = _transient(s[sn], mjd[sn], band[sn])
+    diff[var], template[var] = _varying(s[var], mjd[var], band[var], kind[var] == "AGN")
     on = flash != 0
     diff[on] = flash[on] * band_flux(s["flux"].to_numpy()[on], s["color"].to_numpy()[on], band[on])
     return diff, template
