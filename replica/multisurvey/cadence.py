@@ -5,14 +5,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.ids import VISIT_SLOT_D
 from replica.multisurvey.lookups import LSST_BANDS, ZTF_BANDS
 from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD, solar_elongation
 
-__all__ = ["BAND_ORDER", "LSST_CADENCE", "ZTF_CADENCE", "Cadence", "coverage", "snap_to_visits", "visits_at"]
+__all__ = ["LSST_CADENCE", "VISIT_SLOT_D", "ZTF_CADENCE", "Cadence", "coverage", "snap_to_visits", "visits_at"]
 
-BAND_ORDER = tuple(LSST_BANDS)
-"""LSST's band names in the catalog's order (u to y)."""
+VISIT_SLOT_D = 40.0 / 86400.0  # visits start on a 40-second grid
 
 
 @dataclass(frozen=True)
@@ -78,23 +76,17 @@ def snap_to_visits(mjd: np.ndarray) -> np.ndarray:
     return np.round(np.asarray(mjd) / VISIT_SLOT_D) * VISIT_SLOT_D
 
 
-def _observed_nights(rng: np.random.Generator, ra, dec, deep, cadence: Cadence) -> tuple[np.ndarray, np.ndarray]:
-    """(object index, night MJD) of the nights each position is visited."""
-    nights = np.arange(cadence.start_mjd, cadence.end_mjd)
-    up = solar_elongation(ra, dec, nights + 0.2) > cadence.min_elongation_deg
-    p = np.where(deep, cadence.deep_night_probability, cadence.night_probability)[:, None]
-    obj, night = np.nonzero(up & (rng.random(up.shape) < p))
-    return obj, nights[night]
-
-
-def coverage(rng: np.random.Generator, ra, dec, deep, cadence: Cadence = LSST_CADENCE) -> pd.DataFrame:
+def coverage(rng: np.random.Generator, ra, dec, deep, cadence: Cadence) -> pd.DataFrame:
     """Return every visit of each position: columns _obj, mjd, band (code), band_name, noise (nJy), sorted.
 
     A wide-survey night has a pair of visits (one in 6 a single one), a deep-field night a sequence of 3 to 6.
     """
-    obj, night = _observed_nights(rng, ra, dec, deep, cadence)
+    nights = np.arange(cadence.start_mjd, cadence.end_mjd)
+    up = solar_elongation(ra, dec, nights + 0.2) > cadence.min_elongation_deg
+    p = np.where(deep, cadence.deep_night_probability, cadence.night_probability)[:, None]
+    obj, night = np.nonzero(up & (rng.random(up.shape) < p))
     n_visits = np.where(deep[obj], rng.integers(3, 7, len(obj)), np.where(rng.random(len(obj)) < 0.83, 2, 1))
-    obj, night = np.repeat(obj, n_visits), np.repeat(night, n_visits)
+    obj, night = np.repeat(obj, n_visits), np.repeat(nights[night], n_visits)
     step = np.concatenate([np.arange(k) for k in n_visits]) if len(n_visits) else np.zeros(0)
     start = np.repeat(rng.uniform(0.0, 0.3, len(n_visits)), n_visits)
     mjd = snap_to_visits(night + start + step * rng.uniform(0.021, 0.035, len(obj)))

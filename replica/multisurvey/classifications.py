@@ -13,7 +13,6 @@ from replica.multisurvey.lookups import CLASS_NAMES, STAMP_CLASSIFIERS, class_id
 __all__ = ["TRUE_CLASS", "probability_block", "probability_rows", "solar_system_probability_rows"]
 
 TRUE_CLASS = {"SN": "SN", "AGN": "AGN", "VS": "VS", "moving": "asteroid", "bogus": "bogus"}
-_HIT_RATE = {STAMP_CLASSIFIERS[0]: 0.75, STAMP_CLASSIFIERS[-1]: 0.85}
 # Which wrong class a stamp classifier picks instead of the true one, per true class (CLASS_NAMES order).
 _CONFUSION = {
     "SN": (0.0, 0.35, 0.25, 0.0, 0.40),
@@ -63,13 +62,10 @@ def probability_block(objects: pd.DataFrame, classifier: int, p: np.ndarray) -> 
 def probability_rows(rng: np.random.Generator, objects: pd.DataFrame, spec: pd.DataFrame) -> pd.DataFrame:
     """Return the rows of both stamp classifiers for diaObjects (object rows and their spec, same order)."""
     truth = spec["kind"].map(TRUE_CLASS).map({name: k for k, name in enumerate(CLASS_NAMES)}).to_numpy()
-    newest = _top_class(rng, truth, _HIT_RATE[STAMP_CLASSIFIERS[-1]])
-    older = np.where(rng.random(len(truth)) < 0.8, newest, _top_class(rng, truth, _HIT_RATE[STAMP_CLASSIFIERS[0]]))
-    blocks = [
-        probability_block(objects, classifier, _matrix(rng, top))
-        for classifier, top in zip(STAMP_CLASSIFIERS, (older, newest), strict=True)
-    ]
-    return pd.concat(blocks, ignore_index=True)
+    newest = _top_class(rng, truth, hit_rate=0.85)
+    older = np.where(rng.random(len(truth)) < 0.8, newest, _top_class(rng, truth, hit_rate=0.75))
+    tops = dict(zip(STAMP_CLASSIFIERS, (older, newest), strict=True))
+    return pd.concat([probability_block(objects, c, _matrix(rng, top)) for c, top in tops.items()], ignore_index=True)
 
 
 def solar_system_probability_rows(objects: pd.DataFrame) -> pd.DataFrame:

@@ -26,9 +26,8 @@ def _one_night_events(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.D
 
 
 def _forced_window(spec: pd.DataFrame, visits: pd.DataFrame, max_forced: int) -> np.ndarray:
-    det = visits[visits["is_det"]]
-    first = det.groupby("_obj")["mjd"].min().reindex(range(len(spec))).to_numpy()
-    last = det.groupby("_obj")["mjd"].max().reindex(range(len(spec))).to_numpy()
+    bounds = visits[visits["is_det"]].groupby("_obj")["mjd"].agg(["min", "max"]).reindex(range(len(spec)))
+    first, last = bounds["min"].to_numpy(), bounds["max"].to_numpy()
     after = spec["kind"].map(_FADED_D).fillna(np.inf).to_numpy()
     obj, mjd = visits["_obj"].to_numpy(), visits["mjd"].to_numpy()
     inside = (mjd >= first[obj] - PRECOVERY_D) & (mjd <= last[obj] + after[obj])
@@ -50,8 +49,7 @@ def observe(
     visits["is_det"] = visits["snr"].to_numpy() >= DETECTION_SNR
     seen = np.unique(visits.loc[visits["is_det"], "_obj"].to_numpy())
     spec = spec.iloc[seen].reset_index(drop=True)
-    visits = visits[np.isin(visits["_obj"].to_numpy(), seen)].copy()
+    visits = visits[np.isin(visits["_obj"].to_numpy(), seen)].reset_index(drop=True)
     visits["_obj"] = np.searchsorted(seen, visits["_obj"].to_numpy())
-    visits = visits.reset_index(drop=True)
     visits["is_forced"] = _forced_window(spec, visits, max_forced)
     return spec, visits

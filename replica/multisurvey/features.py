@@ -40,8 +40,7 @@ def _mag(flux: np.ndarray) -> np.ndarray:
 
 def _band_stats(det: pd.DataFrame) -> pd.DataFrame:
     d = det.assign(mag=_mag(det["scienceflux"].to_numpy()), positive=det["psfflux"] > 0)
-    g = d.groupby(["oid", "band"])
-    stats = g.agg(
+    return d.groupby(["oid", "band"], as_index=False).agg(
         n=("mag", "size"),
         mean=("mag", "mean"),
         std=("mag", "std"),
@@ -53,7 +52,6 @@ def _band_stats(det: pd.DataFrame) -> pd.DataFrame:
         sci_mean=("scienceflux", "mean"),
         sci_max=("scienceflux", "max"),
     )
-    return stats.reset_index()
 
 
 def _long(oids, band, name: str, values) -> pd.DataFrame:
@@ -62,16 +60,12 @@ def _long(oids, band, name: str, values) -> pd.DataFrame:
 
 def _colours(stats: pd.DataFrame) -> list[pd.DataFrame]:
     out = []
-    for name in FEATURE_NAMES:
-        match = _COLOUR.match(name)
-        if not match:
-            continue
+    for match in filter(None, map(_COLOUR.match, FEATURE_NAMES)):
         first, second, stat, corr = match.groups()
-        column = ("sci_" if corr else "psf_") + stat
-        wide = stats.pivot(index="oid", columns="band", values=column)
+        wide = stats.pivot(index="oid", columns="band", values=("sci_" if corr else "psf_") + stat)
         if LSST_BANDS[first] in wide and LSST_BANDS[second] in wide:
             colour = _mag(wide[LSST_BANDS[first]].to_numpy()) - _mag(wide[LSST_BANDS[second]].to_numpy())
-            out.append(_long(wide.index.to_numpy(), MULTIBAND_BAND, name, colour))
+            out.append(_long(wide.index.to_numpy(), MULTIBAND_BAND, match.string, colour))
     return out
 
 
@@ -103,12 +97,8 @@ def _wise_colours(spec, wise: pd.DataFrame, stats: pd.DataFrame) -> list[pd.Data
     mags = {f"W{k}": matched[f"w{k}mpro"].to_numpy() for k in (1, 2, 3, 4)}
     science = stats.pivot(index="oid", columns="band", values="sci_mean").reindex(oids)
     mags |= {b: _mag(science[code].to_numpy()) for b, code in LSST_BANDS.items() if code in science}
-    out = []
-    for name in FEATURE_NAMES:
-        match = _WISE_COLOUR.match(name)
-        if match and match.group(1) in mags:
-            out.append(_long(oids, MULTIBAND_BAND, name, mags[match.group(1)] - mags[match.group(2)]))
-    return out
+    matches = [m for m in map(_WISE_COLOUR.match, FEATURE_NAMES) if m and m.group(1) in mags]
+    return [_long(oids, MULTIBAND_BAND, m.string, mags[m.group(1)] - mags[m.group(2)]) for m in matches]
 
 
 def _per_band(rng: np.random.Generator, stats: pd.DataFrame) -> list[pd.DataFrame]:
@@ -142,8 +132,8 @@ def feature_rows(rng, spec, det, objects, wise) -> pd.DataFrame:
     spec, objects = spec[enough].reset_index(drop=True), objects[enough].reset_index(drop=True)
     stats = _band_stats(det[det["oid"].isin(objects["oid"])])
     parts = _colours(stats) + _multiband(rng, spec, objects) + _per_band(rng, stats) + _wise_colours(spec, wise, stats)
-    rows = pd.concat(parts, ignore_index=True).dropna(subset=["feature_value"])
-    rows = rows[np.isfinite(rows["feature_value"].to_numpy())]
+    rows = pd.concat(parts, ignore_index=True)
+    rows = rows[np.isfinite(rows["feature_value"].to_numpy())]  # drops the NaN (not computable) values too
     ids = {name: k for k, name in enumerate(FEATURE_NAMES)}
     return rows.assign(
         sid=1,

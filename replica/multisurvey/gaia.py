@@ -34,10 +34,9 @@ def _photometry(rng: np.random.Generator, spec: pd.DataFrame) -> dict[str, np.nd
     }
 
 
-def _astrometry(rng: np.random.Generator, star: np.ndarray, g: np.ndarray) -> dict[str, np.ndarray]:
+def _astrometry(rng: np.random.Generator, star: np.ndarray, g: np.ndarray, distance_pc: np.ndarray) -> dict:
     n = len(star)
     error = 0.02 * 10 ** (0.2 * (g - 15.0))
-    distance_pc = np.exp(rng.uniform(np.log(150.0), np.log(12000.0), n))
     pmra = np.where(star, rng.normal(0.0, 6.0, n), 0.0) + rng.normal(0.0, 1.0, n) * error
     pmdec = np.where(star, rng.normal(-2.0, 6.0, n), 0.0) + rng.normal(0.0, 1.0, n) * error
     return {
@@ -53,7 +52,6 @@ def _astrometry(rng: np.random.Generator, star: np.ndarray, g: np.ndarray) -> di
         "astrometric_excess_noise": np.where(star, rng.uniform(0.0, 0.4, n), rng.uniform(0.3, 2.5, n)),
         "astrometric_excess_noise_sig": np.where(star, rng.uniform(0.0, 3.0, n), rng.uniform(2.0, 40.0, n)),
         "ruwe": np.where(rng.random(n) < 0.06, rng.uniform(1.4, 6.0, n), rng.lognormal(0.0, 0.08, n)),
-        "_distance": distance_pc,
     }
 
 
@@ -99,8 +97,8 @@ def gaia_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataFrame:
     kind = spec["kind"].to_numpy()
     star = kind != "AGN"
     photometry = _photometry(rng, spec)
-    astrometry = _astrometry(rng, star, photometry["phot_g_mean_mag"])
-    distance = astrometry.pop("_distance")
+    distance_pc = np.exp(rng.uniform(np.log(150.0), np.log(12000.0), len(spec)))
+    astrometry = _astrometry(rng, star, photometry["phot_g_mean_mag"], distance_pc)
     return pd.DataFrame(
         {
             "oid_catalog": spec["gaia_id"].astype("int64").to_numpy(),
@@ -109,6 +107,6 @@ def gaia_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataFrame:
             **astrometry,
             **photometry,
             **_classes(rng, kind, photometry["phot_g_mean_mag"]),
-            **_stellar(rng, star, photometry["bp_rp"], distance),
+            **_stellar(rng, star, photometry["bp_rp"], distance_pc),
         }
     )

@@ -7,17 +7,10 @@ ALeRCE_LSST_Tables c30.
 
 import numpy as np
 
+from replica.multisurvey.cadence import VISIT_SLOT_D
 from replica.multisurvey.sky import MJD_UNIX_EPOCH
 
-__all__ = [
-    "VISIT_SLOT_D",
-    "designation_of",
-    "lsst_ids",
-    "pack_designation",
-    "ss_object_id",
-    "unpack_designation",
-    "visit_ids",
-]
+__all__ = ["designation_of", "lsst_ids", "pack_designation", "ss_object_id", "unpack_designation", "visit_ids"]
 
 _CENTURIES = {"I": 1800, "J": 1900, "K": 2000}
 # Cycle counts of 100 and more are written with a letter for the tens: A = 10, ..., Z = 35, a = 36, ..., z = 61.
@@ -25,7 +18,6 @@ _CYCLE_TENS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _LSST_ID_BASE = 160_000_000_000_000_000
 _LSST_ID_SPAN = 1 << 57
 _LSST_ID_MULTIPLIER = 0x9E3779B97F4A7C15  # odd, so k -> k * m mod 2**57 is a bijection
-VISIT_SLOT_D = 40.0 / 86400.0  # visits start on a 40-second grid
 
 
 def pack_designation(unpacked: str) -> str:

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.cadence import BAND_ORDER
+from replica.multisurvey.lookups import LSST_BANDS
 
 __all__ = ["DETECTION_SNR", "band_flux", "measure", "true_fluxes"]
 
@@ -28,7 +28,7 @@ def _bazin(dt: np.ndarray, tau_rise: np.ndarray, tau_fall: np.ndarray) -> np.nda
 def _transient(s: pd.DataFrame, mjd: np.ndarray, band: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     dt = mjd - s["t0"].to_numpy()
     redder = s["color"].to_numpy() + 0.02 * np.clip(dt, 0.0, 60.0)
-    slower = 1.0 + 0.08 * pd.Index(BAND_ORDER).get_indexer(band)
+    slower = 1.0 + 0.08 * pd.Index(list(LSST_BANDS)).get_indexer(band)
     shape = _bazin(dt, s["tau_rise"].to_numpy(), s["tau_fall"].to_numpy() * slower)
     diff = band_flux(s["flux"].to_numpy(), redder, band) * shape / 0.8
     return diff, band_flux(s["host"].to_numpy(), s["color"].to_numpy(), band)
@@ -67,12 +67,9 @@ def true_fluxes(spec: pd.DataFrame, visits: pd.DataFrame, flash: np.ndarray) -> 
     mjd, band = visits["mjd"].to_numpy(), visits["band_name"].to_numpy()
     kind = s["kind"].to_numpy()
     diff, template = np.zeros(len(visits)), np.zeros(len(visits))
-    sn = kind == "SN"
-    if sn.any():
-        diff[sn], template[sn] = _transient(s[sn], mjd[sn], band[sn])
-    var = np.isin(kind, ("VS", "AGN"))
-    if var.any():
-        diff[var], template[var] = _varying(s[var], mjd[var], band[var], kind[var] == "AGN")
+    sn, var = kind == "SN", np.isin(kind, ("VS", "AGN"))
+    diff[sn], template[sn] = _transient(s[sn], mjd[sn], band[sn])
+    diff[var], template[var] = _varying(s[var], mjd[var], band[var], kind[var] == "AGN")
     on = flash != 0
     diff[on] = flash[on] * band_flux(s["flux"].to_numpy()[on], s["color"].to_numpy()[on], band[on])
     return diff, template

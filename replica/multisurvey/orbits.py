@@ -32,18 +32,9 @@ def random_elements(rng: np.random.Generator, n: int) -> pd.DataFrame:
     for name, (_, a_range, e_range, i_range) in _POPULATIONS.items():
         m = population == name
         a[m], e[m], i[m] = (rng.uniform(*r, m.sum()) for r in (a_range, e_range, i_range))
-    angles = rng.uniform(0.0, 360.0, (n, 3))
-    return pd.DataFrame(
-        {
-            "population": population,
-            "a": a,
-            "e": e,
-            "i": i,
-            "node": angles[:, 0],
-            "argperi": angles[:, 1],
-            "mean_anomaly": angles[:, 2],
-        }
-    )
+    elements = pd.DataFrame({"population": population, "a": a, "e": e, "i": i})
+    elements[["node", "argperi", "mean_anomaly"]] = rng.uniform(0.0, 360.0, (n, 3))
+    return elements
 
 
 def _rotation(node: np.ndarray, incl: np.ndarray, argperi: np.ndarray) -> np.ndarray:

@@ -85,8 +85,7 @@ def random_spec(rng: np.random.Generator, n: int, kinds: np.ndarray | None = Non
     kind = rng.choice(np.array(KINDS), size=n, p=np.array(_KIND_WEIGHTS)) if kinds is None else np.asarray(kinds)
     ra, dec, deep = lsst_positions(rng, n, _DEEP_FRACTION)
     spec = pd.DataFrame({"kind": kind, "subtype": kind, "ra": ra, "dec": dec, "deep": deep})
-    for column in ("flux", "t0", "tau_rise", "tau_fall", "color", "host", "extendedness", "period", "amplitude"):
-        spec[column] = np.nan
+    spec[["flux", "t0", "tau_rise", "tau_fall", "color", "host", "extendedness", "period", "amplitude"]] = np.nan
     spec["phase"] = 0.0
     _transient(rng, spec, kind == "SN")
     _variable(rng, spec, kind == "VS")

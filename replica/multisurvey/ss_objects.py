@@ -42,10 +42,8 @@ def _visible_orbits(rng: np.random.Generator, n: int) -> tuple[pd.DataFrame, np.
     ok = (eph["elongation"] > 90.0) & (eph["dec"] < 20.0) & (eph["dec"] > -80.0)
     keep = np.flatnonzero(ok)[:n]
     elements = elements.iloc[keep].reset_index(drop=True)
-    first_v = rng.uniform(19.0, 23.0, len(keep))
-    elements["h"] = first_v - (
-        apparent_v(0.0, G_SLOPE, eph["heliorange"][keep], eph["toporange"][keep], eph["phaseangle"][keep])
-    )
+    at_h0 = apparent_v(0.0, G_SLOPE, eph["heliorange"][keep], eph["toporange"][keep], eph["phaseangle"][keep])
+    elements["h"] = rng.uniform(19.0, 23.0, len(keep)) - at_h0
     elements["g"] = G_SLOPE
     return elements, start[keep]
 

@@ -3,8 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.cadence import BAND_ORDER
-from replica.multisurvey.lookups import TID_OF_SID
+from replica.multisurvey.lookups import LSST_BANDS, TID_OF_SID
 from replica.multisurvey.lsst_tables import INGEST_START_MJD
 from replica.multisurvey.sky import date_text
 
@@ -42,9 +41,9 @@ def object_rows(detections: pd.DataFrame, n_forced: pd.Series, n_non_det: pd.Ser
     return obj.rename_axis("oid").reset_index()
 
 
-def _weighted(frame: pd.DataFrame, value: str, error: str, keys: list[str]) -> pd.DataFrame:
+def _weighted(frame: pd.DataFrame, value: str, error: str) -> pd.DataFrame:
     weight = 1.0 / frame[error] ** 2
-    sums = pd.DataFrame({"wf": weight * frame[value], "w": weight}).groupby([frame[k] for k in keys]).sum()
+    sums = pd.DataFrame({"wf": weight * frame[value], "w": weight}).groupby([frame["oid"], frame["band_name"]]).sum()
     return pd.DataFrame({"mean": sums["wf"] / sums["w"], "meanerr": 1.0 / np.sqrt(sums["w"])})
 
 
@@ -56,11 +55,10 @@ def _max_slope(det: pd.DataFrame) -> pd.Series:
 
 
 def _band_statistics(det: pd.DataFrame, forced: pd.DataFrame) -> pd.DataFrame:
-    keys = ["oid", "band_name"]
-    psf = _weighted(det, "psfflux", "psffluxerr", keys).add_prefix("psfflux")
-    science = _weighted(det, "scienceflux", "sciencefluxerr", keys).add_prefix("scienceflux")
-    fp = _weighted(forced, "psfflux", "psffluxerr", keys).add_prefix("fpflux")
-    grouped = det.groupby(keys)
+    psf = _weighted(det, "psfflux", "psffluxerr").add_prefix("psfflux")
+    science = _weighted(det, "scienceflux", "sciencefluxerr").add_prefix("scienceflux")
+    fp = _weighted(forced, "psfflux", "psffluxerr").add_prefix("fpflux")
+    grouped = det.groupby(["oid", "band_name"])
     plain = pd.DataFrame(
         {
             "psffluxsigma": grouped["psfflux"].std(),
@@ -71,10 +69,9 @@ def _band_statistics(det: pd.DataFrame, forced: pd.DataFrame) -> pd.DataFrame:
             "psffluxmaxslope": _max_slope(det),
         }
     )
-    stats = pd.concat([psf, science, plain, fp], axis=1)
-    wide = stats.unstack("band_name")
+    wide = pd.concat([psf, science, plain, fp], axis=1).unstack("band_name")
     wide.columns = [f"{band}_{stat}" for stat, band in wide.columns]
-    for band in BAND_ORDER:
+    for band in LSST_BANDS:
         column = f"{band}_psffluxndata"
         wide[column] = wide[column].fillna(0).astype(np.int64) if column in wide else 0
     return wide

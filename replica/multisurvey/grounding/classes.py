@@ -67,11 +67,8 @@ def grounded_probabilities(
     blocks, replaced = [], set()
     for k, wanted in enumerate(wishes):
         for classifier, (cls, p, rank) in wanted.items():
-            blocks.append(
-                probability_block(objects.iloc[k : k + 1], classifier, wished_vector(rng, cls, p, rank)[None, :])
-            )
+            vector = wished_vector(rng, cls, p, rank)
+            blocks.append(probability_block(objects.iloc[k : k + 1], classifier, vector[None, :]))
             replaced.add((objects["oid"].iat[k], classifier))
-    if not blocks:
-        return rows
     keys = pd.MultiIndex.from_arrays([rows["oid"], rows["classifier_id"]])
     return pd.concat([rows[~keys.isin(list(replaced))], *blocks], ignore_index=True)

@@ -15,12 +15,6 @@ from replica.multisurvey.sky import LSST_END_MJD, LSST_START_MJD
 
 __all__ = ["categories", "domain"]
 
-_MJD = (LSST_START_MJD, LSST_END_MJD - 5.0, 1.0, 15.0)
-_FLUX = (-5e3, 1e7, 1.0, 500.0)
-_FLUX_ERROR = (1.0, 1e4, 1.0, 20.0)
-_COUNT = (0, 500, 1, 3)
-_MAGNITUDE = (3.0, 24.0, 0.1, 0.5)
-_OTHER = (-1e6, 1e6, 0.01, 1.0)
 _CATALOG = load_catalog(CATALOG)
 _CATEGORIES = {
     # a column that references a lookup table takes its keys (sid, band, classifier_id, class_id, feature_id, ...)
@@ -44,13 +38,13 @@ def categories(column: str, classifier: object = None) -> tuple | None:
 def domain(table: str, column: str) -> Domain:
     """The numeric domain of a column the catalog gives none: MJDs, fluxes, counts and magnitudes (by name)."""
     if "mjd" in column:
-        return _MJD
+        return (LSST_START_MJD, LSST_END_MJD - 5.0, 1.0, 15.0)
     if "flux" in column and column.endswith(("err", "sigma")):
-        return _FLUX_ERROR
+        return (1.0, 1e4, 1.0, 20.0)
     if "flux" in column and not column.endswith(("ndata", "flag")):
-        return _FLUX
+        return (-5e3, 1e7, 1.0, 500.0)
     if column.endswith("ndata") or column.startswith("n_"):
-        return _COUNT
+        return (0, 500, 1, 3)
     if "mag" in column or column.endswith("mpro"):
-        return _MAGNITUDE
-    return _OTHER
+        return (3.0, 24.0, 0.1, 0.5)
+    return (-1e6, 1e6, 0.01, 1.0)

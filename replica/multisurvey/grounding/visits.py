@@ -3,16 +3,14 @@
 A base object's detections are whatever its cadence and light curve give; a grounded object's are chosen: so many
 detections between its first and last MJD, in the bands asked for, every one at SNR >= 5, with forced photometry
 (before the first detection too, when asked) and the flux level, signs and per-row flux values the query needs.
-The light curve model and the noise model are the generator's (``lightcurves``).
 """
 
 import numpy as np
 import pandas as pd
 
-from replica.multisurvey.cadence import LSST_CADENCE, Cadence, snap_to_visits
+from replica.multisurvey.cadence import LSST_CADENCE, VISIT_SLOT_D, Cadence, snap_to_visits
 from replica.multisurvey.dia_sources import PRECOVERY_D
 from replica.multisurvey.grounding.fluxes import adjust_fluxes
-from replica.multisurvey.ids import VISIT_SLOT_D
 from replica.multisurvey.lightcurves import measure, true_fluxes
 
 __all__ = ["grounded_visits", "plan_defaults"]
@@ -24,7 +22,7 @@ def plan_defaults(rng: np.random.Generator, spec: dict, cadence: Cadence) -> dic
     """The spec with n_det, firstmjd and span decided (asked for, else drawn for its kind), within the survey."""
     plan = dict(spec)
     kind = plan.get("kind", "SN")
-    n_det = plan.get("n_det") or int(rng.integers(1, 2) if kind == "moving" else rng.integers(8, 30))
+    n_det = plan.get("n_det") or (1 if kind == "moving" else int(rng.integers(8, 30)))
     n_det = max(n_det, sum(plan.get("bands", {}).values()), 1)
     low, high = _SPAN_D.get(kind, _SPAN_D["SN"])
     survey = cadence.end_mjd - cadence.start_mjd - 12.0
@@ -49,7 +47,7 @@ def _epochs(rng: np.random.Generator, plan: dict) -> np.ndarray:
     """n_det distinct epochs from firstmjd to firstmjd + span (both included)."""
     n, first, span = plan["n_det"], plan["firstmjd"], plan["span"]
     inner = np.sort(rng.uniform(first, first + span, max(n - 2, 0)))
-    times = snap_to_visits(np.concatenate([[first], inner, [first + span]])[:n] if n > 1 else np.array([first]))
+    times = snap_to_visits(np.concatenate([[first], inner, [first + span]])[:n])
     steps = np.arange(n) * VISIT_SLOT_D  # distinct visits: each at least one slot after the one before
     return np.maximum.accumulate(times - steps) + steps
 
@@ -78,10 +76,7 @@ def _forced_epochs(rng: np.random.Generator, plan: dict, detections: np.ndarray)
 def grounded_visits(
     rng: np.random.Generator, spec: pd.DataFrame, plans: list[dict], cadence: Cadence = LSST_CADENCE
 ) -> pd.DataFrame:
-    """Measured visits of grounded objects (``_obj`` indexes ``spec`` and ``plans``), with is_det and is_forced.
-
-    ``plans`` are the objects' specs after ``plan_defaults``.
-    """
+    """Return the measured visits (`_obj` indexes `spec` and the `plan_defaults` plans) with is_det and is_forced."""
     frames = []
     for k, plan in enumerate(plans):
         detections = _epochs(rng, plan)
