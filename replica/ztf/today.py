@@ -12,8 +12,6 @@ Spec columns this module completes (a grounded entity may preset them):
     lc_beta: whether the two light-curve betas (ATAT and BHRF) classified it (objects seen since 2025).
     beta_class: the class they give it (today's class, a stripped-envelope SN split into SNIbc or SNIIb).
     stamp_beta: the class stamp_classifier_2025_beta gives it ("" for objects first seen before 2025).
-
-The lc classifier's rows of both versions are written in `classifications`.
 """
 
 import numpy as np
@@ -91,24 +89,14 @@ def _moved(rng: np.random.Generator, p: np.ndarray) -> np.ndarray:
     return np.clip(p + rng.normal(0.0, _NOISE, len(p)), 0.2, 0.98)
 
 
-def _bhrf_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
-    chosen = spec[(spec["today_class"] != "") & spec["forced"].astype(bool)]
-    p = hierarchical_matrix(rng, BHRF, chosen["today_class"].to_numpy(), chosen["today_p"].to_numpy())
-    return hierarchy_rows(chosen["oid"].to_numpy(), p, BHRF, vocab.BHRF_VERSION)
-
-
-def _beta_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
-    chosen = spec[spec["lc_beta"].astype(bool)]
-    oids, classes, p = chosen["oid"].to_numpy(), chosen["beta_class"].to_numpy(), chosen["today_p"].to_numpy()
-    return [flat_rows(rng, oids, classes, _moved(rng, p), beta) for beta in vocab.LC_BETAS]
-
-
-def _stamp_beta_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
-    chosen = spec[spec["stamp_beta"] != ""]
-    p = _moved(rng, chosen["stamp_p"].to_numpy())
-    return [flat_rows(rng, chosen["oid"].to_numpy(), chosen["stamp_beta"].to_numpy(), p, vocab.STAMP_BETA)]
-
-
 def probability_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
     """Probability rows of today's classifiers for the objects of a completed spec (see `complete_spec`)."""
-    return _bhrf_rows(rng, spec) + _beta_rows(rng, spec) + _stamp_beta_rows(rng, spec)
+    bhrf = spec[(spec["today_class"] != "") & spec["forced"].astype(bool)]
+    p = hierarchical_matrix(rng, BHRF, bhrf["today_class"].to_numpy(), bhrf["today_p"].to_numpy())
+    rows = hierarchy_rows(bhrf["oid"].to_numpy(), p, BHRF, vocab.BHRF_VERSION)
+    lc_beta = spec[spec["lc_beta"].astype(bool)]
+    oids, classes, p = lc_beta["oid"].to_numpy(), lc_beta["beta_class"].to_numpy(), lc_beta["today_p"].to_numpy()
+    rows += [flat_rows(rng, oids, classes, _moved(rng, p), beta) for beta in vocab.LC_BETAS]
+    stamp = spec[spec["stamp_beta"] != ""]
+    p = _moved(rng, stamp["stamp_p"].to_numpy())
+    return [*rows, flat_rows(rng, stamp["oid"].to_numpy(), stamp["stamp_beta"].to_numpy(), p, vocab.STAMP_BETA)]
