@@ -1,8 +1,4 @@
-"""Generate the rows of grounded ZTF entities with the base generator, apply their patches, keep the schema's keys.
-
-The engine's patching writes the values the spec does not model (``replica.engine.grounding.patching``); the rows of all
-entities together then keep every key (``replica.engine.grounding.constraints.conform``).
-"""
+"""Generate the rows of grounded ZTF entities with the base generator, apply their patches, keep the schema's keys."""
 
 import logging
 
@@ -116,10 +112,9 @@ def _normalise(spec: pd.DataFrame) -> None:
     spec["firstmjd"] = np.clip(spec["firstmjd"].astype(float), vocab.MJD_FIRST_ALERT, vocab.MJD_END - 6.0)
     spec["span"] = np.minimum(spec["span"].astype(float), vocab.MJD_END - 5.0 - spec["firstmjd"])
     spec["feat_old"] = spec["feat_old"].astype(bool) & lc
-    for col in ("has_xmatch", "has_gaia", "forced", "ref_change", "gaia_unique1", "ps1_both"):
-        spec[col] = spec[col].astype(bool)
-    for col in ("ndet_g", "ndet_r", "stamp_ver"):
-        spec[col] = spec[col].astype(np.int64)
+    flags = ["has_xmatch", "has_gaia", "forced", "ref_change", "gaia_unique1", "ps1_both"]
+    spec[flags] = spec[flags].astype(bool)
+    spec[["ndet_g", "ndet_r", "stamp_ver"]] = spec[["ndet_g", "ndet_r", "stamp_ver"]].astype(np.int64)
 
 
 def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, columns: dict) -> None:
