@@ -66,8 +66,7 @@ def complete_spec(rng: np.random.Generator, spec: pd.DataFrame) -> None:
     kind, lc_class = spec["kind"].to_numpy(), spec["lc_class"].to_numpy()
     last = spec["firstmjd"].to_numpy() + spec["span"].to_numpy()
     today_lc = spec["feat_old"].to_numpy(dtype=bool) | (last >= vocab.MJD_2025)
-    derived = 1 + 2 * today_lc.astype(np.int64)
-    spec["lc_ver"] = spec["lc_ver"].mask(spec["lc_ver"] == 0, derived).astype(np.int64)
+    spec["lc_ver"] = spec["lc_ver"].mask(spec["lc_ver"] == 0, 1 + 2 * today_lc).astype(np.int64)
     u = rng.random(len(spec))
     today = _split(rng, lc_class, _SPLITS)
     today[(kind == "SN") & np.isin(lc_class, vocab.TRANSIENT) & (u < _TDE_SHARE)] = "TDE"

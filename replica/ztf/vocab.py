@@ -27,7 +27,6 @@ STAMP_CLASSES = STAMP.classes
 BHRF = "lc_classifier_BHRF_forced_phot"
 BHRF_VERSION = _ZTF.classifier(BHRF).versions[0]
 BHRF_BRANCHES = tuple(_ZTF.classifier(f"{BHRF}_{part}").classes for part in BRANCH_PARTS)
-BHRF_CLASSES = _ZTF.classifier(BHRF).classes
 LC_BETAS = tuple(
     _ZTF.classifier(name) for name in ("LC_classifier_ATAT_forced_phot(beta)", "LC_classifier_BHRF_forced_phot(beta)")
 )

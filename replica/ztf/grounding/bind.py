@@ -11,7 +11,7 @@ from replica.ztf import CATALOG, vocab
 from replica.ztf.binders import bind_detection, bind_per_row
 from replica.ztf.grounding.domains import categories
 from replica.ztf.tables import TABLES
-from replica.ztf.today import lc_class_of, today_class_of
+from replica.ztf.today import BHRF, lc_class_of, today_class_of
 
 __all__ = ["PER_ROW", "bind_values"]
 
@@ -178,9 +178,7 @@ def _bind_today(spec: dict, classifier: str, cls, p: float | None, *, rank: int,
         branch = vocab.BHRF_BRANCHES[vocab.TOP.index(cls)] if cls in vocab.TOP else vocab.BHRF_BRANCHES[0]
         cls = branch[variant % len(branch)]
     today = today_class_of(cls) if isinstance(cls, str) else ""
-    spec["today_class"] = (
-        today if today in vocab.BHRF_CLASSES else today_class_of(categories("class_name", classifier)[0])
-    )
+    spec["today_class"] = today if today in BHRF.classes else today_class_of(categories("class_name", classifier)[0])
     spec["today_p"] = p if p is not None else 0.55 + 0.1 * (variant % 2)
     spec["forced"] = True
     if classifier in _LC_BETAS:

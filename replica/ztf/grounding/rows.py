@@ -29,8 +29,7 @@ def _kind(spec: dict) -> str:
         return "SN" if lc in vocab.TRANSIENT else "var"
     if stamp in ("asteroid", "bogus"):
         return stamp
-    ndet = spec.get("_ndet", 0)
-    return "SN" if ndet >= 10 or stamp == "SN" else "short"
+    return "SN" if spec.get("_ndet", 0) >= 10 or stamp == "SN" else "short"
 
 
 def _oid_year(oid: str) -> int:
