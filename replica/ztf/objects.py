@@ -196,8 +196,7 @@ def spec_for_kinds(rng: np.random.Generator, kind: np.ndarray, old_feature_fract
 
 def year_of(mjd: np.ndarray | float) -> np.ndarray:
     """Calendar year of each MJD (2018 onwards, as oid year prefixes)."""
-    years = np.array(sorted(vocab.YEAR_START_MJD))
-    starts = np.array([vocab.YEAR_START_MJD[y] for y in years])
+    years, starts = np.array(list(vocab.YEAR_START_MJD)), np.array(list(vocab.YEAR_START_MJD.values()))
     return years[np.maximum(np.searchsorted(starts, mjd, side="right") - 1, 0)]
 
 

@@ -17,8 +17,7 @@ FEATURE_VERSION_TRANSITIONAL = _ZTF.rows["feature_version"][2]["version"]
 STEP_ID_CORR = next(row["step_id"] for row in _ZTF.rows["step"] if row["name"] == "corr")  # the correction step
 
 BRANCH_PARTS = ("transient", "stochastic", "periodic")  # a hierarchical classifier's branches, in their order
-BRANCH_CLASSIFIERS = tuple(f"lc_classifier_{part}" for part in BRANCH_PARTS)
-TRANSIENT, STOCHASTIC, PERIODIC = BRANCHES = tuple(_ZTF.classifier(name).classes for name in BRANCH_CLASSIFIERS)
+TRANSIENT, STOCHASTIC, PERIODIC = BRANCHES = tuple(_ZTF.classifier(f"lc_classifier_{b}").classes for b in BRANCH_PARTS)
 TOP = _ZTF.classifier("lc_classifier_top").classes
 LC_CLASSES = TRANSIENT + STOCHASTIC + PERIODIC
 STAMP_CLASSES = STAMP.classes
