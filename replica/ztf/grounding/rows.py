@@ -87,8 +87,7 @@ def _counts(spec: pd.DataFrame, i: int, wanted: dict) -> None:
     if g + r > _MAX_FREE_DETECTIONS:  # a light curve no condition asks for stays short: grounding stays fast
         g = g * _MAX_FREE_DETECTIONS // (g + r)
         r = _MAX_FREE_DETECTIONS - g
-    g = wanted.get("_ndet_g", g)
-    r = wanted.get("_ndet_r", r)
+    g, r = wanted.get("_ndet_g", g), wanted.get("_ndet_r", r)
     if "_ndet" in wanted:
         total = wanted["_ndet"]
         g = min(g, total) if "_ndet_g" in wanted else total * 45 // 100
