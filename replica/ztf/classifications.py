@@ -20,8 +20,6 @@ _VERSION_SPREAD = 0.1  # log-normal scatter between the two lc versions' probabi
 
 def _lc_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> list[pd.DataFrame]:
     lc = spec[spec["lc_class"] != ""]
-    if lc.empty:
-        return []
     oids, versions = lc["oid"].to_numpy(), lc["lc_ver"].to_numpy()
     classes, second = lc["lc_class"].to_numpy(), lc["lc_second"].to_numpy()
     p = hierarchical_matrix(rng, _LC, classes, lc["lc_p"].to_numpy(), second, lc["lc_p2"].to_numpy())
@@ -37,8 +35,6 @@ def _stamp_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFra
     ver = spec["stamp_ver"].to_numpy()
     for bit, version in zip((1, 2), vocab.STAMP_VERSIONS, strict=True):
         sel = (ver & bit) > 0
-        if not sel.any():
-            continue
         p1 = spec["stamp_p"].to_numpy()[sel].copy()
         if bit == 2:
             both = ver[sel] == 3

@@ -96,8 +96,7 @@ def ss_rows(rng: np.random.Generator, spec: pd.DataFrame, first: pd.DataFrame) -
 def reference_rows(rng: np.random.Generator, spec: pd.DataFrame, first_band: pd.DataFrame, last_band) -> pd.DataFrame:
     """reference: one row per (object, band); a second reference image when reference_change is set."""
     change = spec["ref_change"].to_numpy()[last_band["_obj"].to_numpy()]
-    later = last_band[change].copy()
-    later["rfid"] = later["rfid"] + 1
+    later = last_band[change].assign(rfid=lambda band: band["rfid"] + 1)
     src = pd.concat([first_band, later]).drop_duplicates(["oid", "rfid"])
     obj = src["_obj"].to_numpy()
     n = len(src)

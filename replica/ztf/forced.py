@@ -8,8 +8,6 @@ from replica.ztf import vocab
 
 __all__ = ["forced_rows"]
 
-_STATUS, _STATUS_P = np.array(list(vocab.PROCSTATUS_WEIGHTS)), list(vocab.PROCSTATUS_WEIGHTS.values())
-
 
 def _epochs(rng: np.random.Generator, spec: pd.DataFrame, obj_rows: pd.DataFrame, max_rows: int):
     sel = np.flatnonzero(spec["forced"].to_numpy())
@@ -73,7 +71,7 @@ def forced_rows(rng: np.random.Generator, spec: pd.DataFrame, obj_rows: pd.DataF
             "adpctdif2": rng.uniform(0, 0.2, n),
             "diffmaglim": rng.uniform(19.0, 21.0, n),
             "programid": rng.choice([1, 2, 3], n, p=(0.7, 0.2, 0.1)),
-            "procstatus": rng.choice(_STATUS, n, p=_STATUS_P),
+            "procstatus": rng.choice(list(vocab.PROCSTATUS_WEIGHTS), n, p=list(vocab.PROCSTATUS_WEIGHTS.values())),
             "distnr": spec["distnr"].to_numpy()[obj],
             "ranr": spec["ra"].to_numpy()[obj],
             "decnr": spec["dec"].to_numpy()[obj],

@@ -19,8 +19,7 @@ def random_kinds(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def _ndet(rng: np.random.Generator, kind: np.ndarray) -> np.ndarray:
-    n = len(kind)
-    ndet = np.ones(n, dtype=np.int64)
+    ndet = np.ones(len(kind), dtype=np.int64)
     ndet[kind == "asteroid"] = 1 + (rng.random((kind == "asteroid").sum()) < 0.15)
     ndet[kind == "bogus"] = 1 + (rng.random((kind == "bogus").sum()) < 0.3)
     ndet[kind == "short"] = rng.integers(3, 10, (kind == "short").sum())
@@ -51,10 +50,7 @@ def _epochs(rng: np.random.Generator, kind: np.ndarray, ndet: np.ndarray) -> tup
 
 
 def _cut_at_the_data_end(ndet_g: np.ndarray, ndet_r: np.ndarray, kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The detections of each band that fall before the data end, when it cuts the light curve (`kept` < 1) short.
-
-    A light curve cut short keeps its share of the detections, at least the first one.
-    """
+    """Each band's detections before the data end: a light curve it cuts keeps its share (`kept`), at least one."""
     g, r = (np.where(kept < 1.0, np.round(ndet * kept), ndet).astype(np.int64) for ndet in (ndet_g, ndet_r))
     r[g + r == 0] = 1
     return g, r
@@ -200,8 +196,7 @@ def spec_for_kinds(rng: np.random.Generator, kind: np.ndarray, old_feature_fract
 
 def year_of(mjd: np.ndarray | float) -> np.ndarray:
     """Calendar year of each MJD (2018 onwards, as oid year prefixes)."""
-    years = np.array(sorted(vocab.YEAR_START_MJD))
-    starts = np.array([vocab.YEAR_START_MJD[y] for y in years])
+    years, starts = np.array(list(vocab.YEAR_START_MJD)), np.array(list(vocab.YEAR_START_MJD.values()))
     return years[np.maximum(np.searchsorted(starts, mjd, side="right") - 1, 0)]
 
 

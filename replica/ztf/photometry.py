@@ -14,8 +14,7 @@ _LENSING_WIDTH = 0.08  # Einstein time over the light curve's span: the brighten
 def _times(rng: np.random.Generator, spec: pd.DataFrame, obj: np.ndarray, starts: np.ndarray, ndet: np.ndarray):
     u = rng.random(len(obj))
     u[starts] = 0.0
-    multi = ndet > 1
-    u[(starts + ndet - 1)[multi]] = 1.0
+    u[(starts + ndet - 1)[ndet > 1]] = 1.0
     order = np.lexsort((u, obj))
     u = u[order]
     t = spec["firstmjd"].to_numpy()[obj] + spec["span"].to_numpy()[obj] * u
@@ -54,10 +53,9 @@ def _correction(rng, spec, obj, mag, isdiffpos, sigma):
     corrected = distnr < 1.4
     flux = 10 ** (-0.4 * magnr) + isdiffpos * 10 ** (-0.4 * mag)
     good = corrected & (flux > 0)
-    mag_corr = np.where(good, -2.5 * np.log10(np.where(flux > 0, flux, 1.0)), np.where(corrected, 100.0, np.nan))
-    sig_corr = np.where(
-        good, np.minimum(sigma * 10 ** (-0.4 * (mag - mag_corr)), 1.0), np.where(corrected, 100.0, np.nan)
-    )
+    unset = np.where(corrected, 100.0, np.nan)
+    mag_corr = np.where(good, -2.5 * np.log10(np.where(flux > 0, flux, 1.0)), unset)
+    sig_corr = np.where(good, np.minimum(sigma * 10 ** (-0.4 * (mag - mag_corr)), 1.0), unset)
     dubious = (corrected & ~good) | (~corrected & (isdiffpos < 0))
     return distnr, corrected, dubious, mag_corr, sig_corr
 
@@ -178,12 +176,11 @@ def non_detection_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataF
     before = rng.random(len(obj)) < 0.35
     after = np.minimum(span + 30.0, vocab.MJD_END - first)  # the data end: no epoch beyond it
     mjd = np.where(before, first - rng.uniform(0.5, 30.0, len(obj)), first + after * rng.random(len(obj)))
-    nd = pd.DataFrame(
+    return pd.DataFrame(
         {
             "oid": spec["oid"].to_numpy()[obj],
             "fid": rng.integers(1, 3, len(obj)),
             "mjd": np.round(mjd, 6),
             "diffmaglim": rng.uniform(17.0, 21.5, len(obj)),
         }
-    )
-    return nd.drop_duplicates(["oid", "fid", "mjd"])
+    ).drop_duplicates(["oid", "fid", "mjd"])

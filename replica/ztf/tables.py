@@ -58,7 +58,7 @@ TABLES = {
     "dataquality": Table(lambda c: photometry.dataquality_rows(c.rng, c.det), binders.bind_per_row),
     "non_detection": Table(lambda c: photometry.non_detection_rows(c.rng, c.spec), binders.bind_per_row),
     "magstat": Table(lambda c: c.magstat, binders.bind_magstat),
-    # probabilities are bound together, after every reference (``bind_probabilities``)
+    # probabilities are bound together, after every reference (``replica.ztf.grounding.bind``)
     "probability": Table(lambda c: classifications.probability_rows(c.rng, c.spec, c.today_rng), None),
     "ps1_ztf": Table(lambda c: crossmatch.ps1_rows(c.rng, c.spec, c.band_ends[0]), binders.bind_ps1),
     "gaia_ztf": Table(lambda c: crossmatch.gaia_rows(c.rng, c.spec, c.first), binders.bind_gaia),

@@ -12,8 +12,6 @@ Spec columns this module completes (a grounded entity may preset them):
     lc_beta: whether the two light-curve betas (ATAT and BHRF) classified it (objects seen since 2025).
     beta_class: the class they give it (today's class, a stripped-envelope SN split into SNIbc or SNIIb).
     stamp_beta: the class stamp_classifier_2025_beta gives it ("" for objects first seen before 2025).
-
-The lc classifier's rows of both versions are written in `classifications`.
 """
 
 import numpy as np
@@ -68,54 +66,36 @@ def complete_spec(rng: np.random.Generator, spec: pd.DataFrame) -> None:
     kind, lc_class = spec["kind"].to_numpy(), spec["lc_class"].to_numpy()
     last = spec["firstmjd"].to_numpy() + spec["span"].to_numpy()
     today_lc = spec["feat_old"].to_numpy(dtype=bool) | (last >= vocab.MJD_2025)
-    derived = 1 + 2 * today_lc.astype(np.int64)
-    spec["lc_ver"] = np.where(spec["lc_ver"].to_numpy() == 0, derived, spec["lc_ver"].to_numpy()).astype(np.int64)
+    spec["lc_ver"] = spec["lc_ver"].mask(spec["lc_ver"] == 0, 1 + 2 * today_lc).astype(np.int64)
     u = rng.random(len(spec))
     today = _split(rng, lc_class, _SPLITS)
     today[(kind == "SN") & np.isin(lc_class, vocab.TRANSIENT) & (u < _TDE_SHARE)] = "TDE"
     today[(kind == "var") & np.isin(lc_class, vocab.STOCHASTIC) & (u < _MICROLENSING_SHARE)] = "Microlensing"
-    open_ = spec["today_class"].to_numpy() == ""
-    spec.loc[open_, "today_class"] = today[open_]
+    spec["today_class"] = spec["today_class"].mask(spec["today_class"] == "", today)
     drawn = 0.2 + 0.78 * rng.beta(1.8, 2.6, len(spec))
     spec["today_p"] = spec["today_p"].fillna(pd.Series(drawn, index=spec.index))
     recent = spec["forced"].to_numpy(dtype=bool) & (last >= vocab.MJD_2025)
     spec["lc_beta"] = (spec["lc_beta"].to_numpy(dtype=bool) | recent) & (spec["today_class"].to_numpy() != "")
-    open_ = spec["beta_class"].to_numpy() == ""
-    spec.loc[open_, "beta_class"] = _split(rng, spec["today_class"].to_numpy(), _BETA_SPLITS)[open_]
+    beta = _split(rng, spec["today_class"].to_numpy(), _BETA_SPLITS)
+    spec["beta_class"] = spec["beta_class"].mask(spec["beta_class"] == "", beta)
     stamp = spec["stamp_class"].to_numpy().astype(object)
     stamp[(kind == "bogus") & (rng.random(len(spec)) < _SATELLITE_SHARE)] = "satellite"
-    open_ = (spec["stamp_beta"].to_numpy() == "") & (spec["firstmjd"].to_numpy() >= vocab.MJD_2025)
-    spec.loc[open_, "stamp_beta"] = stamp[open_]
+    open_ = (spec["stamp_beta"] == "") & (spec["firstmjd"] >= vocab.MJD_2025)
+    spec["stamp_beta"] = spec["stamp_beta"].mask(open_, stamp)
 
 
 def _moved(rng: np.random.Generator, p: np.ndarray) -> np.ndarray:
     return np.clip(p + rng.normal(0.0, _NOISE, len(p)), 0.2, 0.98)
 
 
-def _bhrf_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
-    chosen = spec[(spec["today_class"] != "") & spec["forced"].astype(bool)]
-    if chosen.empty:
-        return []
-    p = hierarchical_matrix(rng, BHRF, chosen["today_class"].to_numpy(), chosen["today_p"].to_numpy())
-    return hierarchy_rows(chosen["oid"].to_numpy(), p, BHRF, vocab.BHRF_VERSION)
-
-
-def _beta_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
-    chosen = spec[spec["lc_beta"].astype(bool)]
-    if chosen.empty:
-        return []
-    oids, classes, p = chosen["oid"].to_numpy(), chosen["beta_class"].to_numpy(), chosen["today_p"].to_numpy()
-    return [flat_rows(rng, oids, classes, _moved(rng, p), beta) for beta in vocab.LC_BETAS]
-
-
-def _stamp_beta_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
-    chosen = spec[spec["stamp_beta"] != ""]
-    if chosen.empty:
-        return []
-    p = _moved(rng, chosen["stamp_p"].to_numpy())
-    return [flat_rows(rng, chosen["oid"].to_numpy(), chosen["stamp_beta"].to_numpy(), p, vocab.STAMP_BETA)]
-
-
 def probability_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
     """Probability rows of today's classifiers for the objects of a completed spec (see `complete_spec`)."""
-    return _bhrf_rows(rng, spec) + _beta_rows(rng, spec) + _stamp_beta_rows(rng, spec)
+    bhrf = spec[(spec["today_class"] != "") & spec["forced"].astype(bool)]
+    p = hierarchical_matrix(rng, BHRF, bhrf["today_class"].to_numpy(), bhrf["today_p"].to_numpy())
+    rows = hierarchy_rows(bhrf["oid"].to_numpy(), p, BHRF, vocab.BHRF_VERSION)
+    lc_beta = spec[spec["lc_beta"].astype(bool)]
+    oids, classes, p = lc_beta["oid"].to_numpy(), lc_beta["beta_class"].to_numpy(), lc_beta["today_p"].to_numpy()
+    rows += [flat_rows(rng, oids, classes, _moved(rng, p), beta) for beta in vocab.LC_BETAS]
+    stamp = spec[spec["stamp_beta"] != ""]
+    p = _moved(rng, stamp["stamp_p"].to_numpy())
+    return [*rows, flat_rows(rng, stamp["oid"].to_numpy(), stamp["stamp_beta"].to_numpy(), p, vocab.STAMP_BETA)]

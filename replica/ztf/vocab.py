@@ -17,8 +17,7 @@ FEATURE_VERSION_TRANSITIONAL = _ZTF.rows["feature_version"][2]["version"]
 STEP_ID_CORR = next(row["step_id"] for row in _ZTF.rows["step"] if row["name"] == "corr")  # the correction step
 
 BRANCH_PARTS = ("transient", "stochastic", "periodic")  # a hierarchical classifier's branches, in their order
-BRANCH_CLASSIFIERS = tuple(f"lc_classifier_{part}" for part in BRANCH_PARTS)
-TRANSIENT, STOCHASTIC, PERIODIC = BRANCHES = tuple(_ZTF.classifier(name).classes for name in BRANCH_CLASSIFIERS)
+TRANSIENT, STOCHASTIC, PERIODIC = BRANCHES = tuple(_ZTF.classifier(f"lc_classifier_{b}").classes for b in BRANCH_PARTS)
 TOP = _ZTF.classifier("lc_classifier_top").classes
 LC_CLASSES = TRANSIENT + STOCHASTIC + PERIODIC
 STAMP_CLASSES = STAMP.classes
@@ -27,7 +26,6 @@ STAMP_CLASSES = STAMP.classes
 BHRF = "lc_classifier_BHRF_forced_phot"
 BHRF_VERSION = _ZTF.classifier(BHRF).versions[0]
 BHRF_BRANCHES = tuple(_ZTF.classifier(f"{BHRF}_{part}").classes for part in BRANCH_PARTS)
-BHRF_CLASSES = _ZTF.classifier(BHRF).classes
 LC_BETAS = tuple(
     _ZTF.classifier(name) for name in ("LC_classifier_ATAT_forced_phot(beta)", "LC_classifier_BHRF_forced_phot(beta)")
 )

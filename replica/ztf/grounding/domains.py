@@ -37,6 +37,4 @@ def categories(column: str, classifier: str | None = None) -> tuple | None:
 
 def domain(table: str, column: str) -> Domain:
     """The numeric domain of a column the catalog gives none: magnitudes (by name), else a wide default."""
-    if "mag" in column or column.startswith("sigma"):
-        return _MAGNITUDE
-    return _OTHER
+    return _MAGNITUDE if "mag" in column or column.startswith("sigma") else _OTHER

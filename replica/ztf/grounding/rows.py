@@ -1,8 +1,4 @@
-"""Generate the rows of grounded ZTF entities with the base generator, apply their patches, keep the schema's keys.
-
-The engine's patching writes the values the spec does not model (``replica.engine.grounding.patching``); the rows of all
-entities together then keep every key (``replica.engine.grounding.constraints.conform``).
-"""
+"""Generate the rows of grounded ZTF entities with the base generator, apply their patches, keep the schema's keys."""
 
 import logging
 
@@ -33,8 +29,7 @@ def _kind(spec: dict) -> str:
         return "SN" if lc in vocab.TRANSIENT else "var"
     if stamp in ("asteroid", "bogus"):
         return stamp
-    ndet = spec.get("_ndet", 0)
-    return "SN" if ndet >= 10 or stamp == "SN" else "short"
+    return "SN" if spec.get("_ndet", 0) >= 10 or stamp == "SN" else "short"
 
 
 def _oid_year(oid: str) -> int:
@@ -92,8 +87,7 @@ def _counts(spec: pd.DataFrame, i: int, wanted: dict) -> None:
     if g + r > _MAX_FREE_DETECTIONS:  # a light curve no condition asks for stays short: grounding stays fast
         g = g * _MAX_FREE_DETECTIONS // (g + r)
         r = _MAX_FREE_DETECTIONS - g
-    g = wanted.get("_ndet_g", g)
-    r = wanted.get("_ndet_r", r)
+    g, r = wanted.get("_ndet_g", g), wanted.get("_ndet_r", r)
     if "_ndet" in wanted:
         total = wanted["_ndet"]
         g = min(g, total) if "_ndet_g" in wanted else total * 45 // 100
@@ -116,10 +110,9 @@ def _normalise(spec: pd.DataFrame) -> None:
     spec["firstmjd"] = np.clip(spec["firstmjd"].astype(float), vocab.MJD_FIRST_ALERT, vocab.MJD_END - 6.0)
     spec["span"] = np.minimum(spec["span"].astype(float), vocab.MJD_END - 5.0 - spec["firstmjd"])
     spec["feat_old"] = spec["feat_old"].astype(bool) & lc
-    for col in ("has_xmatch", "has_gaia", "forced", "ref_change", "gaia_unique1", "ps1_both"):
-        spec[col] = spec[col].astype(bool)
-    for col in ("ndet_g", "ndet_r", "stamp_ver"):
-        spec[col] = spec[col].astype(np.int64)
+    flags = ["has_xmatch", "has_gaia", "forced", "ref_change", "gaia_unique1", "ps1_both"]
+    spec[flags] = spec[flags].astype(bool)
+    spec[["ndet_g", "ndet_r", "stamp_ver"]] = spec[["ndet_g", "ndet_r", "stamp_ver"]].astype(np.int64)
 
 
 def _rename_catalog(tables: dict[str, pd.DataFrame], oid: str, columns: dict) -> None:
