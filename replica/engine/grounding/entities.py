@@ -6,9 +6,6 @@ world there are two answering entities and, per condition, one entity that break
 Literal oids (``oid IN (...)``) name the entities instead; when there are three or more, some of them break one
 condition each, so that the condition decides which of the named objects are returned. What the spec holds, and
 which columns name objects, is the catalog's (its grounding ``Profile``).
-
-A query no object can answer (the guard refuses it, it cannot be read, its conditions contradict each other or ask
-for a value its column cannot hold, or it needs more than the generator makes) adds no entity and is reported.
 """
 
 import itertools
@@ -36,25 +33,22 @@ _MAX_ROWS = 5000
 """The most rows of one table a generator makes for an object (a build must not run out of memory)."""
 
 
-class _CannotGroundError(ValueError):
-    """The generator cannot make an answer to a gold query; the message says why."""
-
-
 def entities_for_queries(
     queries: list[str], profile: Profile, is_dense: Callable[[str], bool] | None = None
 ) -> EntityPlan:
     """Entities answering (and nearly answering) each query; entities naming the same oid are merged.
 
-    A query that cannot be grounded (unreadable, contradictory, or asking for a value its column or the generator
-    cannot take) adds no entity: it is logged in one line and listed in the plan's ``skipped``. ``is_dense`` says
-    whether a query has many answers already (see ``domains.violating``); without it every query is dense.
+    A query no object can answer (the guard refuses it, it cannot be read, its conditions contradict each other or
+    ask for a value its column cannot hold, or it needs more than the generator makes) adds no entity: it is logged
+    in one line and listed in the plan's ``skipped``. ``is_dense`` says whether a query has many answers already
+    (see ``domains.violating``); without it every query is dense.
     """
     out: list[Entity] = []
     skipped: list[Skipped] = []
     for sql in queries:
         try:
             out.extend(_query_entities(sql, profile, is_dense))
-        except (ValueError, TypeError) as err:  # a literal that its column, or the generator, cannot take
+        except (ValueError, TypeError) as err:  # the reasons above, or a literal its column cannot take
             skipped.append(Skipped(sql, str(err)))
             logger.warning("not grounding a query (%s): %.80s", err, " ".join(sql.split()))
     return EntityPlan(_merge_by_oid(out), skipped)
@@ -64,21 +58,21 @@ def _query_entities(sql: str, profile: Profile, is_dense: Callable[[str], bool] 
     try:
         check_sql(sql)
     except GuardError as err:
-        raise _CannotGroundError(f"the SQL guard refuses it: {err.message}") from err
+        raise ValueError(f"the SQL guard refuses it: {err.message}") from err
     read = read_worlds(sql, profile.catalog)
     if not read:
-        raise _CannotGroundError("it cannot be read as SQL on the catalog")
+        raise ValueError("it cannot be read as SQL on the catalog")
     worlds = [resolve_lookups(world, profile.lookups) for world in read]  # or why no lookup row fits
     contradictions = [world if isinstance(world, str) else _contradiction(world, profile) for world in worlds]
     if all(contradictions):
-        raise _CannotGroundError(contradictions[0])
+        raise ValueError(contradictions[0])
     consistent = [world for world, why in zip(worlds, contradictions, strict=True) if not why]
     dense = is_dense(sql) if is_dense is not None and any(_has_integer_bound(w, profile) for w in consistent) else True
     out = [entity for world in consistent for entity in _world_entities(world, profile, dense)]
     for entity in out:
         why = _unmakeable(entity, profile)
         if why:
-            raise _CannotGroundError(why)
+            raise ValueError(why)
     return out
 
 

@@ -93,9 +93,7 @@ def _matching(rows: tuple[dict, ...], atoms: list[Atom]) -> list[dict]:
 
 def _meets(value, conditions) -> bool:
     """``meets``, with LIKE patterns matched (case-insensitively, as ILIKE; LIKE differs only in case)."""
-    plain = [(op, values) for op, values in conditions if op != "like"]
-    patterns = [values[0] for op, values in conditions if op == "like"]
-    return meets(value, plain) and all(_like(value, pattern) for pattern in patterns)
+    return meets(value, conditions) and all(_like(value, values[0]) for op, values in conditions if op == "like")
 
 
 def _like(value, pattern) -> bool:
