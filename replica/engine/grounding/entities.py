@@ -196,14 +196,10 @@ def _world_entities(world: World, profile: Profile, dense: bool) -> list[Entity]
     rows_violate = _row_violations(world, conditions, base, profile, dense)
     if oids:
         keep = len(oids) if len(oids) < 3 or not flips else (len(oids) + 1) // 2
-        cycle = itertools.cycle(flips)
-        out = []
-        for i, oid in enumerate(oids):
-            if i < keep:
-                out.append(_entity(world, profile, base, oid, variant=i, violate=rows_violate))
-            else:
-                missed = _violated(conditions, base, *next(cycle), profile=profile, dense=dense)
-                out.append(_entity(world, profile, missed or base, oid, variant=i))
+        out = [_entity(world, profile, base, oid, variant=i, violate=rows_violate) for i, oid in enumerate(oids[:keep])]
+        for i, (oid, flip) in enumerate(zip(oids[keep:], itertools.cycle(flips)), start=keep):
+            missed = _violated(conditions, base, *flip, profile=profile, dense=dense)
+            out.append(_entity(world, profile, missed or base, oid, variant=i))
         return out
     out = [_entity(world, profile, _choose(conditions, v, profile), variant=v, violate=rows_violate) for v in (0, 1)]
     for key, index in flips:

@@ -85,10 +85,7 @@ def _narrow(rows: dict[RowRef, list[dict]], joins: list, atoms: list[Atom]) -> b
 
 
 def _matching(rows: tuple[dict, ...], atoms: list[Atom]) -> list[dict]:
-    by_column: dict[str, list] = {}
-    for atom in atoms:
-        by_column.setdefault(atom.column, []).append((atom.op, atom.values))
-    return [row for row in rows if all(_meets(row.get(column), conds) for column, conds in by_column.items())]
+    return [row for row in rows if all(_meets(row.get(atom.column), [(atom.op, atom.values)]) for atom in atoms)]
 
 
 def _meets(value, conditions) -> bool:

@@ -67,8 +67,4 @@ def _sql_queries(text: str) -> list[str]:
 
 def grounding_digest(queries: list[str]) -> str:
     """Fingerprint of a grounded set (order and duplicates ignored), stored with the build."""
-    digest = hashlib.sha256()
-    for query in sorted(set(queries)):
-        digest.update(query.encode())
-        digest.update(b"\x00")
-    return digest.hexdigest()[:16]
+    return hashlib.sha256(b"".join(query.encode() + b"\x00" for query in sorted(set(queries)))).hexdigest()[:16]
