@@ -121,10 +121,7 @@ def ground_queries(
 
 
 def _check_answers(conn: psycopg.Connection, report: GroundingReport, read_s: float) -> None:
-    """Find the grounded queries still without rows (fast once indexed), then log the grounding's summary.
-
-    ``read_s`` is the time already spent reading the queries (their literal oids), reported with the stages.
-    """
+    """Find the grounded queries still without rows (fast once indexed); log the summary and each stage's time."""
     started = time.monotonic()
     report.unanswered = unanswered(conn, report.grounded)
     report.stages_s = {"reading": read_s, **report.stages_s, "checking": time.monotonic() - started}

@@ -144,12 +144,9 @@ def _choose(conditions: dict, variant: int, profile: Profile) -> dict[tuple[RowR
 
 
 def _literal_oids(world: World, profile: Profile) -> list:
-    oids: list = []
-    for atom in world.atoms:
-        if atom.column in profile.identity and atom.op in ("=", "in"):
-            named = (profile.object_id(atom.column, value) for value in atom.values)
-            oids.extend(oid for oid in named if oid is not None)
-    return list(dict.fromkeys(oids))[:_MAX_LITERAL_OIDS]
+    atoms = [atom for atom in world.atoms if atom.column in profile.identity and atom.op in ("=", "in")]
+    named = (profile.object_id(atom.column, value) for atom in atoms for value in atom.values)
+    return list(dict.fromkeys(oid for oid in named if oid is not None))[:_MAX_LITERAL_OIDS]
 
 
 def _flippable(conditions: dict, profile: Profile) -> list[tuple[tuple[RowRef, str], int]]:
@@ -177,8 +174,7 @@ def _other_classifier(conds: list, class_name, profile: Profile) -> object:
     named = {v for op, values in conds if op in ("=", "in") for v in values}
     others = [c for c in profile.categories(profile.classifier_column, None) or () if c not in named]
     if class_name is not None:
-        sharing = [c for c in others if class_name in (profile.categories(profile.class_column, c) or ())]
-        return sharing[0] if sharing else ...
+        others = [c for c in others if class_name in (profile.categories(profile.class_column, c) or ())]
     return others[0] if others else ...
 
 
@@ -228,13 +224,8 @@ def _entity(world: World, profile: Profile, values: dict, oid=None, *, variant=0
 
 def _row_violations(world: World, conditions: dict, chosen: dict, profile: Profile, dense: bool) -> dict:
     """A value breaking the first condition of each per-row column no aggregate reads: half an answer's rows get it."""
-    out = {}
-    for ref, column in chosen:
-        if ref.table in profile.per_row and (ref, column) not in world.whole:
-            value = _missed(conditions, (ref, column), 0, profile, dense)
-            if value is not ...:
-                out[(ref, column)] = value
-    return out
+    per_row = [key for key in chosen if key[0].table in profile.per_row and key not in world.whole]
+    return {key: value for key in per_row if (value := _missed(conditions, key, 0, profile, dense)) is not ...}
 
 
 def _merge_by_oid(entities: list[Entity]) -> list[Entity]:
@@ -246,8 +237,7 @@ def _merge_by_oid(entities: list[Entity]) -> list[Entity]:
         if first is entity:
             out.append(entity)
             continue
-        for key, value in entity.spec.items():
-            first.spec.setdefault(key, value)
+        first.spec |= {key: value for key, value in entity.spec.items() if key not in first.spec}
         first.patches += entity.patches
         first.alternating += entity.alternating
         first.allwise += entity.allwise
