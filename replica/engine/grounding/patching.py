@@ -61,11 +61,10 @@ class _RowIndex:
                 continue
             if column not in self.tables[table].columns:  # a column the database fills (dataquality's noise)
                 self.tables[table][column] = None
-            if column in key:
-                if not (self._column(table, column)[rows] == fitted_value).any():  # else a row holds it already
-                    self._set_key(table, self._unkeyed(table, rows), column, fitted_value)
-            else:
+            if column not in key:
                 self._write(table, rows, column, fitted_value)
+            elif not (self._column(table, column)[rows] == fitted_value).any():  # else a row holds it already
+                self._set_key(table, self._unkeyed(table, rows), column, fitted_value)
 
     def _unkeyed(self, table: str, rows: np.ndarray) -> int:
         """The first of the rows whose key no patch has set yet (two references name two rows), else the first."""
