@@ -86,7 +86,7 @@ def fitting(table: str, column: str, value, catalog: str):
     if found is None:
         return ...
     if value is not None:
-        value = _converted(found.sql_type, value)  # ... when the column cannot hold it, which passes through
+        value = _converted(found.sql_type, value)  # ... (cannot hold it) is returned as it is below
     is_null = value is None or (isinstance(value, float) and math.isnan(value))
     return ... if is_null and not found.nullable else value
 
