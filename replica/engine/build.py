@@ -14,7 +14,7 @@ from replica.engine.grounding.density import answers_many, unanswered
 from replica.engine.grounding.entities import Skipped, entities_for_queries, literal_oids
 from replica.engine.grounding.thinning import clear_base_rows, thin_unordered_limits
 from replica.engine.loader import Loader
-from replica.engine.recipe import Recipe, fixed_frames, scale_named
+from replica.engine.recipe import Recipe, fixed_frames
 
 __all__ = ["GroundingReport", "build", "ground_queries"]
 
@@ -74,18 +74,18 @@ def build(
     ``ground`` are added on top of the random population (see ``ground_queries``); grounded queries still without
     rows are named in one warning line each.
     """
-    size = scale_named(recipe.scales, scale)
+    size = recipe.scale(scale)
     catalog = load_catalog(recipe.catalog)
     started = time.monotonic()
     queries = list(ground)
     indexes = _prepare(conn, catalog)
-    loader = _loader(conn, recipe)
+    loader = Loader(conn, recipe.catalog, recipe.decimals, recipe.drawn)
     loader.write({**fixed_frames(recipe.catalog), **recipe.fixed_rows()})
     read_started = time.monotonic()
     reserved = literal_oids(queries, recipe.profile)  # reads (and caches) every query's worlds: it counts as grounding
     read_s = time.monotonic() - read_started
     recipe.populate(loader, seed, size, reserved)
-    report = ground_queries(conn, recipe, queries, seed=seed, scale=scale, loader=loader) if queries else None
+    report = ground_queries(conn, recipe, queries, seed=seed, scale=scale) if queries else None
     for definition in indexes:
         conn.execute(definition)
     if report is not None:
@@ -98,24 +98,22 @@ def build(
 
 
 def ground_queries(
-    conn: psycopg.Connection, recipe: Recipe, queries: list[str], *, seed: int, scale: str, loader: Loader | None = None
+    conn: psycopg.Connection, recipe: Recipe, queries: list[str], *, seed: int, scale: str
 ) -> GroundingReport:
     """Add the entities grounded on ``queries`` to the data in the catalog's schema, then thin unordered LIMITs.
 
     Runs inside the caller's transaction, before the indexes are rebuilt. A query that cannot be grounded is
     skipped and reported (see ``GroundingReport``); grounded rows respect every key of the catalog. The gold
     queries are PostgreSQL with unqualified table names; the grounded rows draw from their own stream of ``seed``.
-    ``loader`` is the build's (default: a new one on ``conn``).
     """
     profile = recipe.profile
     started = time.monotonic()
     conn.execute(sql.SQL("SET search_path TO {}, public").format(sql.Identifier(profile.schema)))
     plan = entities_for_queries(queries, profile, lambda query: answers_many(conn, query))
     chosen = time.monotonic()
-    size = scale_named(recipe.scales, scale)
-    tables = recipe.grounded_tables(plan.entities, np.random.default_rng([seed, 4]), size)
+    tables = recipe.grounded_tables(plan.entities, np.random.default_rng([seed, 4]), recipe.scale(scale))
     clear_base_rows(conn, tables, profile)
-    (loader or _loader(conn, recipe)).write_grounded(tables)
+    Loader(conn, recipe.catalog, recipe.decimals, recipe.drawn).write_grounded(tables)
     written = time.monotonic()
     thinned = thin_unordered_limits(conn, queries, {e.oid for e in plan.entities if e.needs_object}, profile)
     stages = {"entities": chosen - started, "rows": written - chosen, "thinning": time.monotonic() - written}
@@ -123,10 +121,7 @@ def ground_queries(
 
 
 def _check_answers(conn: psycopg.Connection, report: GroundingReport, read_s: float) -> None:
-    """Find the grounded queries still without rows (fast once indexed), then log the grounding's summary.
-
-    ``read_s`` is the time already spent reading the queries (their literal oids), reported with the stages.
-    """
+    """Find the grounded queries still without rows (fast once indexed); log the summary and each stage's time."""
     started = time.monotonic()
     report.unanswered = unanswered(conn, report.grounded)
     report.stages_s = {"reading": read_s, **report.stages_s, "checking": time.monotonic() - started}
@@ -135,11 +130,7 @@ def _check_answers(conn: psycopg.Connection, report: GroundingReport, read_s: fl
 
 
 def _prepare(conn: psycopg.Connection, catalog: Catalog) -> list[str]:
-    """Empty the catalog's tables, drop its secondary indexes and switch foreign-key triggers off if allowed.
-
-    Returns:
-        The definitions of the dropped indexes, to run again after the load.
-    """
+    """Empty the catalog's tables, switch foreign-key triggers off if allowed, drop and return its secondary indexes."""
     schema = catalog.schema
     names = sql.SQL(", ").join(sql.Identifier(schema, table) for table in catalog.table_names)
     conn.execute(sql.SQL("TRUNCATE {} CASCADE").format(names))
@@ -169,7 +160,3 @@ def _row_counts(conn: psycopg.Connection, catalog: Catalog) -> dict[str, int]:
     query = sql.SQL("SELECT count(*) FROM {}")
     tables = sorted(table.name for table in catalog.tables if not table.partition_of)
     return {table: conn.execute(query.format(sql.Identifier(catalog.schema, table))).fetchone()[0] for table in tables}
-
-
-def _loader(conn: psycopg.Connection, recipe: Recipe) -> Loader:
-    return Loader(conn, recipe.catalog, recipe.decimals, recipe.drawn)

@@ -27,10 +27,8 @@ class Loader:
 
     Columns of ``drawn`` tables are drawn by the database: each is an SQL expression over the columns generated in
     Python (it may call random()), read in COPY order after setseed(seed), so the result is deterministic; the
-    generator's random stream gives the seed once per write.
-
-    Float columns are rounded to ``decimals`` places. With None, values far below 1e-6 survive: real columns are
-    written with float4 precision and double precision columns as given.
+    generator's random stream gives the seed once per write. Float columns are rounded to ``decimals`` places; with
+    None, values far below 1e-6 survive: real columns are written in float4 precision, double precision as given.
     """
 
     def __init__(

@@ -1,26 +1,21 @@
 """What the engine needs from one catalog's generator: a ``Recipe`` (each ``replica.<catalog>.recipe`` defines one).
 
-The engine (``replica.engine.build``) is the same for every catalog: it empties the catalog's schema, writes the
-fixed rows, lets the recipe write its random population, grounds the data on gold queries through the recipe's
-profile, and indexes and counts the tables. The schema, the tables and their load order come from the catalog.
+The engine's build loop (``replica.engine.build``) is the same for every catalog; the schema, the tables and their
+load order come from the catalog.
 """
-
-from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from catalog import load_catalog
 from replica.engine.grounding.profile import Profile
+from replica.engine.loader import Loader
 
-if TYPE_CHECKING:
-    from replica.engine.loader import Loader
-
-__all__ = ["Recipe", "fixed_frames", "scale_named"]
+__all__ = ["Recipe", "fixed_frames"]
 
 Tables = dict[str, pd.DataFrame]
 
@@ -55,19 +50,18 @@ class Recipe:
         """The catalog's name (``catalog.load_catalog``)."""
         return self.profile.catalog
 
+    def scale(self, name: str) -> Any:
+        """Return the scale called ``name``.
+
+        Raises:
+            ValueError: for an unknown name (the message lists the valid ones).
+        """
+        try:
+            return self.scales[name]
+        except KeyError:
+            raise ValueError(f"Unknown scale {name!r}; use one of {', '.join(self.scales)}.") from None
+
 
 def fixed_frames(catalog: str) -> Tables:
     """The catalog file's rows of fixed content (``Catalog.rows``) as frames, by table."""
     return {table: pd.DataFrame(list(rows)) for table, rows in load_catalog(catalog).rows.items()}
-
-
-def scale_named(scales: Mapping[str, Any], name: str) -> Any:
-    """Return the scale called ``name``.
-
-    Raises:
-        ValueError: for an unknown name (the message lists the valid ones).
-    """
-    try:
-        return scales[name]
-    except KeyError:
-        raise ValueError(f"Unknown scale {name!r}; use one of {', '.join(scales)}.") from None

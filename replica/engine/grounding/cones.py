@@ -15,7 +15,7 @@ def values_catalogs(tree: exp.Expression) -> dict[str, list[dict[str, object]]]:
     """CTEs written as ``name (cols) AS (VALUES ...)``: name -> rows as dicts (qualify renames their columns)."""
     out = {}
     for cte in tree.find_all(exp.CTE):
-        values = cte.this if isinstance(cte.this, exp.Values) else cte.this.find(exp.Values)
+        values = cte.this.find(exp.Values)  # the CTE's body itself, or a VALUES inside it
         names = [c.name for c in cte.args["alias"].columns] if cte.args.get("alias") else []
         if values is not None and names:
             out[cte.alias_or_name] = [
@@ -47,8 +47,7 @@ class ConeReader:
             centres = self._centres(coords[centre], scope)
             radius = self._radius(radius_node, scope)
             if centres and radius:
-                ref = table_side[0][0]
-                world.cones.append(Cone(ref, (table_side[0][1], table_side[1][1]), tuple(centres), radius))
+                world.cones.append(Cone(table_side[0][0], (table_side[0][1], table_side[1][1]), tuple(centres), radius))
                 return
         self._near(coords, radius_node, scope, world)
 
@@ -76,12 +75,9 @@ class ConeReader:
         value = literal(node)
         if isinstance(value, float) and value > 0:
             return value
-        column = self._catalog_column(node, scope)
-        if column:
-            radii = [r.get(column[1]) for r in column[0]]
-            radii = [float(r) for r in radii if isinstance(r, float | int) and r > 0]
-            return min(radii) if radii else None
-        return None
+        rows, name = self._catalog_column(node, scope) or ([], "")
+        radii = [float(r[name]) for r in rows if isinstance(r.get(name), float | int) and r[name] > 0]
+        return min(radii, default=None)
 
     def _catalog_column(self, node, scope: Scope) -> tuple[list[dict], str] | None:
         if not isinstance(node, exp.Column) or not node.table:

@@ -86,9 +86,7 @@ def fitting(table: str, column: str, value, catalog: str):
     if found is None:
         return ...
     if value is not None:
-        value = _converted(found.sql_type, value)
-    if value is ...:
-        return ...
+        value = _converted(found.sql_type, value)  # ... (cannot hold it) is returned as it is below
     is_null = value is None or (isinstance(value, float) and math.isnan(value))
     return ... if is_null and not found.nullable else value
 
@@ -124,10 +122,8 @@ def conform(tables: dict[str, pd.DataFrame], catalog: str, fixed: Mapping[str, p
         frame = tables.get(name)
         if frame is None or frame.empty:
             continue
-        keep = np.ones(len(frame), dtype=bool)
-        for column in table.columns:
-            if not column.nullable and column.name in frame.columns:
-                keep &= frame[column.name].notna().to_numpy()
+        required = [column.name for column in table.columns if not column.nullable and column.name in frame.columns]
+        keep = frame[required].notna().all(axis=1).to_numpy(copy=True)  # writable: later checks clear rows in place
         key = [column for column in table.primary_key if column in frame.columns]
         keep[np.flatnonzero(keep)[frame[keep].duplicated(key).to_numpy()]] = False
         for fk in table.foreign_keys:
@@ -142,6 +138,4 @@ def conform(tables: dict[str, pd.DataFrame], catalog: str, fixed: Mapping[str, p
 def _has_parent(children: pd.DataFrame, parents: pd.DataFrame) -> np.ndarray:
     if children.shape[1] == 1:
         return children.iloc[:, 0].isin(parents.iloc[:, 0]).to_numpy()
-    wanted = pd.MultiIndex.from_frame(children.set_axis(range(children.shape[1]), axis=1))
-    present = pd.MultiIndex.from_frame(parents.set_axis(range(parents.shape[1]), axis=1))
-    return wanted.isin(present)
+    return pd.MultiIndex.from_frame(children).isin(pd.MultiIndex.from_frame(parents))

@@ -39,11 +39,9 @@ def answers_many(conn: psycopg.Connection, sql: str) -> bool:
 
 def unanswered(conn: psycopg.Connection, queries: list[str]) -> list[str]:
     """The queries that return no row, each logged in one line (a query that fails to run is not counted)."""
-    out = []
-    for sql in queries:
-        if _answers(conn, sql, 1) == 0:
-            logger.warning("grounding did not give this query any row: %.80s", " ".join(sql.split()))
-            out.append(sql)
+    out = [sql for sql in queries if _answers(conn, sql, 1) == 0]
+    for sql in out:
+        logger.warning("grounding did not give this query any row: %.80s", " ".join(sql.split()))
     return out
 
 

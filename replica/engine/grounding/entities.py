@@ -6,9 +6,6 @@ world there are two answering entities and, per condition, one entity that break
 Literal oids (``oid IN (...)``) name the entities instead; when there are three or more, some of them break one
 condition each, so that the condition decides which of the named objects are returned. What the spec holds, and
 which columns name objects, is the catalog's (its grounding ``Profile``).
-
-A query no object can answer (the guard refuses it, it cannot be read, its conditions contradict each other or ask
-for a value its column cannot hold, or it needs more than the generator makes) adds no entity and is reported.
 """
 
 import itertools
@@ -36,25 +33,22 @@ _MAX_ROWS = 5000
 """The most rows of one table a generator makes for an object (a build must not run out of memory)."""
 
 
-class _CannotGroundError(ValueError):
-    """The generator cannot make an answer to a gold query; the message says why."""
-
-
 def entities_for_queries(
     queries: list[str], profile: Profile, is_dense: Callable[[str], bool] | None = None
 ) -> EntityPlan:
     """Entities answering (and nearly answering) each query; entities naming the same oid are merged.
 
-    A query that cannot be grounded (unreadable, contradictory, or asking for a value its column or the generator
-    cannot take) adds no entity: it is logged in one line and listed in the plan's ``skipped``. ``is_dense`` says
-    whether a query has many answers already (see ``domains.violating``); without it every query is dense.
+    A query no object can answer (the guard refuses it, it cannot be read, its conditions contradict each other or
+    ask for a value its column cannot hold, or it needs more than the generator makes) adds no entity: it is logged
+    in one line and listed in the plan's ``skipped``. ``is_dense`` says whether a query has many answers already
+    (see ``domains.violating``); without it every query is dense.
     """
     out: list[Entity] = []
     skipped: list[Skipped] = []
     for sql in queries:
         try:
             out.extend(_query_entities(sql, profile, is_dense))
-        except (ValueError, TypeError) as err:  # a literal that its column, or the generator, cannot take
+        except (ValueError, TypeError) as err:  # the reasons above, or a literal its column cannot take
             skipped.append(Skipped(sql, str(err)))
             logger.warning("not grounding a query (%s): %.80s", err, " ".join(sql.split()))
     return EntityPlan(_merge_by_oid(out), skipped)
@@ -64,21 +58,21 @@ def _query_entities(sql: str, profile: Profile, is_dense: Callable[[str], bool] 
     try:
         check_sql(sql)
     except GuardError as err:
-        raise _CannotGroundError(f"the SQL guard refuses it: {err.message}") from err
+        raise ValueError(f"the SQL guard refuses it: {err.message}") from err
     read = read_worlds(sql, profile.catalog)
     if not read:
-        raise _CannotGroundError("it cannot be read as SQL on the catalog")
+        raise ValueError("it cannot be read as SQL on the catalog")
     worlds = [resolve_lookups(world, profile.lookups) for world in read]  # or why no lookup row fits
     contradictions = [world if isinstance(world, str) else _contradiction(world, profile) for world in worlds]
     if all(contradictions):
-        raise _CannotGroundError(contradictions[0])
+        raise ValueError(contradictions[0])
     consistent = [world for world, why in zip(worlds, contradictions, strict=True) if not why]
     dense = is_dense(sql) if is_dense is not None and any(_has_integer_bound(w, profile) for w in consistent) else True
     out = [entity for world in consistent for entity in _world_entities(world, profile, dense)]
     for entity in out:
         why = _unmakeable(entity, profile)
         if why:
-            raise _CannotGroundError(why)
+            raise ValueError(why)
     return out
 
 
@@ -150,12 +144,9 @@ def _choose(conditions: dict, variant: int, profile: Profile) -> dict[tuple[RowR
 
 
 def _literal_oids(world: World, profile: Profile) -> list:
-    oids: list = []
-    for atom in world.atoms:
-        if atom.column in profile.identity and atom.op in ("=", "in"):
-            named = (profile.object_id(atom.column, value) for value in atom.values)
-            oids.extend(oid for oid in named if oid is not None)
-    return list(dict.fromkeys(oids))[:_MAX_LITERAL_OIDS]
+    atoms = [atom for atom in world.atoms if atom.column in profile.identity and atom.op in ("=", "in")]
+    named = (profile.object_id(atom.column, value) for atom in atoms for value in atom.values)
+    return list(dict.fromkeys(oid for oid in named if oid is not None))[:_MAX_LITERAL_OIDS]
 
 
 def _flippable(conditions: dict, profile: Profile) -> list[tuple[tuple[RowRef, str], int]]:
@@ -183,8 +174,7 @@ def _other_classifier(conds: list, class_name, profile: Profile) -> object:
     named = {v for op, values in conds if op in ("=", "in") for v in values}
     others = [c for c in profile.categories(profile.classifier_column, None) or () if c not in named]
     if class_name is not None:
-        sharing = [c for c in others if class_name in (profile.categories(profile.class_column, c) or ())]
-        return sharing[0] if sharing else ...
+        others = [c for c in others if class_name in (profile.categories(profile.class_column, c) or ())]
     return others[0] if others else ...
 
 
@@ -202,14 +192,10 @@ def _world_entities(world: World, profile: Profile, dense: bool) -> list[Entity]
     rows_violate = _row_violations(world, conditions, base, profile, dense)
     if oids:
         keep = len(oids) if len(oids) < 3 or not flips else (len(oids) + 1) // 2
-        cycle = itertools.cycle(flips)
-        out = []
-        for i, oid in enumerate(oids):
-            if i < keep:
-                out.append(_entity(world, profile, base, oid, variant=i, violate=rows_violate))
-            else:
-                missed = _violated(conditions, base, *next(cycle), profile=profile, dense=dense)
-                out.append(_entity(world, profile, missed or base, oid, variant=i))
+        out = [_entity(world, profile, base, oid, variant=i, violate=rows_violate) for i, oid in enumerate(oids[:keep])]
+        for i, (oid, flip) in enumerate(zip(oids[keep:], itertools.cycle(flips)), start=keep):
+            missed = _violated(conditions, base, *flip, profile=profile, dense=dense)
+            out.append(_entity(world, profile, missed or base, oid, variant=i))
         return out
     out = [_entity(world, profile, _choose(conditions, v, profile), variant=v, violate=rows_violate) for v in (0, 1)]
     for key, index in flips:
@@ -238,13 +224,8 @@ def _entity(world: World, profile: Profile, values: dict, oid=None, *, variant=0
 
 def _row_violations(world: World, conditions: dict, chosen: dict, profile: Profile, dense: bool) -> dict:
     """A value breaking the first condition of each per-row column no aggregate reads: half an answer's rows get it."""
-    out = {}
-    for ref, column in chosen:
-        if ref.table in profile.per_row and (ref, column) not in world.whole:
-            value = _missed(conditions, (ref, column), 0, profile, dense)
-            if value is not ...:
-                out[(ref, column)] = value
-    return out
+    per_row = [key for key in chosen if key[0].table in profile.per_row and key not in world.whole]
+    return {key: value for key in per_row if (value := _missed(conditions, key, 0, profile, dense)) is not ...}
 
 
 def _merge_by_oid(entities: list[Entity]) -> list[Entity]:
@@ -256,8 +237,7 @@ def _merge_by_oid(entities: list[Entity]) -> list[Entity]:
         if first is entity:
             out.append(entity)
             continue
-        for key, value in entity.spec.items():
-            first.spec.setdefault(key, value)
+        first.spec |= {key: value for key, value in entity.spec.items() if key not in first.spec}
         first.patches += entity.patches
         first.alternating += entity.alternating
         first.allwise += entity.allwise

@@ -85,17 +85,12 @@ def _narrow(rows: dict[RowRef, list[dict]], joins: list, atoms: list[Atom]) -> b
 
 
 def _matching(rows: tuple[dict, ...], atoms: list[Atom]) -> list[dict]:
-    by_column: dict[str, list] = {}
-    for atom in atoms:
-        by_column.setdefault(atom.column, []).append((atom.op, atom.values))
-    return [row for row in rows if all(_meets(row.get(column), conds) for column, conds in by_column.items())]
+    return [row for row in rows if all(_meets(row.get(atom.column), [(atom.op, atom.values)]) for atom in atoms)]
 
 
 def _meets(value, conditions) -> bool:
     """``meets``, with LIKE patterns matched (case-insensitively, as ILIKE; LIKE differs only in case)."""
-    plain = [(op, values) for op, values in conditions if op != "like"]
-    patterns = [values[0] for op, values in conditions if op == "like"]
-    return meets(value, plain) and all(_like(value, pattern) for pattern in patterns)
+    return meets(value, conditions) and all(_like(value, values[0]) for op, values in conditions if op == "like")
 
 
 def _like(value, pattern) -> bool:

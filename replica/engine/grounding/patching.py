@@ -39,8 +39,7 @@ class _RowIndex:
         if table not in self._by_oid:
             frame = self.tables[table].reset_index(drop=True)
             self.tables[table] = frame
-            groups = frame.groupby("oid").indices if "oid" in frame.columns else {}
-            self._by_oid[table] = {key: np.asarray(rows) for key, rows in groups.items()}
+            self._by_oid[table] = frame.groupby("oid").indices if "oid" in frame.columns else {}
         rows = self._by_oid[table].get(oid, np.empty(0, dtype=np.int64))
         for column, value in filt.items():
             if column in self.tables[table].columns and len(rows):
@@ -62,11 +61,10 @@ class _RowIndex:
                 continue
             if column not in self.tables[table].columns:  # a column the database fills (dataquality's noise)
                 self.tables[table][column] = None
-            if column in key:
-                if not (self._column(table, column)[rows] == fitted_value).any():  # else a row holds it already
-                    self._set_key(table, self._unkeyed(table, rows), column, fitted_value)
-            else:
+            if column not in key:
                 self._write(table, rows, column, fitted_value)
+            elif not (self._column(table, column)[rows] == fitted_value).any():  # else a row holds it already
+                self._set_key(table, self._unkeyed(table, rows), column, fitted_value)
 
     def _unkeyed(self, table: str, rows: np.ndarray) -> int:
         """The first of the rows whose key no patch has set yet (two references name two rows), else the first."""
@@ -136,5 +134,4 @@ def apply_patches(
 
 def fitted(table: str, values: dict, catalog: str) -> dict:
     """The values that the table's columns can hold, as the columns hold them."""
-    fitted_values = {column: fitting(table, column, value, catalog) for column, value in values.items()}
-    return {column: value for column, value in fitted_values.items() if value is not ...}
+    return {name: fit for name, value in values.items() if (fit := fitting(table, name, value, catalog)) is not ...}

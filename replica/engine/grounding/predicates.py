@@ -39,15 +39,10 @@ _AGGREGATES = (exp.Max, exp.Min, exp.Avg, exp.Sum)
 
 
 @functools.cache
-def _schema(catalog: str) -> dict[str, dict[str, str]]:
-    """Table -> column -> type of a catalog (loaded once)."""
-    return {t.name: {c.name: c.sql_type for c in t.columns} for t in load_catalog(catalog).tables}
-
-
-@functools.cache
-def _qualifying_schema(catalog: str) -> MappingSchema:
-    """The catalog's schema as sqlglot qualifies against it (normalised once, not per query)."""
-    return MappingSchema(_schema(catalog), dialect="postgres")
+def _schema(catalog: str) -> MappingSchema:
+    """The catalog's tables (``mapping``: table -> column -> type) as sqlglot qualifies against them, built once."""
+    tables = {t.name: {c.name: c.sql_type for c in t.columns} for t in load_catalog(catalog).tables}
+    return MappingSchema(tables, dialect="postgres")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -60,16 +55,16 @@ def read_worlds(sql: str, catalog: str) -> tuple[World, ...]:
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
         catalogs = values_catalogs(tree)
+        schema = _schema(catalog)
         tree = qualify(
             tree,
-            schema=_qualifying_schema(catalog),
+            schema=schema,
             dialect="postgres",
             validate_qualify_columns=False,
             expand_stars=False,
             quote_identifiers=False,
-            identify=False,
         )
-        reader = _Reader(tree, catalogs, _schema(catalog))
+        reader = _Reader(tree, catalogs, schema.mapping)
         return tuple(reader.world(choice) for choice in reader.choices())
     except (SqlglotError, RecursionError, ValueError, KeyError) as err:
         logger.debug("cannot read gold query (%s): %.80s", err, sql)
@@ -176,7 +171,7 @@ class _Reader(ConeReader):
         value = literal(right)
         if value is not None:
             if isinstance(left, exp.Count):
-                self._count(left, op, value, scope, world)
+                self._count(op, value, scope, world)
                 return
             ref = self._column(left.this if isinstance(left, _AGGREGATES) else left, scope)
             if ref:
@@ -230,7 +225,7 @@ class _Reader(ConeReader):
         if ra and rb and op != "=":
             world.diffs.append(Diff(ra, rb, op, value))
 
-    def _count(self, node: exp.Expression, op: str, value: float, scope: Scope, world: World) -> None:
+    def _count(self, op: str, value: float, scope: Scope, world: World) -> None:
         refs = [RowRef(s.name, id(s)) for s in scope.sources.values() if isinstance(s, exp.Table)]
         if refs and scope.expression.args.get("group") is not None:
             world.counts.append((refs[-1], op, float(value)))

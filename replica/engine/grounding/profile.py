@@ -1,10 +1,8 @@
 """What the grounding engine needs to know about one catalog and its generator: a ``Profile``.
 
-The engine is the same for every catalog: it reads the worlds of gold queries, chooses values that meet (or just
-miss) their conditions, keeps the schema's keys and thins unordered limits. A profile says the rest: which columns
-name an object, which tables hold one row per measurement, the value domains of the columns, which tables are
-lookups of fixed content, and how chosen values become the generator's spec (``bind``). Each generator package
-defines its profile beside itself (``replica.ztf.grounding``, ``replica.multisurvey.grounding``).
+The engine (reading gold queries, choosing values that meet or just miss their conditions, keeping keys, thinning
+limits) is the same for every catalog; a profile says the rest. Each generator package defines its profile beside
+itself (``replica.ztf.grounding``, ``replica.multisurvey.grounding``).
 """
 
 from collections.abc import Callable, Mapping

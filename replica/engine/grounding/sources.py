@@ -17,7 +17,7 @@ from sqlglot.errors import SqlglotError
 
 from engines.errors import EngineError
 
-__all__ = ["QUERY_COLUMNS", "GroundingError", "grounding_digest", "read_queries"]
+__all__ = ["GroundingError", "grounding_digest", "read_queries"]
 
 QUERY_COLUMNS = ("gold_query", "sql", "query", "gold_sql")
 """CSV columns holding the SQL, in the order they are looked for."""
@@ -30,8 +30,7 @@ class GroundingError(EngineError):
 def read_queries(paths: list[Path]) -> list[str]:
     """Return the SQL statements of the files, in file order.
 
-    A ``.csv`` file must have one of the QUERY_COLUMNS; any other file is SQL text with statements separated by
-    ``;``.
+    A ``.csv`` file must have one of the QUERY_COLUMNS; any other file is SQL text with statements separated by ``;``.
 
     Raises:
         GroundingError: A file is missing, unreadable, or a CSV without a query column.
@@ -68,8 +67,4 @@ def _sql_queries(text: str) -> list[str]:
 
 def grounding_digest(queries: list[str]) -> str:
     """Fingerprint of a grounded set (order and duplicates ignored), stored with the build."""
-    digest = hashlib.sha256()
-    for query in sorted(set(queries)):
-        digest.update(query.encode())
-        digest.update(b"\x00")
-    return digest.hexdigest()[:16]
+    return hashlib.sha256(b"".join(query.encode() + b"\x00" for query in sorted(set(queries)))).hexdigest()[:16]

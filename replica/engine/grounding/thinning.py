@@ -2,14 +2,13 @@
 
 Gold results stay well defined: a LIMIT without ORDER BY must see fewer qualifying rows than it allows. For every
 such LIMIT in a grounded query, the limited SELECT is run without its limit, counting rows per object; while the
-count reaches the limit, whole base (non-grounded) objects among them are deleted from every table.
+count reaches the limit, whole base (non-grounded) objects among them are deleted from every table (deleting whole
+objects keeps every invariant of the generator).
 
 Grounded rows take the place of the base rows that hold their keys, so that writing them breaks no key. The builder
 keeps the base population clear of grounded keys (it never draws an oid a query names, and grounded names and
 candids have ranges of their own), so in a fresh build only a chance AllWISE designation is replaced; grounding onto
 any other database relies on this step.
-
-Deleting whole objects keeps every invariant of the generator.
 """
 
 import logging
@@ -115,7 +114,7 @@ def _oid_expression(select: exp.Select, profile: Profile) -> exp.Expression | No
         if projection.alias_or_name in profile.identity and not isinstance(projection, exp.Star):
             return projection.unalias()
     if any(isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions):
-        for source in [select.args.get("from_") or select.args.get("from"), *(select.args.get("joins") or [])]:
+        for source in [select.args.get("from_"), *(select.args.get("joins") or [])]:
             table = source.this if source is not None else None
             if isinstance(table, exp.Table):
                 owner = next((c for c in profile.identity if catalog_column(table.name, c, profile.catalog)), None)
@@ -130,8 +129,8 @@ def _delete_objects(conn: psycopg.Connection, oids: list, profile: Profile) -> N
     """Delete whole objects from every table of the profile's catalog, children first (the catalog's order reversed).
 
     The database holds every table of the catalog (the engine makes them from it). A row belongs to an object through
-    any of the profile's identity columns. The oids go to a temporary table that
-    each DELETE joins (a hash join, not an array scan per row).
+    any of the profile's identity columns. The oids go to a temporary table that each DELETE joins (a hash join, not
+    an array scan per row).
     """
     catalog = load_catalog(profile.catalog)
     oid_type = catalog.table("object").column("oid").sql_type
