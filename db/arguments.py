@@ -7,7 +7,8 @@ from catalog.options import add_catalog_argument
 from cli.verbosity import add_verbosity_arguments
 from db.tap.arguments import add_tap_commands
 from defaults.ports import DEFAULT_PORT
-from replica.scale_names import MULTISURVEY_SCALES, ZTF_SCALES
+from replica.multisurvey.scales import SCALES as MULTISURVEY_SCALES
+from replica.ztf.scales import SCALES as ZTF_SCALES
 
 __all__ = ["build_parser"]
 
@@ -36,7 +37,7 @@ EXIT_CODES = """
 exit codes: 0 done, 1 expected failure (one `error: ...` line on stderr), 2 bad command line, 130 interrupted.
 """
 
-SCALE_NAMES = tuple(dict.fromkeys(ZTF_SCALES + MULTISURVEY_SCALES))
+SCALE_NAMES = tuple(dict.fromkeys([*ZTF_SCALES, *MULTISURVEY_SCALES]))
 SCALE_HELP = "data scale; multisurvey has tiny and default (default: %(default)s)"
 DATA_DIR_HELP = (
     "data folder of the server (default: $ALERCE_T2S_DATA_DIR, else the user cache folder alerce-t2s/pg; "

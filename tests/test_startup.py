@@ -49,10 +49,3 @@ def test_optimizer_names_are_the_strategies():
     from optimizers.strategies import STRATEGIES
 
     assert tuple(STRATEGIES) == STRATEGY_NAMES
-
-
-def test_scale_names_are_the_replica_scales():
-    from replica.replicas import replica_scales
-    from replica.scale_names import MULTISURVEY_SCALES, ZTF_SCALES
-
-    assert (ZTF_SCALES, MULTISURVEY_SCALES) == (replica_scales("ztf"), replica_scales("multisurvey"))

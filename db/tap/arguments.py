@@ -5,7 +5,7 @@ from pathlib import Path
 
 from catalog.model import CATALOG_NAMES
 from catalog.options import catalog_name, default_catalog
-from replica.scale_names import ZTF_SCALES
+from replica.ztf.scales import SCALES as ZTF_SCALES
 
 __all__ = ["COMMANDS", "add_tap_commands"]
 
@@ -51,7 +51,9 @@ def add_tap_commands(commands: argparse._SubParsersAction, epilog_tail: str) -> 
     )
     actions = tap.add_subparsers(dest="tap_command", required=True, metavar="ACTION")
     up = actions.add_parser("up", help="start DaCHS, publishing the databases as they are now; print the TAP URL")
-    up.add_argument("--scale", choices=ZTF_SCALES, default="default", help="embedded database (default: %(default)s)")
+    up.add_argument(
+        "--scale", choices=tuple(ZTF_SCALES), default="default", help="embedded database (default: %(default)s)"
+    )
     up.add_argument("--data-dir", type=Path, default=None, help="data folder of the embedded server")
     up.add_argument(
         "--catalog",
