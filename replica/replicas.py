@@ -35,10 +35,20 @@ def replica_scales(catalog: str) -> tuple[str, ...]:
 def build_replica(
     conn: psycopg.Connection, *, catalog: str, scale: str, seed: int, ground: Sequence[str] = ()
 ) -> dict[str, int]:
-    """Fill the catalog's schema (its tables must exist) with its synthetic data, commit; return rows per table.
+    """Fill the catalog's schema (its tables must exist) with the catalog's synthetic data and commit.
 
-    ``scale`` is one of ``replica_scales(catalog)``; the same arguments always give the same rows, with the answers
-    of the gold queries ``ground`` added (see ``replica.engine.build.build``).
+    Args:
+        conn: A connection with rights to write the schema's tables.
+        catalog: One of ``catalog.CATALOG_NAMES``.
+        scale: One of `replica_scales(catalog)`.
+        seed: Random seed; the same arguments always give the same rows.
+        ground: Gold queries about the catalog whose answers (and near misses) are added.
+
+    Returns:
+        Rows per table.
+
+    Raises:
+        ValueError: for an unknown catalog or scale.
     """
     from replica.engine.build import build
 

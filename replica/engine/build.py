@@ -121,7 +121,10 @@ def ground_queries(
 
 
 def _check_answers(conn: psycopg.Connection, report: GroundingReport, read_s: float) -> None:
-    """Find the grounded queries still without rows (fast once indexed); log the summary and each stage's time."""
+    """Find the grounded queries still without rows (fast once indexed); log the summary and each stage's time.
+
+    ``read_s`` is the time already spent reading the queries (their literal oids), reported as the first stage.
+    """
     started = time.monotonic()
     report.unanswered = unanswered(conn, report.grounded)
     report.stages_s = {"reading": read_s, **report.stages_s, "checking": time.monotonic() - started}
@@ -130,7 +133,11 @@ def _check_answers(conn: psycopg.Connection, report: GroundingReport, read_s: fl
 
 
 def _prepare(conn: psycopg.Connection, catalog: Catalog) -> list[str]:
-    """Empty the catalog's tables, switch foreign-key triggers off if allowed, drop and return its secondary indexes."""
+    """Empty the catalog's tables, switch foreign-key triggers off if allowed and drop its secondary indexes.
+
+    Returns:
+        The definitions of the dropped indexes, to run again after the load.
+    """
     schema = catalog.schema
     names = sql.SQL(", ").join(sql.Identifier(schema, table) for table in catalog.table_names)
     conn.execute(sql.SQL("TRUNCATE {} CASCADE").format(names))

@@ -60,12 +60,14 @@ def _long(oids, band, name: str, values) -> pd.DataFrame:
 
 def _colours(stats: pd.DataFrame) -> list[pd.DataFrame]:
     out = []
-    for match in filter(None, map(_COLOUR.match, FEATURE_NAMES)):
+    for name in FEATURE_NAMES:
+        if not (match := _COLOUR.match(name)):
+            continue
         first, second, stat, corr = match.groups()
         wide = stats.pivot(index="oid", columns="band", values=("sci_" if corr else "psf_") + stat)
         if LSST_BANDS[first] in wide and LSST_BANDS[second] in wide:
             colour = _mag(wide[LSST_BANDS[first]].to_numpy()) - _mag(wide[LSST_BANDS[second]].to_numpy())
-            out.append(_long(wide.index.to_numpy(), MULTIBAND_BAND, match.string, colour))
+            out.append(_long(wide.index.to_numpy(), MULTIBAND_BAND, name, colour))
     return out
 
 
@@ -97,8 +99,8 @@ def _wise_colours(spec, wise: pd.DataFrame, stats: pd.DataFrame) -> list[pd.Data
     mags = {f"W{k}": matched[f"w{k}mpro"].to_numpy() for k in (1, 2, 3, 4)}
     science = stats.pivot(index="oid", columns="band", values="sci_mean").reindex(oids)
     mags |= {b: _mag(science[code].to_numpy()) for b, code in LSST_BANDS.items() if code in science}
-    matches = [m for m in map(_WISE_COLOUR.match, FEATURE_NAMES) if m and m.group(1) in mags]
-    return [_long(oids, MULTIBAND_BAND, m.string, mags[m.group(1)] - mags[m.group(2)]) for m in matches]
+    pairs = [(name, _WISE_COLOUR.match(name)) for name in FEATURE_NAMES]
+    return [_long(oids, MULTIBAND_BAND, name, mags[m[1]] - mags[m[2]]) for name, m in pairs if m and m[1] in mags]
 
 
 def _per_band(rng: np.random.Generator, stats: pd.DataFrame) -> list[pd.DataFrame]:

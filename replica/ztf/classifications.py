@@ -48,4 +48,4 @@ def probability_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np
     """All probability rows for the objects of a spec that `today.complete_spec` completed; today's classifiers draw
     from ``today_rng``, apart, so that they leave the others' rows as they were."""
     rows = _lc_rows(rng, spec, today_rng) + _stamp_rows(rng, spec) + today.probability_rows(today_rng, spec)
-    return pd.concat(rows, ignore_index=True)
+    return pd.concat([r for r in rows if len(r)] or rows, ignore_index=True)  # empty frames would make oid an object

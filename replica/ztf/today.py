@@ -91,11 +91,11 @@ def _moved(rng: np.random.Generator, p: np.ndarray) -> np.ndarray:
 def probability_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
     """Probability rows of today's classifiers for the objects of a completed spec (see `complete_spec`)."""
     bhrf = spec[(spec["today_class"] != "") & spec["forced"].astype(bool)]
-    p = hierarchical_matrix(rng, BHRF, bhrf["today_class"].to_numpy(), bhrf["today_p"].to_numpy())
-    rows = hierarchy_rows(bhrf["oid"].to_numpy(), p, BHRF, vocab.BHRF_VERSION)
+    bhrf_p = hierarchical_matrix(rng, BHRF, bhrf["today_class"].to_numpy(), bhrf["today_p"].to_numpy())
+    rows = hierarchy_rows(bhrf["oid"].to_numpy(), bhrf_p, BHRF, vocab.BHRF_VERSION)
     lc_beta = spec[spec["lc_beta"].astype(bool)]
-    oids, classes, p = lc_beta["oid"].to_numpy(), lc_beta["beta_class"].to_numpy(), lc_beta["today_p"].to_numpy()
-    rows += [flat_rows(rng, oids, classes, _moved(rng, p), beta) for beta in vocab.LC_BETAS]
+    oids, classes, beta_p = lc_beta["oid"].to_numpy(), lc_beta["beta_class"].to_numpy(), lc_beta["today_p"].to_numpy()
+    rows += [flat_rows(rng, oids, classes, _moved(rng, beta_p), beta) for beta in vocab.LC_BETAS]
     stamp = spec[spec["stamp_beta"] != ""]
-    p = _moved(rng, stamp["stamp_p"].to_numpy())
-    return [*rows, flat_rows(rng, stamp["oid"].to_numpy(), stamp["stamp_beta"].to_numpy(), p, vocab.STAMP_BETA)]
+    stamp_p = _moved(rng, stamp["stamp_p"].to_numpy())
+    return [*rows, flat_rows(rng, stamp["oid"].to_numpy(), stamp["stamp_beta"].to_numpy(), stamp_p, vocab.STAMP_BETA)]

@@ -70,5 +70,5 @@ MJD_FIRST_ALERT = 58270.0
 MJD_END = float((_ZTF.data_end - _MJD_ZERO).days)  # the catalog's data_end: no epoch on or after it
 MJD_FORCED_START = 60250.0  # forced photometry is stored for objects detected since late 2023
 YEAR_START_MJD = {year: (datetime.date(year, 1, 1) - _MJD_ZERO).days for year in range(2018, _ZTF.data_end.year + 1)}
-"""MJD of 1 January of each year to the data end's, for oid year prefixes."""
+"""MJD of 1 January of each year to the data end's, for oid year prefixes (in year order: ``objects.year_of``)."""
 MJD_2025 = float(YEAR_START_MJD[2025])  # the betas classify objects seen since

@@ -107,3 +107,12 @@ def test_the_stamp_beta_sees_objects_first_seen_since_2025_and_calls_some_bogus_
     kinds = spec.set_index("oid")["kind"].reindex(top.index)
     assert (kinds[top == "satellite"] == "bogus").mean() > 0.8  # a low top probability may lose to the rest
     assert (top == "satellite").any()
+
+
+@pytest.mark.parametrize("kind", ["asteroid", "bogus", "short"])
+def test_a_chunk_some_classifiers_skip_keeps_the_column_types_of_probability(chunk, kind):
+    rng = np.random.default_rng(11)
+    spec = spec_for_kinds(rng, np.array([kind] * 20, dtype=object), 0.3)
+    assign_oids(spec, {}, rng, set())
+    probability = generate_chunk(rng, spec, 0, 40)["probability"]
+    assert probability.dtypes.to_dict() == chunk[1]["probability"].dtypes.to_dict()

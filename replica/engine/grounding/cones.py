@@ -75,7 +75,10 @@ class ConeReader:
         value = literal(node)
         if isinstance(value, float) and value > 0:
             return value
-        rows, name = self._catalog_column(node, scope) or ([], "")
+        found = self._catalog_column(node, scope)
+        if found is None:
+            return None
+        rows, name = found
         radii = [float(r[name]) for r in rows if isinstance(r.get(name), float | int) and r[name] > 0]
         return min(radii, default=None)
 

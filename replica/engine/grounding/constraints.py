@@ -86,7 +86,9 @@ def fitting(table: str, column: str, value, catalog: str):
     if found is None:
         return ...
     if value is not None:
-        value = _converted(found.sql_type, value)  # ... (cannot hold it) is returned as it is below
+        value = _converted(found.sql_type, value)
+    if value is ...:
+        return ...
     is_null = value is None or (isinstance(value, float) and math.isnan(value))
     return ... if is_null and not found.nullable else value
 

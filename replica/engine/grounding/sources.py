@@ -67,4 +67,5 @@ def _sql_queries(text: str) -> list[str]:
 
 def grounding_digest(queries: list[str]) -> str:
     """Fingerprint of a grounded set (order and duplicates ignored), stored with the build."""
-    return hashlib.sha256(b"".join(query.encode() + b"\x00" for query in sorted(set(queries)))).hexdigest()[:16]
+    joined = "".join(f"{query}\x00" for query in sorted(set(queries)))
+    return hashlib.sha256(joined.encode()).hexdigest()[:16]
