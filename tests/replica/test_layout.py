@@ -82,3 +82,10 @@ def test_the_table_map_fills_every_table_that_is_not_fixed_partitioned_or_left_e
     empty = {t.name for t in catalog.tables if {f"{t.name}.{c}" for c in t.column_names} <= made.null_columns}
     assert set(tables) <= set(catalog.table_names)
     assert [t.name for t in catalog.tables if t.name not in {*tables, *fixed, *empty} and not t.partition_of] == []
+
+
+@pytest.mark.parametrize("catalog_name", CATALOG_NAMES)
+def test_every_table_of_the_map_is_made_by_some_population(catalog_name: str) -> None:
+    tables = importlib.import_module(f"replica.{catalog_name}.tables").TABLES
+    makers = {name: [v for k, v in vars(table).items() if k != "bind"] for name, table in tables.items()}
+    assert [name for name, made in makers.items() if not any(callable(m) for m in made)] == []

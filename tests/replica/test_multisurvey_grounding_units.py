@@ -145,3 +145,15 @@ def test_a_counterparts_values_reach_its_row_beside_a_source_without_an_object()
     assert len(asked) >= 2
     assert {oid: parallax[counterpart[oid]] for oid in asked} == pytest.approx(asked)
     assert (gaia["ruwe"] > 30).any()
+
+
+def test_the_table_map_binds_each_table_by_the_part_its_keys_give_it() -> None:
+    from replica.multisurvey import binders
+    from replica.multisurvey.grounding.bind import PER_ROW
+    from replica.multisurvey.roles import MEASUREMENT_EXTENSIONS, MEASUREMENTS, SOLAR_SYSTEM_TABLES, SOURCE_TABLES
+    from replica.multisurvey.tables import TABLES
+
+    solar_system_detections = [table for table in SOLAR_SYSTEM_TABLES if "detection" in table]
+    assert PER_ROW == {*MEASUREMENTS, *MEASUREMENT_EXTENSIONS, *solar_system_detections}
+    assert len(PER_ROW) == 5
+    assert {name for name, table in TABLES.items() if table.bind is binders.bind_source} == set(SOURCE_TABLES)
