@@ -52,18 +52,12 @@ def bind_rows(entity, table: str, values: dict) -> None:
     """A measurement table: its band, epoch and flux values go to the spec, the others to half of its rows."""
     spec = entity.spec
     used = set()
-    band = _number(values.get("band"))
-    if band is not None and table in MEASUREMENTS:
-        spec.setdefault("only_band", int(band))
-        used.add("band")
-    mjd = _number(values.get("mjd"))
-    if mjd is not None and table == "detection":
-        spec.setdefault("mjd_hint", mjd)
-        used.add("mjd")
-    for column in ("ra", "dec"):  # a measurement's position is its object's, give or take an arcsecond
-        if _number(values.get(column)) is not None and table in MEASUREMENTS:
-            spec.setdefault(column, float(values[column]))
-            used.add(column)
+    if table in MEASUREMENTS:  # a measurement's position is its object's, give or take an arcsecond
+        hints = {"band": "only_band", "ra": "ra", "dec": "dec"} | ({"mjd": "mjd_hint"} if table == "detection" else {})
+        for column, key in hints.items():
+            if (value := _number(values.get(column))) is not None:
+                spec.setdefault(key, int(value) if column == "band" else value)
+                used.add(column)
     if table == "lsst_ss_detection" and isinstance(values.get("designation"), str):
         if _unpacked(values["designation"]):
             spec.setdefault("designation", _unpacked(values["designation"]))
@@ -123,15 +117,14 @@ def _band_statistic(spec: dict, band: int, statistic: str, value: float) -> bool
     if statistic == "psffluxndata":
         if value >= 1:
             spec.setdefault("bands", {})[band] = max(spec.get("bands", {}).get(band, 0), int(value))
-        return True
-    if statistic in _FLUX_STATS:
+    elif statistic in _FLUX_STATS:
         spec.setdefault("flux", {})[band] = float(value)
-        return True
-    if statistic == "psffluxmin":
+    elif statistic == "psffluxmin":
         spec["positive"] = True
         spec.setdefault("flux", {})[band] = max(spec.get("flux", {}).get(band, 0.0), 2.0 * float(value), 200.0)
-        return True
-    return False
+    else:
+        return False
+    return True
 
 
 def bind_probability(entity, table: str, values: dict) -> None:
