@@ -1,10 +1,9 @@
 """How a value grounding chose for a multi-survey table reference binds to an entity: spec keys and patches.
 
 Each binder takes (entity, table, values); ``replica.multisurvey.tables.TABLES`` names each table's binder. Spec keys
-(read by ``grounding.generate``): n_det, firstmjd, lastmjd, span, ra, dec, mjd_hint, bands (band -> fewest
-detections), only_band, flux (band -> mean psfflux level, nJy), positive, n_forced, classes (classifier ->
-(class_id, probability, ranking)), sources (wise, gaia), features, measured (flux values of measurement rows),
-designation, orbit, unfilled.
+(read by ``grounding``): n_det, firstmjd, lastmjd, span, ra, dec, mjd_hint, bands (band -> fewest detections),
+only_band, flux (band -> mean psfflux level, nJy), positive, n_forced, classes (classifier -> (class_id, probability,
+ranking)), sources (wise, gaia), features, measured (flux values of measurement rows), designation, orbit, unfilled.
 """
 
 import re
@@ -128,14 +127,11 @@ def _band_statistic(spec: dict, band: int, statistic: str, value: float) -> bool
 
 
 def bind_probability(entity, table: str, values: dict) -> None:
-    classifier = _number(values.get("classifier_id"))
-    version = _number(values.get("classifier_version"))
+    classifier, version = (_number(values.get(column)) for column in ("classifier_id", "classifier_version"))
     if classifier is None and version is not None:
         classifier = _VERSION_CLASSIFIER.get(int(version), STAMP_CLASSIFIERS[0])
     classifier = int(classifier) if classifier is not None else STAMP_CLASSIFIERS[-1]
-    class_id = _number(values.get("class_id"))
-    rank = _number(values.get("ranking"))
-    p = _number(values.get("probability"))
+    class_id, rank, p = (_number(values.get(column)) for column in ("class_id", "ranking", "probability"))
     wanted = (None if class_id is None else int(class_id), p if p is not None and 0 < p < 1 else None, int(rank or 1))
     entity.spec.setdefault("classes", {}).setdefault(classifier, wanted)
 
