@@ -44,9 +44,8 @@ class DiaDrawn:
 def _detection_extras(rng: np.random.Generator, kind: np.ndarray) -> dict[str, np.ndarray]:
     n = len(kind)
     bogus, moving = kind == "bogus", kind == "moving"
-    reliability = np.where(bogus, rng.uniform(0.05, 0.6, n), 0.6 + 0.4 * rng.beta(4.0, 1.2, n))
     return {
-        "reliability": reliability,
+        "reliability": np.where(bogus, rng.uniform(0.05, 0.6, n), 0.6 + 0.4 * rng.beta(4.0, 1.2, n)),
         "isdipole": np.where(bogus, rng.random(n) < 0.35, rng.random(n) < 0.01),
         "traillength": np.where(moving, rng.uniform(1.0, 12.0, n), rng.uniform(0.05, 0.5, n)),
         "trailangle": rng.uniform(-90.0, 90.0, n),

@@ -59,10 +59,8 @@ def _orphan_sources(rng: np.random.Generator, entities: list[Entity]) -> dict[st
         drawn = np.array([np.nan])  # AllWISE magnitudes drawn at random
         for table, values in entity.spec.get("orphans", []):
             frame = allwise_sources(rng, ra, dec, drawn, drawn) if table == "allwise" else _gaia(rng, ra, dec)
-            for column, value in fitted(table, values, CATALOG).items():
-                if column in frame.columns:
-                    frame[column] = value
-            rows[table].append(frame)
+            fit = fitted(table, values, CATALOG)
+            rows[table].append(frame.assign(**{column: value for column, value in fit.items() if column in frame}))
     return {table: pd.concat(frames, ignore_index=True) for table, frames in rows.items() if frames}
 
 
