@@ -51,7 +51,7 @@ def bind_rows(entity, table: str, values: dict) -> None:
     """A measurement table: its band, epoch and flux values go to the spec, the others to half of its rows."""
     spec = entity.spec
     used = set()
-    if table in MEASUREMENTS:  # a measurement's position is its object's, give or take an arcsecond
+    if table in MEASUREMENTS:  # a measurement's ra and dec are its object's, give or take an arcsecond
         hints = {"band": "only_band", "ra": "ra", "dec": "dec"} | ({"mjd": "mjd_hint"} if table == "detection" else {})
         for column, key in hints.items():
             if (value := _number(values.get(column))) is not None:
