@@ -1,10 +1,9 @@
 """How a value grounding chose for a multi-survey table reference binds to an entity: spec keys and patches.
 
 Each binder takes (entity, table, values); ``replica.multisurvey.tables.TABLES`` names each table's binder. Spec keys
-(read by ``grounding.generate``): n_det, firstmjd, lastmjd, span, ra, dec, mjd_hint, bands (band -> fewest
-detections), only_band, flux (band -> mean psfflux level, nJy), positive, n_forced, classes (classifier ->
-(class_id, probability, ranking)), sources (wise, gaia), features, measured (flux values of measurement rows),
-designation, orbit, unfilled.
+(read by ``grounding``): n_det, firstmjd, lastmjd, span, ra, dec, mjd_hint, bands (band -> fewest detections),
+only_band, flux (band -> mean psfflux level, nJy), positive, n_forced, classes (classifier -> (class_id, probability,
+ranking)), sources (wise, gaia), features, measured (flux values of measurement rows), designation, orbit, unfilled.
 """
 
 import re
@@ -52,18 +51,12 @@ def bind_rows(entity, table: str, values: dict) -> None:
     """A measurement table: its band, epoch and flux values go to the spec, the others to half of its rows."""
     spec = entity.spec
     used = set()
-    band = _number(values.get("band"))
-    if band is not None and table in MEASUREMENTS:
-        spec.setdefault("only_band", int(band))
-        used.add("band")
-    mjd = _number(values.get("mjd"))
-    if mjd is not None and table == "detection":
-        spec.setdefault("mjd_hint", mjd)
-        used.add("mjd")
-    for column in ("ra", "dec"):  # a measurement's position is its object's, give or take an arcsecond
-        if _number(values.get(column)) is not None and table in MEASUREMENTS:
-            spec.setdefault(column, float(values[column]))
-            used.add(column)
+    if table in MEASUREMENTS:  # a measurement's ra and dec are its object's, give or take an arcsecond
+        hints = {"band": "only_band", "ra": "ra", "dec": "dec"} | ({"mjd": "mjd_hint"} if table == "detection" else {})
+        for column, key in hints.items():
+            if (value := _number(values.get(column))) is not None:
+                spec.setdefault(key, int(value) if column == "band" else value)
+                used.add(column)
     if table == "lsst_ss_detection" and isinstance(values.get("designation"), str):
         if _unpacked(values["designation"]):
             spec.setdefault("designation", _unpacked(values["designation"]))
@@ -123,26 +116,22 @@ def _band_statistic(spec: dict, band: int, statistic: str, value: float) -> bool
     if statistic == "psffluxndata":
         if value >= 1:
             spec.setdefault("bands", {})[band] = max(spec.get("bands", {}).get(band, 0), int(value))
-        return True
-    if statistic in _FLUX_STATS:
+    elif statistic in _FLUX_STATS:
         spec.setdefault("flux", {})[band] = float(value)
-        return True
-    if statistic == "psffluxmin":
+    elif statistic == "psffluxmin":
         spec["positive"] = True
         spec.setdefault("flux", {})[band] = max(spec.get("flux", {}).get(band, 0.0), 2.0 * float(value), 200.0)
-        return True
-    return False
+    else:
+        return False
+    return True
 
 
 def bind_probability(entity, table: str, values: dict) -> None:
-    classifier = _number(values.get("classifier_id"))
-    version = _number(values.get("classifier_version"))
+    classifier, version = (_number(values.get(column)) for column in ("classifier_id", "classifier_version"))
     if classifier is None and version is not None:
         classifier = _VERSION_CLASSIFIER.get(int(version), STAMP_CLASSIFIERS[0])
     classifier = int(classifier) if classifier is not None else STAMP_CLASSIFIERS[-1]
-    class_id = _number(values.get("class_id"))
-    rank = _number(values.get("ranking"))
-    p = _number(values.get("probability"))
+    class_id, rank, p = (_number(values.get(column)) for column in ("class_id", "ranking", "probability"))
     wanted = (None if class_id is None else int(class_id), p if p is not None and 0 < p < 1 else None, int(rank or 1))
     entity.spec.setdefault("classes", {}).setdefault(classifier, wanted)
 

@@ -44,9 +44,8 @@ class DiaDrawn:
 def _detection_extras(rng: np.random.Generator, kind: np.ndarray) -> dict[str, np.ndarray]:
     n = len(kind)
     bogus, moving = kind == "bogus", kind == "moving"
-    reliability = np.where(bogus, rng.uniform(0.05, 0.6, n), 0.6 + 0.4 * rng.beta(4.0, 1.2, n))
     return {
-        "reliability": reliability,
+        "reliability": np.where(bogus, rng.uniform(0.05, 0.6, n), 0.6 + 0.4 * rng.beta(4.0, 1.2, n)),
         "isdipole": np.where(bogus, rng.random(n) < 0.35, rng.random(n) < 0.01),
         "traillength": np.where(moving, rng.uniform(1.0, 12.0, n), rng.uniform(0.05, 0.5, n)),
         "trailangle": rng.uniform(-90.0, 90.0, n),
@@ -78,8 +77,7 @@ def _measured(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame
     obj = det_visits["_obj"].to_numpy()
     first_rows = np.flatnonzero(np.r_[True, obj[1:] != obj[:-1]])
     if names is not None:  # a named diaObject's first diaSource takes its name
-        own = [name if name is not None else oid for name, oid in zip(names, det_ids[first_rows], strict=True)]
-        det_ids[first_rows] = own
+        det_ids[first_rows] = [n if n is not None else oid for n, oid in zip(names, det_ids[first_rows], strict=True)]
     spec = spec.assign(oid=det_ids[first_rows])  # a diaObject is named after its first diaSource
     detections = _scattered(rng, _identified(spec, det_visits, det_ids))
     kind = spec["kind"].to_numpy()[detections["_obj"].to_numpy()]
@@ -102,10 +100,9 @@ def dia_tables(
 
     ``visits`` are measured (``dia_sources.observe``; each object detected at least once); measurement ids are
     ``lsst_ids`` of consecutive counters from ``first_counter``. ``names`` gives objects the oid a query names (None:
-    their first diaSource's id), ``wanted`` their cross-matches (``crossmatch.attach_sources``). ``probabilities``
-    (rng, object rows, spec) and ``features`` (rng, spec, detections, object rows, AllWISE rows) make those tables
-    (grounding adds the rows a query asks for). The returned spec keeps, as its index, each object's place in the
-    given one.
+    their first diaSource's id), ``wanted`` their cross-matches (``crossmatch.attach_sources``). ``probabilities`` (rng,
+    object rows, spec) and ``features`` (rng, spec, detections, object rows, AllWISE rows) make those tables (grounding
+    adds the rows a query asks for). The returned spec keeps, as its index, each object's place in the given one.
     """
     spec, detections, forced, used = _measured(rng, spec, visits, first_counter, names)
     detection, lsst_detection = detection_frames(rng, detections)

@@ -73,5 +73,4 @@ TABLES = {
 
 def rows_of(population: str, rng: np.random.Generator, drawn: Any) -> dict[str, pd.DataFrame]:
     """Return the rows of every table ``population`` fills, made from ``drawn`` (what it drew), in ``TABLES`` order."""
-    makers = {name: getattr(table, population) for name, table in TABLES.items()}
-    return {name: make(rng, drawn) for name, make in makers.items() if make is not None}
+    return {name: make(rng, drawn) for name, table in TABLES.items() if (make := getattr(table, population))}

@@ -1,5 +1,4 @@
-"""Grounded LSST diaObjects (sid 1), their ZTF twins, and grounded ZTF-only objects (sid 0), from the generator's
-pieces.
+"""Grounded LSST diaObjects (sid 1), their ZTF twins and grounded ZTF-only objects (sid 0), from the generator's pieces.
 
 Each object's visits are chosen (``visits``); the rest is the base build's code: measurement rows, object and
 lsst_dia_object aggregates, both stamp classifiers, features, cross-matches, ZTF rows. A grounded ZTF object's name
@@ -65,7 +64,6 @@ def dia_objects(
     _peaking(spec, plans)
     spec["deep"] = False
     visits = grounded_visits(rng, spec, plans)
-    wishes = [e.spec.get("classes", {}) for e in entities]
     tables, spec, used = dia_tables(
         rng,
         spec,
@@ -74,7 +72,7 @@ def dia_objects(
         names=[e.oid for e in entities],
         wanted=_wanted_sources(entities),
         probabilities=lambda rng, objects, ordered: grounded_probabilities(
-            rng, objects, ordered, [wishes[k] for k in ordered.index]
+            rng, objects, ordered, [entities[k].spec.get("classes", {}) for k in ordered.index]
         ),
         features=lambda *rows: _features(*rows, entities=entities),
     )

@@ -59,10 +59,8 @@ def _orphan_sources(rng: np.random.Generator, entities: list[Entity]) -> dict[st
         drawn = np.array([np.nan])  # AllWISE magnitudes drawn at random
         for table, values in entity.spec.get("orphans", []):
             frame = allwise_sources(rng, ra, dec, drawn, drawn) if table == "allwise" else _gaia(rng, ra, dec)
-            for column, value in fitted(table, values, CATALOG).items():
-                if column in frame.columns:
-                    frame[column] = value
-            rows[table].append(frame)
+            fit = fitted(table, values, CATALOG)
+            rows[table].append(frame.assign(**{column: value for column, value in fit.items() if column in frame}))
     return {table: pd.concat(frames, ignore_index=True) for table, frames in rows.items() if frames}
 
 
@@ -81,18 +79,8 @@ def _gaia(rng: np.random.Generator, ra: np.ndarray, dec: np.ndarray) -> pd.DataF
 
 
 def _patched(tables: dict[str, pd.DataFrame], objects: list[Entity]) -> None:
-    """Apply the entities' patches; rows without an oid are found through the object they belong to."""
-    owners = _owners(tables)
-    for table, owner in owners.items():
-        tables[table] = tables[table].assign(oid=owner)
-    apply_patches(tables, objects, CATALOG)
-    for table in owners:
-        tables[table] = tables[table].drop(columns="oid")
-
-
-def _owners(tables: dict[str, pd.DataFrame]) -> dict[str, np.ndarray]:
-    """The object each row of the tables without an oid belongs to (sources through xmatch, orbits by id)."""
-    out = {table: tables[table]["ssobjectid"].to_numpy() for table in SOLAR_SYSTEM_TABLES if table in tables}
+    """Apply the entities' patches; rows without an oid borrow their object's (orbits by id, sources by xmatch)."""
+    owners = {table: tables[table]["ssobjectid"].to_numpy() for table in SOLAR_SYSTEM_TABLES if table in tables}
     xmatch = tables.get("xmatch", pd.DataFrame(columns=["oid", "catid", "oid_catalog"]))
     for table, catid, key in (("allwise", ALLWISE_CATID, str), ("gaiadr3_source", GAIA_CATID, int)):
         if table in tables:
@@ -100,5 +88,9 @@ def _owners(tables: dict[str, pd.DataFrame]) -> dict[str, np.ndarray]:
             owner = dict(zip(mine["oid_catalog"].map(key), mine["oid"], strict=True))
             # a list, not Series.map: an orphan source's None would turn every owner into a float, and the 18-digit
             # LSST ids would no longer name their objects
-            out[table] = np.array([owner.get(key(name)) for name in tables[table]["oid_catalog"]], dtype=object)
-    return out
+            owners[table] = np.array([owner.get(key(name)) for name in tables[table]["oid_catalog"]], dtype=object)
+    for table, owner in owners.items():
+        tables[table] = tables[table].assign(oid=owner)
+    apply_patches(tables, objects, CATALOG)
+    for table in owners:
+        tables[table] = tables[table].drop(columns="oid")

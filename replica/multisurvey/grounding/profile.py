@@ -14,16 +14,13 @@ from replica.multisurvey.grounding.domains import categories, domain
 
 __all__ = ["MULTISURVEY_PROFILE"]
 
-_BIGINT_END = 2**63
-
 
 def _object_id(column: str, value) -> int | None:
     """An object is named by a positive bigint (the notebooks also quote ids: '313853496686280764')."""
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value.strip())
-    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
-        return int(value) if 0 < value < _BIGINT_END else None
-    return None
+    is_integer = isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer()
+    return int(value) if is_integer and 0 < value < 2**63 else None
 
 
 MULTISURVEY_PROFILE = Profile(
