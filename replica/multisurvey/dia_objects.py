@@ -26,11 +26,12 @@ LSST_DIA_SID = 1
 
 @dataclass(frozen=True)
 class DiaDrawn:
-    """What diaObjects draw before their tables are made (``tables.TABLES`` makes them from it)."""
+    """What diaObjects drew, and the makers of their probability and feature rows (the base build's or grounding's),
+    from which ``tables.TABLES`` makes their tables."""
 
     spec: pd.DataFrame
-    detections: pd.DataFrame
-    forced: pd.DataFrame
+    detections: pd.DataFrame  # the detected visits with every measured column (``detection`` keeps the table's)
+    forced: pd.DataFrame  # the forced-photometry visits, likewise
     objects: pd.DataFrame
     detection: pd.DataFrame
     lsst_detection: pd.DataFrame

@@ -23,7 +23,7 @@ _UNFILLED_SHARE = 0.12  # orbits whose a, period, mean anomaly and mean motion r
 
 @dataclass(frozen=True)
 class SsDrawn:
-    """What solar-system objects draw before their tables are made (``tables.TABLES`` makes them from it)."""
+    """What solar-system objects drew, from which ``tables.TABLES`` makes their tables."""
 
     objects: pd.DataFrame
     detection: pd.DataFrame

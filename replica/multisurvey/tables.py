@@ -9,7 +9,7 @@ random draws. The catalog's other tables are lookups (the catalog's rows).
 
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,7 @@ from replica.multisurvey.summaries import dia_object_rows
 
 __all__ = ["TABLES", "Table", "rows_of"]
 
+Population = Literal["dia", "ss", "ztf", "sources"]
 Rows = Callable[[np.random.Generator, Any], pd.DataFrame]
 """A population's rows of a table: (random generator, what the population drew) -> rows."""
 
@@ -33,7 +34,10 @@ def _drawn(name: str) -> Rows:
 
 @dataclass(frozen=True)
 class Table:
-    """How one table is filled: the binder of a grounded value, and each population's rows (None: it has none)."""
+    """How one table is filled: the binder of a grounded value, and each population's rows (None: it has none).
+
+    ZTF's ``Table`` has one maker of rows, for its one population, and the binder after it.
+    """
 
     bind: Callable[..., None]
     _: KW_ONLY
@@ -71,6 +75,6 @@ TABLES = {
 """Table -> how it is filled, in the order of the random draws."""
 
 
-def rows_of(population: str, rng: np.random.Generator, drawn: Any) -> dict[str, pd.DataFrame]:
+def rows_of(population: Population, rng: np.random.Generator, drawn: Any) -> dict[str, pd.DataFrame]:
     """Return the rows of every table ``population`` fills, made from ``drawn`` (what it drew), in ``TABLES`` order."""
     return {name: make(rng, drawn) for name, table in TABLES.items() if (make := getattr(table, population))}

@@ -30,7 +30,7 @@ _OLD_YEARS = (2018, 2019, 2020, 2021)
 
 @dataclass(frozen=True)
 class ZtfDrawn:
-    """What ZTF objects draw before their tables are made (``tables.TABLES`` makes them from it)."""
+    """What ZTF objects drew, from which ``tables.TABLES`` makes their tables."""
 
     spec: pd.DataFrame
     objects: pd.DataFrame

@@ -58,7 +58,9 @@ def _survey(refs: list[RowRef], by_ref: dict[RowRef, dict], oid) -> int:
         if isinstance(sid, int | float) and int(sid) in (0, 1, 2):
             return int(sid)
     if isinstance(oid, int):
-        return 0 if is_ztf_oid(oid) else 2 if designation_of(oid) else 1
+        if is_ztf_oid(oid):
+            return 0
+        return 2 if designation_of(oid) else 1
     return 2 if any(ref.table in SOLAR_SYSTEM_TABLES for ref in refs) else 1
 
 
