@@ -240,10 +240,8 @@ class _Reader(ConeReader):
         if source is None and not node.table:
             tables = [s for s in scope.sources.values() if isinstance(s, exp.Table)]
             source = next((t for t in tables if node.name in self.tables.get(t.name, {})), None)
-        if isinstance(source, exp.Table):
-            if source.name in self.tables and node.name in self.tables[source.name]:
-                return RowRef(source.name, id(source)), node.name
-            return None
+        if isinstance(source, exp.Table) and node.name in self.tables.get(source.name, {}):
+            return RowRef(source.name, id(source)), node.name
         if isinstance(source, Scope):
             return self._projection(source, node.name, depth)
         return None
