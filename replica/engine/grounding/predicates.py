@@ -266,10 +266,6 @@ class _Reader(ConeReader):
 
     def _star(self, scope: Scope, star: exp.Expression, name: str, depth: int) -> tuple[RowRef, str] | None:
         qualifier = star.table if isinstance(star, exp.Column) else ""
-        for alias in scope.sources:
-            if qualifier and alias != qualifier:
-                continue
-            found = self._column(exp.column(name, table=alias), scope, depth + 1)
-            if found:
-                return found
-        return None
+        aliases = [alias for alias in scope.sources if alias == qualifier or not qualifier]
+        found = (self._column(exp.column(name, table=alias), scope, depth + 1) for alias in aliases)
+        return next((ref for ref in found if ref), None)
