@@ -44,8 +44,7 @@ def unanswered(conn: psycopg.Connection, queries: list[str]) -> list[str]:
 
 
 def rows_within(conn: psycopg.Connection, statement: str, timeout_ms: int, query: str) -> list[tuple] | None:
-    """The rows of ``statement`` (made from the gold ``query``), run in a savepoint with a statement timeout; None if
-    it fails."""
+    """The rows of ``statement`` (made from the gold ``query``), run in a savepoint with a timeout; None if it fails."""
     try:
         with conn.transaction():
             conn.execute(f"SET LOCAL statement_timeout = {timeout_ms}")

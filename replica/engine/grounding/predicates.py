@@ -159,7 +159,7 @@ class _Reader(ConeReader):
             ref = self._column(node, scope)
             if ref:
                 world.atoms.append(Atom(ref[0], ref[1], "=", (not negate,)))
-        elif isinstance(node, exp.Anonymous | exp.Func):
+        elif isinstance(node, exp.Func):
             self._cone(node, scope, world)
 
     def _comparison(self, node: exp.Expression, op: str, scope: Scope, world: World, negate: bool) -> None:
@@ -179,7 +179,7 @@ class _Reader(ConeReader):
                 if isinstance(left, _AGGREGATES):
                     world.whole.add(ref)
                 return
-            if isinstance(left, exp.Anonymous | exp.Func) and left.name.lower() == "q3c_dist" and op in ("<", "<="):
+            if isinstance(left, exp.Func) and left.name.lower() == "q3c_dist" and op in ("<", "<="):
                 self._distance(left, float(value), scope, world)
             elif isinstance(left, exp.Sub) and isinstance(value, float):
                 self._diff(left.this, left.expression, op, value, scope, world)
