@@ -147,7 +147,7 @@ def violating(
     # of "the first week") still agrees; other columns miss by half a step
     miss = _DATE_MISS_DAYS if "mjd" in column else step / 2
     if is_integer(table, column, profile.catalog) and op in (">", ">=", "<", "<="):
-        past = 1 if op in (">=", "<=") or not dense else 0  # the threshold itself misses an open bound
+        past = 0 if dense and op in (">", "<") else 1  # dense: the threshold misses an open bound (`ndet > 30`: 30)
         return int(value) - past if op in (">", ">=") else int(value) + past
     if op in (">", ">="):
         return _rounded(float(value) - miss, step / 2)
