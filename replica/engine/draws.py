@@ -46,17 +46,14 @@ def galactic(ra: np.ndarray, dec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def designation(ra: np.ndarray, dec: np.ndarray) -> list[str]:
     """AllWISE names 'Jhhmmss.ss+ddmmss.s' (truncated, as in the catalogue)."""
-    out = []
-    for r, d in zip(np.asarray(ra, dtype=float), np.asarray(dec, dtype=float), strict=True):
-        h = r / 15.0
-        hh, mm = int(h), int((h % 1) * 60)
-        ss = np.floor(((h * 60) % 1) * 60 * 100) / 100
-        sign = "-" if d < 0 else "+"
-        a = abs(d)
-        dd, dm = int(a), int((a % 1) * 60)
-        ds = np.floor(((a * 60) % 1) * 60 * 10) / 10
-        out.append(f"J{hh:02d}{mm:02d}{ss:05.2f}{sign}{dd:02d}{dm:02d}{ds:04.1f}")
-    return out
+    pairs = zip(np.asarray(ra, dtype=float), np.asarray(dec, dtype=float), strict=True)
+    return [f"J{_sexagesimal(r / 15.0, 2)}{'-' if d < 0 else '+'}{_sexagesimal(abs(d), 1)}" for r, d in pairs]
+
+
+def _sexagesimal(value: float, decimals: int) -> str:
+    """'ddmmss.s' of a non-negative value, each part truncated (the seconds to ``decimals`` places)."""
+    seconds = np.floor(((value * 60) % 1) * 60 * 10**decimals) / 10**decimals
+    return f"{int(value):02d}{int((value % 1) * 60):02d}{seconds:0{decimals + 3}.{decimals}f}"
 
 
 def allwise_sources(rng: np.random.Generator, ra: np.ndarray, dec: np.ndarray, w1: np.ndarray, w1w2: np.ndarray):

@@ -1,5 +1,4 @@
-"""Bulk loading of a generator's rows with COPY (CSV), table by table in the catalog's order (parents before the
-tables that refer to them)."""
+"""Bulk loading of a generator's rows with COPY (CSV), table by table in the catalog's order (parents first)."""
 
 import io
 import logging

@@ -75,12 +75,10 @@ def satisfying(
     low, high, step, gap = _domain(table, column, profile)
     if lo > -math.inf and hi < math.inf:
         value = lo + (hi - lo) * (0.5 + 0.15 * (variant % 2))
-    elif lo > -math.inf:
-        room = max(high - lo, step * 4)
-        value = lo + min(max(gap, 2 * step), room / 2) * (1 + 0.3 * (variant % 2))
-    else:
-        room = max(hi - low, step * 4)
-        value = hi - min(max(gap, 2 * step), room / 2) * (1 + 0.3 * (variant % 2))
+    else:  # one bound: a typical gap past it, at most half the room left to the far end of the domain
+        room = max(high - lo if lo > -math.inf else hi - low, step * 4)
+        past = min(max(gap, 2 * step), room / 2) * (1 + 0.3 * (variant % 2))
+        value = lo + past if lo > -math.inf else hi - past
     if is_integer(table, column, profile.catalog):
         return _whole_within(value, conditions)
     return _rounded(value, step)
@@ -149,7 +147,8 @@ def violating(
     # of "the first week") still agrees; other columns miss by half a step
     miss = _DATE_MISS_DAYS if "mjd" in column else step / 2
     if is_integer(table, column, profile.catalog) and op in (">", ">=", "<", "<="):
-        return _integer_miss(op, value, dense)
+        past = 0 if dense and op in (">", "<") else 1  # dense: the threshold misses an open bound (`ndet > 30`: 30)
+        return int(value) - past if op in (">", ">=") else int(value) + past
     if op in (">", ">="):
         return _rounded(float(value) - miss, step / 2)
     if op in ("<", "<="):
@@ -167,12 +166,6 @@ def violating(
             return value + step if value + step <= high else value - step
         return ...
     return None if op == "notnull" else ...
-
-
-def _integer_miss(op: str, value, dense: bool) -> int:
-    """dense: on the threshold itself (`ndet > 30` against 30); rare: one unit outside (29 for `> 30`)."""
-    below, above = (int(value) - (op == ">=" or not dense), int(value) + (op == "<=" or not dense))
-    return below if op in (">", ">=") else above
 
 
 def apply_diffs(

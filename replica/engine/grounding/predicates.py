@@ -159,7 +159,7 @@ class _Reader(ConeReader):
             ref = self._column(node, scope)
             if ref:
                 world.atoms.append(Atom(ref[0], ref[1], "=", (not negate,)))
-        elif isinstance(node, exp.Anonymous | exp.Func):
+        elif isinstance(node, exp.Func):
             self._cone(node, scope, world)
 
     def _comparison(self, node: exp.Expression, op: str, scope: Scope, world: World, negate: bool) -> None:
@@ -179,7 +179,7 @@ class _Reader(ConeReader):
                 if isinstance(left, _AGGREGATES):
                     world.whole.add(ref)
                 return
-            if isinstance(left, exp.Anonymous | exp.Func) and left.name.lower() == "q3c_dist" and op in ("<", "<="):
+            if isinstance(left, exp.Func) and left.name.lower() == "q3c_dist" and op in ("<", "<="):
                 self._distance(left, float(value), scope, world)
             elif isinstance(left, exp.Sub) and isinstance(value, float):
                 self._diff(left.this, left.expression, op, value, scope, world)
@@ -240,10 +240,8 @@ class _Reader(ConeReader):
         if source is None and not node.table:
             tables = [s for s in scope.sources.values() if isinstance(s, exp.Table)]
             source = next((t for t in tables if node.name in self.tables.get(t.name, {})), None)
-        if isinstance(source, exp.Table):
-            if source.name in self.tables and node.name in self.tables[source.name]:
-                return RowRef(source.name, id(source)), node.name
-            return None
+        if isinstance(source, exp.Table) and node.name in self.tables.get(source.name, {}):
+            return RowRef(source.name, id(source)), node.name
         if isinstance(source, Scope):
             return self._projection(source, node.name, depth)
         return None
@@ -268,10 +266,6 @@ class _Reader(ConeReader):
 
     def _star(self, scope: Scope, star: exp.Expression, name: str, depth: int) -> tuple[RowRef, str] | None:
         qualifier = star.table if isinstance(star, exp.Column) else ""
-        for alias in scope.sources:
-            if qualifier and alias != qualifier:
-                continue
-            found = self._column(exp.column(name, table=alias), scope, depth + 1)
-            if found:
-                return found
-        return None
+        aliases = [alias for alias in scope.sources if alias == qualifier or not qualifier]
+        found = (self._column(exp.column(name, table=alias), scope, depth + 1) for alias in aliases)
+        return next((ref for ref in found if ref), None)
