@@ -108,7 +108,6 @@ def detection_rows(rng: np.random.Generator, spec: pd.DataFrame, gidx0: int) -> 
             "sigmapsf_corr_ext": np.where(sig_corr < 100, sig_corr * 1.1 + 0.01, sig_corr),
             "corrected": corrected,
             "dubious": dubious,
-            "parent_candid": np.nan,
             "has_stamp": True,
             "step_id_corr": vocab.STEP_ID_CORR,
             "_obj": obj,
@@ -155,15 +154,7 @@ def dataquality_rows(rng: np.random.Generator, det: pd.DataFrame) -> pd.DataFram
     chipsf = rng.lognormal(np.log(1.5), 0.8, n)
     on_round = rng.random(n) < 0.05
     chipsf[on_round] = np.round(chipsf[on_round])
-    return pd.DataFrame(
-        {
-            "candid": det["candid"].to_numpy(),
-            "oid": det["oid"].to_numpy(),
-            "fid": det["fid"].to_numpy(),
-            "chipsf": np.round(chipsf, 3),
-            "classtar": np.round(rng.uniform(0, 1, n), 3),
-        }
-    )
+    return det[["candid", "oid", "fid"]].assign(chipsf=np.round(chipsf, 3), classtar=np.round(rng.uniform(0, 1, n), 3))
 
 
 def non_detection_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataFrame:
