@@ -28,7 +28,7 @@ def _block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) ->
 
 def _fixed(n_classes: int, cls: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(probabilities, mask) of rows whose class ``cls`` has probability ``p``, the other classes still 0."""
-    fixed = np.eye(n_classes, dtype=bool)[cls]
+    fixed = np.eye(n_classes, dtype=bool)[cls]  # one-hot: True at each row's class
     return np.where(fixed, p[:, None], 0.0), fixed
 
 
