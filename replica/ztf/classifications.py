@@ -31,17 +31,14 @@ def _lc_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.
 
 
 def _stamp_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFrame]:
-    out = []
-    ver = spec["stamp_ver"].to_numpy()
-    for bit, version in zip((1, 2), vocab.STAMP_VERSIONS, strict=True):
-        sel = (ver & bit) > 0
-        p1 = spec["stamp_p"].to_numpy()[sel].copy()
-        if bit == 2:
-            both = ver[sel] == 3
-            p1[both] = np.clip(p1[both] + rng.normal(0.0, 0.03, both.sum()), 0.25, 0.98)
-        oids, classes = spec["oid"].to_numpy()[sel], spec["stamp_class"].to_numpy()[sel]
-        out.append(flat_rows(rng, oids, classes, p1, vocab.STAMP, version))
-    return out
+    ver, p = spec["stamp_ver"].to_numpy(), spec["stamp_p"].to_numpy()
+    oids, classes = spec["oid"].to_numpy(), spec["stamp_class"].to_numpy()
+    first, again = (ver & 1) > 0, (ver & 2) > 0
+    first_rows = flat_rows(rng, oids[first], classes[first], p[first], vocab.STAMP, vocab.STAMP_VERSIONS[0])
+    moved = p[again]  # a copy: the second version moves the probability of the objects both versions classified
+    both = ver[again] == 3
+    moved[both] = np.clip(moved[both] + rng.normal(0.0, 0.03, both.sum()), 0.25, 0.98)
+    return [first_rows, flat_rows(rng, oids[again], classes[again], moved, vocab.STAMP, vocab.STAMP_VERSIONS[1])]
 
 
 def probability_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> pd.DataFrame:

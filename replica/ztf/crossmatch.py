@@ -101,24 +101,18 @@ def reference_rows(rng: np.random.Generator, spec: pd.DataFrame, first_band: pd.
     obj = src["_obj"].to_numpy()
     n = len(src)
     start = rng.uniform(58100.0, 58450.0, n)
-    return pd.DataFrame(
-        {
-            "oid": src["oid"].to_numpy(),
-            "rfid": src["rfid"].to_numpy(),
-            "candid": src["candid"].to_numpy(),
-            "fid": src["fid"].to_numpy(),
-            "rcid": rng.integers(0, 64, n),
-            "field": rng.integers(200, 881, n),
-            "magnr": rng.uniform(14.0, 21.0, n),
-            "sigmagnr": rng.uniform(0.01, 0.2, n),
-            "chinr": rng.lognormal(0.0, 0.5, n),
-            "sharpnr": rng.normal(0.0, 0.1, n),
-            "ranr": spec["ra"].to_numpy()[obj],
-            "decnr": spec["dec"].to_numpy()[obj],
-            "mjdstartref": start,
-            "mjdendref": start + rng.uniform(10.0, 200.0, n),
-            "nframesref": rng.integers(15, 41, n),
-        }
+    return src[["oid", "rfid", "candid", "fid"]].assign(
+        rcid=rng.integers(0, 64, n),
+        field=rng.integers(200, 881, n),
+        magnr=rng.uniform(14.0, 21.0, n),
+        sigmagnr=rng.uniform(0.01, 0.2, n),
+        chinr=rng.lognormal(0.0, 0.5, n),
+        sharpnr=rng.normal(0.0, 0.1, n),
+        ranr=spec["ra"].to_numpy()[obj],
+        decnr=spec["dec"].to_numpy()[obj],
+        mjdstartref=start,
+        mjdendref=start + rng.uniform(10.0, 200.0, n),
+        nframesref=rng.integers(15, 41, n),
     )
 
 
@@ -143,8 +137,6 @@ def xmatch_rows(rng: np.random.Generator, spec: pd.DataFrame) -> tuple[pd.DataFr
             "catid": "allwise",
             "oid_catalog": wise["oid_catalog"],
             "dist": dist,
-            "class_catalog": None,
-            "period": np.nan,
         }
     )
     return xm, wise

@@ -23,10 +23,10 @@ def _periods(rng: np.random.Generator, lc_class: np.ndarray) -> np.ndarray:
     return period
 
 
-def _band_values(v: np.ndarray, ms: pd.DataFrame, rng: np.random.Generator) -> None:
-    m = v.shape[0]
+def _band_values(v: np.ndarray, ms: pd.DataFrame, lc: np.ndarray, rng: np.random.Generator) -> None:
+    m = len(lc)
     for fid in (1, 2):
-        b = ms[ms["fid"] == fid].set_index("_row").reindex(np.arange(m))
+        b = ms[ms["fid"] == fid].set_index("_obj").reindex(lc)
         has = b["ndet"].notna().to_numpy()
         derived = {
             "Amplitude": (b["magmax"] - b["magmin"]) / 2,
@@ -78,12 +78,8 @@ def feature_rows(rng: np.random.Generator, spec, obj, ms, wise) -> pd.DataFrame:
     """Feature rows of the chunk's lc-classified objects, from its spec, object rows (in spec order), magstat rows
     (with the internal `_obj` index) and AllWISE magnitudes aligned with the spec (NaN without a match)."""
     lc = np.flatnonzero(spec["lc_class"].to_numpy() != "")
-    m = len(lc)
-    v = rng.normal(0.0, 1.0, (m, len(_KEYS)))
-    pos = np.full(len(spec), -1)
-    pos[lc] = np.arange(m)
-    sub = ms[pos[ms["_obj"].to_numpy()] >= 0].assign(_row=lambda d: pos[d["_obj"].to_numpy()])
-    _band_values(v, sub, rng)
+    v = rng.normal(0.0, 1.0, (len(lc), len(_KEYS)))
+    _band_values(v, ms, lc, rng)
     _object_values(v, spec.iloc[lc], obj.iloc[lc], wise.iloc[lc], rng)
     oids = spec["oid"].to_numpy()[lc]
     old = spec["feat_old"].to_numpy()[lc]

@@ -53,7 +53,6 @@ def forced_rows(rng: np.random.Generator, spec: pd.DataFrame, obj_rows: pd.DataF
             "isdiffpos": isdiffpos,
             "corrected": corrected,
             "dubious": corrected & (flux <= 0),
-            "parent_candid": None,
             "has_stamp": False,
             "field": rng.integers(200, 881, n),
             "rcid": rng.integers(0, 64, n),

@@ -47,11 +47,10 @@ def _magnitudes(rng, spec: pd.DataFrame, obj: np.ndarray, u: np.ndarray, t: np.n
 def _correction(rng, spec, obj, mag, isdiffpos, sigma):
     distnr = np.abs(spec["distnr"].to_numpy()[obj] + rng.normal(0.0, 0.05, len(obj)))
     kind = spec["kind"].to_numpy()
-    magnr_obj = rng.uniform(14.0, 21.0, len(spec))
-    magnr_obj[kind == "var"] = spec["mag_lo"].to_numpy()[kind == "var"] - rng.uniform(0.1, 1.0, (kind == "var").sum())
-    magnr = magnr_obj[obj]
+    magnr = rng.uniform(14.0, 21.0, len(spec))  # of each object's reference source
+    magnr[kind == "var"] = spec["mag_lo"].to_numpy()[kind == "var"] - rng.uniform(0.1, 1.0, (kind == "var").sum())
     corrected = distnr < 1.4
-    flux = 10 ** (-0.4 * magnr) + isdiffpos * 10 ** (-0.4 * mag)
+    flux = 10 ** (-0.4 * magnr[obj]) + isdiffpos * 10 ** (-0.4 * mag)
     good = corrected & (flux > 0)
     unset = np.where(corrected, 100.0, np.nan)
     mag_corr = np.where(good, -2.5 * np.log10(np.where(flux > 0, flux, 1.0)), unset)
@@ -108,7 +107,6 @@ def detection_rows(rng: np.random.Generator, spec: pd.DataFrame, gidx0: int) -> 
             "sigmapsf_corr_ext": np.where(sig_corr < 100, sig_corr * 1.1 + 0.01, sig_corr),
             "corrected": corrected,
             "dubious": dubious,
-            "parent_candid": np.nan,
             "has_stamp": True,
             "step_id_corr": vocab.STEP_ID_CORR,
             "_obj": obj,
@@ -155,15 +153,7 @@ def dataquality_rows(rng: np.random.Generator, det: pd.DataFrame) -> pd.DataFram
     chipsf = rng.lognormal(np.log(1.5), 0.8, n)
     on_round = rng.random(n) < 0.05
     chipsf[on_round] = np.round(chipsf[on_round])
-    return pd.DataFrame(
-        {
-            "candid": det["candid"].to_numpy(),
-            "oid": det["oid"].to_numpy(),
-            "fid": det["fid"].to_numpy(),
-            "chipsf": np.round(chipsf, 3),
-            "classtar": np.round(rng.uniform(0, 1, n), 3),
-        }
-    )
+    return det[["candid", "oid", "fid"]].assign(chipsf=np.round(chipsf, 3), classtar=np.round(rng.uniform(0, 1, n), 3))
 
 
 def non_detection_rows(rng: np.random.Generator, spec: pd.DataFrame) -> pd.DataFrame:

@@ -28,12 +28,8 @@ def _block(oids: np.ndarray, p: np.ndarray, classes, name: str, version: str) ->
 
 def _fixed(n_classes: int, cls: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(probabilities, mask) of rows whose class ``cls`` has probability ``p``, the other classes still 0."""
-    rows = np.arange(len(cls))
-    p_fixed = np.zeros((len(cls), n_classes))
-    fixed = np.zeros_like(p_fixed, dtype=bool)
-    p_fixed[rows, cls] = p
-    fixed[rows, cls] = True
-    return p_fixed, fixed
+    fixed = np.eye(n_classes, dtype=bool)[cls]  # one-hot: True at each row's class
+    return np.where(fixed, p[:, None], 0.0), fixed
 
 
 def flat_rows(rng, oids, names, p, classifier: Classifier, version: str | None = None) -> pd.DataFrame:

@@ -73,11 +73,10 @@ def _override(spec: pd.DataFrame, objects: list[Entity], rng: np.random.Generato
     _normalise(spec)
 
 
-def _free_name(year: int, i: int, count: int, used: set[str]) -> str:
-    """The grounded name of the i-th of ``count`` grounded objects, or of a later slot when a named object holds it."""
-    n = i
-    while (name := grounded_ztf_name(year, n)) in used:
-        n += count
+def _free_name(year: int, slot: int, count: int, used: set[str]) -> str:
+    """The grounded name in ``slot`` (an object's index among ``count``), or a later slot if a named object holds it."""
+    while (name := grounded_ztf_name(year, slot)) in used:
+        slot += count
     used.add(name)
     return name
 
