@@ -24,7 +24,7 @@ __all__ = ["dia_tables"]
 LSST_DIA_SID = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DiaDrawn:
     """What diaObjects drew, and the makers of their probability and feature rows (the base build's or grounding's),
     from which ``tables.TABLES`` makes their tables."""
@@ -108,12 +108,22 @@ def dia_tables(
     spec, detections, forced, used = _measured(rng, spec, visits, first_counter, names)
     detection, lsst_detection = detection_frames(rng, detections)
     detections["raerr"] = lsst_detection["raerr"].to_numpy()  # lsst_dia_object's position error is computed from it
-    forced_rows = forced_frames(rng, forced)  # forced_photometry, lsst_forced_photometry
+    forced_photometry, lsst_forced_photometry = forced_frames(rng, forced)
     attach_sources(rng, spec, wanted)
     objects = object_rows(detection, forced.groupby("oid").size())
     spec = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])]
     wise = allwise_rows(rng, spec)  # drawn before the probabilities, the features, then Gaia
     drawn = DiaDrawn(
-        spec, detections, forced, objects, detection, lsst_detection, *forced_rows, wise, probabilities, features
+        spec=spec,
+        detections=detections,
+        forced=forced,
+        objects=objects,
+        detection=detection,
+        lsst_detection=lsst_detection,
+        forced_photometry=forced_photometry,
+        lsst_forced_photometry=lsst_forced_photometry,
+        wise=wise,
+        probabilities=probabilities,
+        features=features,
     )
     return rows_of("dia", rng, drawn), spec, used

@@ -21,7 +21,7 @@ _PLACEHOLDER_DATE = "1970-01-01 00:00:00"
 _UNFILLED_SHARE = 0.12  # orbits whose a, period, mean anomaly and mean motion read 0 while q and e are set
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SsDrawn:
     """What solar-system objects drew, from which ``tables.TABLES`` makes their tables."""
 
@@ -159,7 +159,12 @@ def ss_tables(
     orbits["ssobjectid"] = [i if i is not None else ss_object_id(p) for i, p in zip(own, orbits["packed"], strict=True)]
     det["measurement_id"] = lsst_ids(np.arange(first_counter, first_counter + len(det)))
     detection, lsst_detection, ss_detection = _detection_tables(rng, orbits, det)
-    objects = object_rows(detection, pd.Series(dtype=np.int64))
     first_mjd = det.groupby("_obj")["mjd"].min().to_numpy()
-    orbit_rows = _mpc_orbit_rows(rng, orbits, first_mjd, unfilled)
-    return rows_of("ss", rng, SsDrawn(objects, detection, lsst_detection, ss_detection, orbit_rows))
+    drawn = SsDrawn(
+        objects=object_rows(detection, pd.Series(dtype=np.int64)),
+        detection=detection,
+        lsst_detection=lsst_detection,
+        lsst_ss_detection=ss_detection,
+        lsst_mpc_orbits=_mpc_orbit_rows(rng, orbits, first_mjd, unfilled),
+    )
+    return rows_of("ss", rng, drawn)

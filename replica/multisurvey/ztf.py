@@ -28,7 +28,7 @@ _COUNTERPART_SHARE = 0.7
 _OLD_YEARS = (2018, 2019, 2020, 2021)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ZtfDrawn:
     """What ZTF objects drew, from which ``tables.TABLES`` makes their tables."""
 
@@ -120,8 +120,10 @@ def ztf_rows(rng: np.random.Generator, spec: pd.DataFrame, visits: pd.DataFrame,
     n_det = detection.groupby("oid").size()
     non_det = pd.Series(rng.poisson(0.4 * n_det.to_numpy()), index=n_det.index)
     objects = object_rows(detection, forced.groupby("oid").size(), non_det)
-    in_object_order = spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])].reset_index(drop=True)
     drawn = ZtfDrawn(
-        in_object_order, objects, table_columns("detection", detection), table_columns("forced_photometry", forced)
+        spec=spec.iloc[pd.Index(spec["oid"]).get_indexer(objects["oid"])].reset_index(drop=True),  # in object order
+        objects=objects,
+        detection=table_columns("detection", detection),
+        forced_photometry=table_columns("forced_photometry", forced),
     )
     return rows_of("ztf", rng, drawn)
