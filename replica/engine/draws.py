@@ -52,7 +52,7 @@ def designation(ra: np.ndarray, dec: np.ndarray) -> list[str]:
 
 def _sexagesimal(value: float, decimals: int) -> str:
     """'ddmmss.s' of a non-negative value, each part truncated (the seconds to ``decimals`` places)."""
-    seconds = np.floor(((value * 60) % 1) * 60 * 10**decimals) / 10**decimals
+    seconds = np.floor(((value * 60) % 1) * 60 * 10**decimals) / 10**decimals  # width: 2 digits, point, decimals
     return f"{int(value):02d}{int((value % 1) * 60):02d}{seconds:0{decimals + 3}.{decimals}f}"
 
 

@@ -27,6 +27,8 @@ __all__ = [
 
 MEASURED = ("psfflux", "psffluxerr", "scienceflux", "sciencefluxerr", "snr", "isnegative")
 """Measurement columns the object's aggregates derive from: set before the aggregates are computed."""
+_MEASUREMENT_HINTS = {"band": "only_band", "ra": "ra", "dec": "dec"}
+"""Columns of a measurement -> the spec keys they set (its ra and dec are its object's, give or take an arcsecond)."""
 _SKIPPED = {"oid", "sid", "tid", "ssobjectid", "diaobjectid", "measurement_id", "oid_catalog"}
 _BAND_STAT = re.compile(r"^([ugrizy])_(\w+)$")
 _FLUX_STATS = ("psffluxmean", "sciencefluxmean", "psffluxmax", "fpfluxmean")
@@ -51,10 +53,11 @@ def bind_rows(entity, table: str, values: dict) -> None:
     """A measurement table: its band, epoch and flux values go to the spec, the others to half of its rows."""
     spec = entity.spec
     used = set()
-    if table in MEASUREMENTS:  # a measurement's ra and dec are its object's, give or take an arcsecond
-        hints = {"band": "only_band", "ra": "ra", "dec": "dec"} | ({"mjd": "mjd_hint"} if table == "detection" else {})
+    if table in MEASUREMENTS:  # a detection's epoch puts the first one a little before it (``grounding.visits``)
+        hints = _MEASUREMENT_HINTS | ({"mjd": "mjd_hint"} if table == "detection" else {})
         for column, key in hints.items():
-            if (value := _number(values.get(column))) is not None:
+            value = _number(values.get(column))
+            if value is not None:
                 spec.setdefault(key, int(value) if column == "band" else value)
                 used.add(column)
     if table == "lsst_ss_detection" and isinstance(values.get("designation"), str):
@@ -127,11 +130,14 @@ def _band_statistic(spec: dict, band: int, statistic: str, value: float) -> bool
 
 
 def bind_probability(entity, table: str, values: dict) -> None:
-    classifier, version = (_number(values.get(column)) for column in ("classifier_id", "classifier_version"))
+    classifier = _number(values.get("classifier_id"))
+    version = _number(values.get("classifier_version"))
     if classifier is None and version is not None:
         classifier = _VERSION_CLASSIFIER.get(int(version), STAMP_CLASSIFIERS[0])
     classifier = int(classifier) if classifier is not None else STAMP_CLASSIFIERS[-1]
-    class_id, rank, p = (_number(values.get(column)) for column in ("class_id", "ranking", "probability"))
+    class_id = _number(values.get("class_id"))
+    rank = _number(values.get("ranking"))
+    p = _number(values.get("probability"))
     wanted = (None if class_id is None else int(class_id), p if p is not None and 0 < p < 1 else None, int(rank or 1))
     entity.spec.setdefault("classes", {}).setdefault(classifier, wanted)
 

@@ -36,7 +36,7 @@ def _drawn(name: str) -> Rows:
 class Table:
     """How one table is filled: the binder of a grounded value, and each population's rows (None: it has none).
 
-    ZTF's ``Table`` has one maker of rows, for its one population, and the binder after it.
+    The binder comes first: a table has up to four makers, one per population (ZTF's has one, for its chunks).
     """
 
     bind: Callable[..., None]
@@ -77,4 +77,5 @@ TABLES = {
 
 def rows_of(population: Population, rng: np.random.Generator, drawn: Any) -> dict[str, pd.DataFrame]:
     """Return the rows of every table ``population`` fills, made from ``drawn`` (what it drew), in ``TABLES`` order."""
-    return {name: make(rng, drawn) for name, table in TABLES.items() if (make := getattr(table, population))}
+    makers = {name: getattr(table, population) for name, table in TABLES.items()}
+    return {name: make(rng, drawn) for name, make in makers.items() if make is not None}

@@ -34,11 +34,12 @@ def _stamp_rows(rng: np.random.Generator, spec: pd.DataFrame) -> list[pd.DataFra
     ver, p = spec["stamp_ver"].to_numpy(), spec["stamp_p"].to_numpy()
     oids, classes = spec["oid"].to_numpy(), spec["stamp_class"].to_numpy()
     first, again = (ver & 1) > 0, (ver & 2) > 0
-    first_rows = flat_rows(rng, oids[first], classes[first], p[first], vocab.STAMP, vocab.STAMP_VERSIONS[0])
+    first_version, second_version = vocab.STAMP_VERSIONS
+    first_rows = flat_rows(rng, oids[first], classes[first], p[first], vocab.STAMP, first_version)
     moved = p[again]  # a copy: the second version moves the probability of the objects both versions classified
     both = ver[again] == 3
     moved[both] = np.clip(moved[both] + rng.normal(0.0, 0.03, both.sum()), 0.25, 0.98)
-    return [first_rows, flat_rows(rng, oids[again], classes[again], moved, vocab.STAMP, vocab.STAMP_VERSIONS[1])]
+    return [first_rows, flat_rows(rng, oids[again], classes[again], moved, vocab.STAMP, second_version)]
 
 
 def probability_rows(rng: np.random.Generator, spec: pd.DataFrame, today_rng: np.random.Generator) -> pd.DataFrame:

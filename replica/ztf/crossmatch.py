@@ -97,7 +97,7 @@ def reference_rows(rng: np.random.Generator, spec: pd.DataFrame, first_band: pd.
     """reference: one row per (object, band); a second reference image when reference_change is set."""
     change = spec["ref_change"].to_numpy()[last_band["_obj"].to_numpy()]
     later = last_band[change].assign(rfid=lambda band: band["rfid"] + 1)
-    src = pd.concat([first_band, later]).drop_duplicates(["oid", "rfid"])
+    src = pd.concat([first_band, later], ignore_index=True).drop_duplicates(["oid", "rfid"])
     obj = src["_obj"].to_numpy()
     n = len(src)
     start = rng.uniform(58100.0, 58450.0, n)

@@ -24,6 +24,8 @@ def _periods(rng: np.random.Generator, lc_class: np.ndarray) -> np.ndarray:
 
 
 def _band_values(v: np.ndarray, ms: pd.DataFrame, lc: np.ndarray, rng: np.random.Generator) -> None:
+    """Fill the per-band columns of ``v``: its row k is the spec's object ``lc[k]``, whose magstat rows (one per band)
+    have it in ``_obj``."""
     m = len(lc)
     for fid in (1, 2):
         b = ms[ms["fid"] == fid].set_index("_obj").reindex(lc)
@@ -76,7 +78,7 @@ def _long(oids: np.ndarray, v: np.ndarray, version: str) -> pd.DataFrame:
 
 def feature_rows(rng: np.random.Generator, spec, obj, ms, wise) -> pd.DataFrame:
     """Feature rows of the chunk's lc-classified objects, from its spec, object rows (in spec order), magstat rows
-    (with the internal `_obj` index) and AllWISE magnitudes aligned with the spec (NaN without a match)."""
+    (with the internal `_obj` column) and AllWISE magnitudes aligned with the spec (NaN without a match)."""
     lc = np.flatnonzero(spec["lc_class"].to_numpy() != "")
     v = rng.normal(0.0, 1.0, (len(lc), len(_KEYS)))
     _band_values(v, ms, lc, rng)

@@ -76,9 +76,8 @@ def satisfying(
     if lo > -math.inf and hi < math.inf:
         value = lo + (hi - lo) * (0.5 + 0.15 * (variant % 2))
     else:  # one bound: a typical gap past it, at most half the room left to the far end of the domain
-        room = max(high - lo if lo > -math.inf else hi - low, step * 4)
-        past = min(max(gap, 2 * step), room / 2) * (1 + 0.3 * (variant % 2))
-        value = lo + past if lo > -math.inf else hi - past
+        bound, room, sign = (lo, high - lo, 1) if lo > -math.inf else (hi, hi - low, -1)
+        value = bound + sign * min(max(gap, 2 * step), max(room, step * 4) / 2) * (1 + 0.3 * (variant % 2))
     if is_integer(table, column, profile.catalog):
         return _whole_within(value, conditions)
     return _rounded(value, step)
