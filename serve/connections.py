@@ -33,12 +33,14 @@ logger = logging.getLogger(__name__)
 LOG_EVERY_S = 10.0
 """Shortest time between two log lines about refused connections or the accept loop out of files."""
 _REFUSAL = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-_FILES_KEPT_FREE = 128
-"""Open files left for the database, logs, answers' downloads and connections accepted but not yet counted in
-(``_ACCEPT_BURST``) when connections are capped by the file limit."""
 _ACCEPT_BURST = 64
 """The listen backlog, which is also how many connections asyncio accepts at once before any is counted (uvicorn's
 2,048 would open that many files past the cap)."""
+_FILES_KEPT_FREE = 64 + 3 * _ACCEPT_BURST
+"""Open files left, when connections are capped by the file limit, for the database, logs and answers' downloads (64),
+and for connections accepted but not yet counted in or closed: asyncio makes a connection's transport one loop
+iteration after accepting it, calls ``connection_made`` the next, and closes a refused one the next again, so under
+a flood three bursts are open past the cap."""
 
 
 def is_trusted_proxy(peer: str, allowed: str | None) -> bool:
